@@ -1,0 +1,1 @@
+"""Settings: ``base`` (embedded defaults, from the environment), ``test``, ``prod``."""

@@ -1,0 +1,24 @@
+"""Production settings: the base settings with the secure options forced on."""
+
+from __future__ import annotations
+
+from deniable.settings.base import *
+from deniable.settings.base import env
+
+DEBUG = False
+SECRET_KEY = env.str("DJANGO_SECRET_KEY")
+INVITATION_TOKEN_KEY = env.str("DENIABLE_INVITATION_KEY", default=SECRET_KEY)
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"

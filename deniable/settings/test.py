@@ -1,0 +1,16 @@
+"""Test settings: the base settings, made fast and deterministic.
+
+``DATABASE_URL`` still decides the database, so CI runs the suite on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from deniable.settings.base import *
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Unit tests run tasks in-process; integration tests start a real worker with their own settings.
+CELERY_TASK_ALWAYS_EAGER = True

@@ -1,0 +1,1 @@
+"""Surveys: questions, invitations, submissions, respondent and researcher pages, API v1."""
