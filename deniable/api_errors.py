@@ -12,6 +12,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from deniable.errors import DomainError
+
 
 def _as_field_errors(detail: Any) -> dict[str, list[str]]:
     if isinstance(detail, dict):
@@ -39,6 +41,8 @@ def _as_field_errors(detail: Any) -> dict[str, list[str]]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DomainError):
+        return Response(exc.as_body(), status=exc.status_code)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

@@ -1,1 +1,176 @@
+"""Survey data model.
+
+What is stored is deliberately thin (DESIGN.md §3):
+
+* a ``Report`` is the *randomized* answer the respondent's device reported — never the truth;
+* a ``Submission`` has a client-generated random UUID key, the randomizer used, and the *date*
+  only: no IP address, no user agent, no time of day;
+* an ``Invitation`` is an HMAC digest and a used flag, in a table with no link to submissions;
+* ``Tally`` rows are counters maintained in the submission's transaction, so estimates never
+  scan reports. They are sharded so concurrent submissions rarely wait on the same row lock.
+"""
+
 from __future__ import annotations
+
+import secrets
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+SLUG_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no look-alikes (l/1, o/0)
+TALLY_SHARDS = 16
+
+
+def new_survey_slug() -> str:
+    """A random, unguessable, URL-friendly slug (10 chars ≈ 50 bits)."""
+    return "".join(secrets.choice(SLUG_ALPHABET) for _ in range(10))
+
+
+class Survey(models.Model):
+    class Access(models.TextChoices):
+        OPEN = "open", "Anyone with the link"
+        INVITE = "invite", "One-time invitation tokens"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    slug = models.CharField(max_length=32, unique=True, default=new_survey_slug, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="surveys"
+    )
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True, default="")
+    access = models.CharField(max_length=10, choices=Access.choices, default=Access.OPEN)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    closes_at = models.DateTimeField(null=True, blank=True)
+    response_cap = models.PositiveIntegerField(null=True, blank=True)
+    planned_n = models.PositiveIntegerField(default=1000)
+    budget_epsilon = models.FloatField(default=1.0)
+    budget_delta = models.FloatField(default=1e-6)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.slug})"
+
+    def is_accepting(self, now: Any = None) -> bool:
+        """Open, and not past its close date (the response cap is checked with the tallies)."""
+        now = now or timezone.now()
+        if self.status != self.Status.OPEN:
+            return False
+        return self.closes_at is None or now < self.closes_at
+
+
+class Question(models.Model):
+    class Kind(models.TextChoices):
+        YES_NO = "yes_no", "Sensitive yes/no (randomized response)"
+        CHOICE = "choice", "Sensitive choice (k-ary randomized response)"
+        CATEGORY = "category", "Non-sensitive category (asked directly)"
+        NUMBER = "number", "Non-sensitive number (asked directly)"
+
+    RANDOMIZED_KINDS = (Kind.YES_NO, Kind.CHOICE)
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
+    key = models.SlugField(max_length=64)
+    position = models.PositiveIntegerField(default=0)
+    text = models.TextField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    # The randomization design spec (privacy.rr.design_from_spec) for yes_no and choice.
+    design = models.JSONField(default=dict, blank=True)
+    options = models.JSONField(default=list, blank=True)
+    min_value = models.FloatField(null=True, blank=True)
+    max_value = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["survey", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "key"], name="question_key_unique_in_survey")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.survey.slug}:{self.key}"
+
+    @property
+    def is_randomized(self) -> bool:
+        return self.kind in self.RANDOMIZED_KINDS
+
+
+class Submission(models.Model):
+    class Randomizer(models.TextChoices):
+        BROWSER = "browser", "Coins flipped by the browser (Web Crypto)"
+        PHYSICAL = "physical", "Coins flipped by the respondent (no JavaScript)"
+
+    # The client's random uuid4: the idempotency key, and never sequential.
+    id = models.UUIDField(primary_key=True, editable=False)
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
+    randomizer = models.CharField(max_length=10, choices=Randomizer.choices)
+    # Coarse on purpose: the date only (no time of day, which could link a report to a person).
+    submitted_on = models.DateField()
+    # SHA-256 of the canonical request body: same id + same body is a duplicate, other body a 409.
+    fingerprint = models.CharField(max_length=64)
+
+    class Meta:
+        indexes = [models.Index(fields=["survey", "submitted_on"])]
+
+
+class Report(models.Model):
+    """One reported answer. For randomized kinds this is the *randomized* value, never the truth."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="reports")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
+    value_bool = models.BooleanField(null=True)
+    value_text = models.CharField(max_length=200, null=True)
+    value_number = models.FloatField(null=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "question"], name="one_report_per_question_per_submission"
+            )
+        ]
+
+
+class Tally(models.Model):
+    """A sharded counter cell, updated in the submission's own transaction.
+
+    ``question_key`` "" with ``value`` "" counts respondents. A yes/no question has cells
+    ``value`` "yes"/"no"; choice and category questions one cell per option; a number question one
+    cell ``value`` "" whose ``total``/``total_sq`` hold the sum and the sum of squares.
+    ``group_key``/``group_value`` name a category question and its option for ``group_by``
+    ("" for the ungrouped cells). The estimate for a cell is the SUM over its shards.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="tallies")
+    question_key = models.CharField(max_length=64, blank=True, default="")
+    value = models.CharField(max_length=200, blank=True, default="")
+    group_key = models.CharField(max_length=64, blank=True, default="")
+    group_value = models.CharField(max_length=200, blank=True, default="")
+    shard = models.PositiveSmallIntegerField(default=0)
+    count = models.BigIntegerField(default=0)
+    total = models.FloatField(default=0.0)
+    total_sq = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "question_key", "value", "group_key", "group_value", "shard"],
+                name="tally_cell_unique",
+            )
+        ]
+
+
+class Invitation(models.Model):
+    """A one-time invitation: only the HMAC digest of the token is kept, and no link to answers."""
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
+    digest = models.CharField(max_length=64, unique=True)
+    used = models.BooleanField(default=False)
+    created_on = models.DateField(default=timezone.localdate)
