@@ -1,0 +1,20 @@
+"""gunicorn settings for the production shape (docker-compose ``web``).
+
+The access log format leaves out ``%(h)s`` (client address) and ``%(a)s`` (user agent): Deniable
+never records who sent a response (DESIGN.md §3). Query strings are left out too (``%(U)s`` is the
+path only), so a token mistakenly put in a URL is not logged either.
+"""
+
+from __future__ import annotations
+
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
+threads = int(os.environ.get("GUNICORN_THREADS", "2"))
+timeout = 30
+graceful_timeout = 20
+accesslog = "-"
+errorlog = "-"
+access_log_format = '"%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms'
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
