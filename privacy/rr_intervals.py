@@ -1,0 +1,205 @@
+"""Normal quantiles, Wilson/Wald intervals and exact coverage for randomized response.
+
+Pure (numpy and the standard library only; no Django). :mod:`privacy.rr` re-exports the public
+names; import from there.
+
+Every binary randomized-response design reports "yes" with probability ``λ = c·π + d``
+(DESIGN.md §4), so an interval ``[L, U]`` for λ maps to ``[(L − d)/c, (U − d)/c]`` for π, clipped to
+``[0, 1]``. The same holds for one option of k-RR with ``c = p − q``, ``d = q``.
+
+Scalar functions use plain :mod:`math` (the dashboard calls them per question per request); the
+``*_table`` / coverage functions are the numpy-vectorised versions used for exact coverage
+computations, and perform the same IEEE operations in the same order, so they agree with the scalar
+path bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from statistics import NormalDist
+from typing import Literal, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntervalKind = Literal["wilson", "wald"]
+INTERVAL_KINDS: tuple[str, ...] = ("wilson", "wald")
+
+
+class PointAndInterval(NamedTuple):
+    """The estimate of π from one report rate, with its standard error and interval."""
+
+    estimate: float  # clipped to [0, 1]
+    estimate_unclipped: float  # unbiased
+    std_error: float
+    ci_low: float
+    ci_high: float
+
+
+def check_confidence(confidence: float) -> float:
+    """Return ``confidence`` as a float, or raise ``ValueError`` unless 0 < confidence < 1."""
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+        raise ValueError(f"confidence must be a number strictly between 0 and 1 (got {confidence!r})")
+    if not 0.0 < confidence < 1.0:  # also rejects NaN
+        raise ValueError(f"confidence must be strictly between 0 and 1 (got {confidence!r})")
+    return float(confidence)
+
+
+def check_interval_kind(interval: str) -> str:
+    if interval not in INTERVAL_KINDS:
+        raise ValueError(f"interval must be one of {', '.join(INTERVAL_KINDS)} (got {interval!r})")
+    return interval
+
+
+@lru_cache(maxsize=256)
+def _z(confidence: float) -> float:
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def z_value(confidence: float) -> float:
+    """Two-sided standard-normal quantile ``z = Φ⁻¹((1 + confidence)/2)``; 0.95 → 1.959964.
+
+    Cached: repeated calls at the same confidence cost a dictionary lookup.
+    """
+    return _z(check_confidence(confidence))
+
+
+def clip01(x: float) -> float:
+    """Clip a float to [0, 1]."""
+    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
+
+
+def wilson_bounds(rate: float, n: int | float, z: float) -> tuple[float, float]:
+    """Wilson (1927) score interval for a binomial proportion, given ``z`` (no validation).
+
+    ``centre = (λ̂ + z²/2n)/(1 + z²/n)``,
+    ``half = z/(1 + z²/n) · √(λ̂(1 − λ̂)/n + z²/4n²)``.
+    The bounds are clamped so that ``0 ≤ L ≤ λ̂ ≤ U ≤ 1`` holds exactly in floating point (at
+    λ̂ ∈ {0, 1} the formula touches the boundary only up to rounding).
+    """
+    z2n = z * z / n
+    denom = 1.0 + z2n
+    centre = (rate + z2n / 2.0) / denom
+    half = z / denom * math.sqrt(rate * (1.0 - rate) / n + z2n / (4.0 * n))
+    low = centre - half
+    high = centre + half
+    low = 0.0 if low < 0.0 else (rate if low > rate else low)
+    high = 1.0 if high > 1.0 else (rate if high < rate else high)
+    return low, high
+
+
+def wilson_interval(successes: int | float, n: int | float, confidence: float) -> tuple[float, float]:
+    """Wilson (1927) score interval ``(L, U)`` for the report rate λ = successes/n.
+
+    Wilson, E. B. (1927), "Probable inference, the law of succession, and statistical inference",
+    JASA 22(158):209–212. Unlike the Wald interval it never collapses to a point at λ̂ ∈ {0, 1} and
+    keeps close to nominal coverage near the boundaries.
+    """
+    if not n > 0 or not math.isfinite(n):
+        raise ValueError(f"n must be positive and finite (got {n!r})")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be between 0 and n = {n} (got {successes!r})")
+    return wilson_bounds(successes / n, n, z_value(confidence))
+
+
+def point_and_interval(
+    rate: float, n: int, c: float, d: float, z: float, interval: str = "wilson"
+) -> PointAndInterval:
+    """Estimate π from the report rate ``λ̂`` of a design ``λ = cπ + d`` (no validation).
+
+    * ``π̂ = (λ̂ − d)/c`` (unbiased; Warner 1965), ``estimate = clip(π̂, 0, 1)`` (the MLE);
+    * ``SE = √(λ̂(1 − λ̂)/n) / c``;
+    * ``wilson``: Wilson interval ``[L, U]`` for λ mapped to ``[(L − d)/c, (U − d)/c]``, each end
+      clipped to [0, 1];
+    * ``wald``: ``π̂ ± z·SE``, each end clipped to [0, 1].
+
+    The interval always contains ``estimate``: L ≤ λ̂ ≤ U, the map is monotone and so is clipping.
+    """
+    unclipped = (rate - d) / c
+    se = math.sqrt(rate * (1.0 - rate) / n) / c
+    if interval == "wilson":
+        low, high = wilson_bounds(rate, n, z)
+        ci_low, ci_high = clip01((low - d) / c), clip01((high - d) / c)
+    else:
+        ci_low, ci_high = clip01(unclipped - z * se), clip01(unclipped + z * se)
+    return PointAndInterval(clip01(unclipped), unclipped, se, ci_low, ci_high)
+
+
+# --- vectorised (numpy) versions -----------------------------------------------------------------
+
+
+def wilson_bounds_array(rates: FloatArray, n: int, z: float) -> tuple[FloatArray, FloatArray]:
+    """:func:`wilson_bounds` over an array of rates (same operations, same rounding)."""
+    z2n = z * z / n
+    denom = 1.0 + z2n
+    centre = (rates + z2n / 2.0) / denom
+    half = z / denom * np.sqrt(rates * (1.0 - rates) / n + z2n / (4.0 * n))
+    low = np.clip(np.minimum(centre - half, rates), 0.0, 1.0)
+    high = np.clip(np.maximum(centre + half, rates), 0.0, 1.0)
+    return low, high
+
+
+def interval_table(
+    c: float, d: float, n: int, confidence: float = 0.95, interval: str = "wilson"
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Clipped estimate, ``ci_low`` and ``ci_high`` for every outcome ``y = 0, 1, …, n``.
+
+    Arrays of length ``n + 1``; entry ``y`` equals what the scalar estimator returns for
+    ``reported_yes = y``.
+    """
+    if n < 1:
+        raise ValueError(f"n must be at least 1 (got {n!r})")
+    check_interval_kind(interval)
+    z = z_value(confidence)
+    rates = np.arange(n + 1, dtype=np.float64) / n
+    unclipped = (rates - d) / c
+    if interval == "wilson":
+        low, high = wilson_bounds_array(rates, n, z)
+        ci_low, ci_high = (low - d) / c, (high - d) / c
+    else:
+        se = np.sqrt(rates * (1.0 - rates) / n) / c
+        ci_low, ci_high = unclipped - z * se, unclipped + z * se
+    return (
+        np.clip(unclipped, 0.0, 1.0),
+        np.clip(ci_low, 0.0, 1.0),
+        np.clip(ci_high, 0.0, 1.0),
+    )
+
+
+def binomial_pmf_table(n: int, probabilities: npt.ArrayLike) -> FloatArray:
+    """Binomial pmf ``P(Y = y)``, ``Y ~ Bin(n, λ)``, shape ``(len(λ), n + 1)``, numpy only.
+
+    Computed in log space from log-factorials (relative error ~1e-12 for n in the thousands);
+    λ ∈ {0, 1} give exact point masses.
+    """
+    lam = np.atleast_1d(np.asarray(probabilities, dtype=np.float64))
+    if np.any(~np.isfinite(lam)) or np.any(lam < 0.0) or np.any(lam > 1.0):
+        raise ValueError("probabilities must lie in [0, 1]")
+    y = np.arange(n + 1, dtype=np.float64)
+    log_fact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.float64)))))
+    log_comb = log_fact[n] - log_fact[: n + 1] - log_fact[n::-1]
+    lam_col = lam[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_yes = np.where(y > 0, y * np.log(lam_col), 0.0)
+        log_no = np.where(y < n, (n - y) * np.log1p(-lam_col), 0.0)
+    return np.exp(log_comb + log_yes + log_no)
+
+
+def exact_coverage_cd(
+    c: float,
+    d: float,
+    *,
+    n: int,
+    pis: npt.ArrayLike,
+    confidence: float = 0.95,
+    interval: str = "wilson",
+) -> FloatArray:
+    """Exact coverage ``P_π(ci_low ≤ π ≤ ci_high)`` for each π: the binomial pmf at λ = cπ + d
+    summed over the outcomes whose (clipped) interval contains π. Not simulated."""
+    pi = np.atleast_1d(np.asarray(pis, dtype=np.float64))
+    _, low, high = interval_table(c, d, n, confidence, interval)
+    pmf = binomial_pmf_table(n, np.clip(c * pi + d, 0.0, 1.0))
+    covered = (low[None, :] <= pi[:, None]) & (pi[:, None] <= high[None, :])
+    return np.asarray((pmf * covered).sum(axis=1), dtype=np.float64)

@@ -1,0 +1,97 @@
+"""Glue between a stored :class:`~surveys.models.Question` and its ``privacy.rr`` design.
+
+The question row keeps the design *spec* (a small JSON dict); everything derived from it — the
+linear form ``λ = c·π + d``, the local ε, the k-RR keep probability — is computed here by
+``privacy.rr`` so that there is exactly one implementation of the formulas (DESIGN.md §4).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from privacy import rr
+
+# Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
+# for yes/no questions, so every randomized question in a default survey protects the respondent
+# equally and "total ε" is simply (number of randomized questions) × ln 3.
+DEFAULT_CHOICE_EPSILON = math.log(3)
+
+YES_NO = "yes_no"
+CHOICE = "choice"
+RANDOMIZED_KINDS = (YES_NO, CHOICE)
+
+
+def default_design_spec(kind: str) -> dict[str, Any] | None:
+    """The design used when a question of ``kind`` gives none (None for direct questions)."""
+    if kind == YES_NO:
+        return dict(rr.DEFAULT_YES_NO_SPEC)
+    if kind == CHOICE:
+        return {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON}
+    return None
+
+
+def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = None) -> Any:
+    """Build the ``privacy.rr`` design for a kind and spec; raises ``rr.DesignError``."""
+    if kind not in RANDOMIZED_KINDS:
+        return None
+    spec = dict(spec) if spec else default_design_spec(kind)
+    if kind == CHOICE:
+        return rr.design_from_spec(spec, k=k)
+    return rr.design_from_spec(spec)
+
+
+def question_design(question: Any) -> Any:
+    """The question's design (``BinaryDesign`` / ``KRRDesign``), or None for category/number.
+
+    Cached on the instance: estimates and exports ask for it several times per request.
+    """
+    cached = getattr(question, "_rr_design_cache", None)
+    if cached is not None and cached[0] == (question.kind, repr(question.design), len(question.options or [])):
+        return cached[1]
+    design = design_for(question.kind, question.design, k=len(question.options or []) or None)
+    question._rr_design_cache = (
+        (question.kind, repr(question.design), len(question.options or [])),
+        design,
+    )
+    return design
+
+
+def question_epsilon(question: Any) -> float | None:
+    """Local ε of one question (None for the non-randomized kinds)."""
+    design = question_design(question)
+    if design is None:
+        return None
+    return float(design.epsilon)
+
+
+def epsilon_local_total(questions: Any) -> float:
+    """A respondent's total local ε: the sum over the randomized questions (basic composition)."""
+    total = 0.0
+    for question in questions:
+        eps = question_epsilon(question)
+        if eps is not None:
+            total += eps
+    return total
+
+
+def design_description(question: Any) -> dict[str, Any] | None:
+    """The spec plus the derived parameters, for API output and export metadata.
+
+    Binary designs add ``c`` and ``d`` (λ = c·π + d); k-RR adds ``k`` and its keep / other
+    probabilities. Values are plain floats, so the dict is JSON-serializable.
+    """
+    design = question_design(question)
+    if design is None:
+        return None
+    out: dict[str, Any] = dict(design.to_spec())
+    if question.kind == YES_NO:
+        out["c"] = float(design.c)
+        out["d"] = float(design.d)
+    else:
+        out["k"] = int(design.k)
+        out["keep_probability"] = float(design.keep_probability)
+        out["other_probability"] = float(design.other_probability)
+    out["epsilon"] = float(design.epsilon)
+    return out
