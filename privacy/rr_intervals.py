@@ -41,7 +41,7 @@ class PointAndInterval(NamedTuple):
 def check_confidence(confidence: float) -> float:
     """Return ``confidence`` as a float, or raise ``ValueError`` unless 0 < confidence < 1."""
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise ValueError(f"confidence must be a number strictly between 0 and 1 (got {confidence!r})")
+        raise ValueError(f"confidence must be a number between 0 and 1 (got {confidence!r})")
     if not 0.0 < confidence < 1.0:  # also rejects NaN
         raise ValueError(f"confidence must be strictly between 0 and 1 (got {confidence!r})")
     return float(confidence)
@@ -90,7 +90,9 @@ def wilson_bounds(rate: float, n: int | float, z: float) -> tuple[float, float]:
     return low, high
 
 
-def wilson_interval(successes: int | float, n: int | float, confidence: float) -> tuple[float, float]:
+def wilson_interval(
+    successes: int | float, n: int | float, confidence: float
+) -> tuple[float, float]:
     """Wilson (1927) score interval ``(L, U)`` for the report rate λ = successes/n.
 
     Wilson, E. B. (1927), "Probable inference, the law of succession, and statistical inference",
