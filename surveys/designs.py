@@ -48,13 +48,12 @@ def question_design(question: Any) -> Any:
     Cached on the instance: estimates and exports ask for it several times per request.
     """
     cached = getattr(question, "_rr_design_cache", None)
-    if cached is not None and cached[0] == (question.kind, repr(question.design), len(question.options or [])):
+    k = len(question.options or [])
+    signature = (question.kind, repr(question.design), k)
+    if cached is not None and cached[0] == signature:
         return cached[1]
-    design = design_for(question.kind, question.design, k=len(question.options or []) or None)
-    question._rr_design_cache = (
-        (question.kind, repr(question.design), len(question.options or [])),
-        design,
-    )
+    design = design_for(question.kind, question.design, k=k or None)
+    question._rr_design_cache = (signature, design)
     return design
 
 
@@ -95,3 +94,51 @@ def design_description(question: Any) -> dict[str, Any] | None:
         out["other_probability"] = float(design.other_probability)
     out["epsilon"] = float(design.epsilon)
     return out
+
+
+def design_preview(
+    *,
+    kind: str,
+    spec: Mapping[str, Any] | None,
+    k: int | None = None,
+    planned_n: int = 1000,
+    prior: float | None = None,
+    confidence: float = 0.95,
+    half_width: float = 0.05,
+) -> dict[str, Any]:
+    """ε, deniability and planned precision of a design, for the builder's live preview.
+
+    Raises ``rr.DesignError`` for an invalid spec and ``ValueError`` for a bad prior/n; a
+    one-sided design is *described* (``private: false``, ``epsilon: null``), not refused, so the
+    builder can say why it will be refused at save time.
+    """
+    design = design_for(kind, spec, k=k)
+    if design is None:
+        raise rr.DesignError("kind", "only randomized kinds (yes_no, choice) have a design")
+    if kind == CHOICE:
+        shown_prior = 1.0 / design.k if prior is None else prior
+        deniability = rr.krr_deniability(design, shown_prior)
+    else:
+        shown_prior = 0.1 if prior is None else prior
+        deniability = rr.deniability(design, shown_prior)
+    epsilon = float(design.epsilon)
+    return {
+        "epsilon": epsilon if math.isfinite(epsilon) else None,
+        "private": bool(design.is_private) and math.isfinite(epsilon),
+        "design": dict(design.to_spec()),
+        "deniability": float(deniability),
+        "prior": float(shown_prior),
+        "planned_n": planned_n,
+        "planned_half_width": rr.planned_half_width(
+            design, n=planned_n, prior=prior, confidence=confidence
+        ),
+        "planned_half_width_direct": rr.planned_half_width_direct(
+            n=planned_n, prior=prior, confidence=confidence
+        ),
+        "sample_size_for_5pp": rr.sample_size(
+            design, half_width=half_width, prior=prior, confidence=confidence
+        ),
+        "sample_size_direct_for_5pp": rr.sample_size_direct(
+            half_width=half_width, prior=prior, confidence=confidence
+        ),
+    }

@@ -122,7 +122,22 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_POOL_LIMIT = 4
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    # Re-enqueue releases stuck pending (broker was down at request time) or running past the
+    # hard time limit (worker killed); see privacy.services.releases_sweep.
+    "privacy-releases-sweep": {"task": "privacy.tasks.releases_sweep", "schedule": 60.0},
+}
+# Releases: pending longer than this, or running longer than the task's hard time limit (150 s)
+# plus a margin, are re-enqueued by the sweeper.
+DENIABLE_RELEASE_PENDING_STALE_SECONDS = env.int(
+    "DENIABLE_RELEASE_PENDING_STALE_SECONDS", default=120
+)
+DENIABLE_RELEASE_RUNNING_STALE_SECONDS = env.int(
+    "DENIABLE_RELEASE_RUNNING_STALE_SECONDS", default=210
+)
+# Test hook only (integration tests): seconds the release task sleeps, holding its row lock, just
+# before storing results, so a test can SIGKILL the worker mid-task. Always 0 in production.
+DENIABLE_RELEASE_STORE_DELAY = env.float("DENIABLE_RELEASE_STORE_DELAY", default=0.0)
 
 # --- Security headers (every environment; prod.py adds the HTTPS-only ones) ---------------------
 # A strict CSP: scripts only from our origin or with the per-request nonce, no inline handlers,
@@ -196,6 +211,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Stable enum component names (several serializers share field names such as "status").
+    "ENUM_NAME_OVERRIDES": {
+        "SurveyStatusEnum": "surveys.models.Survey.Status",
+        "SurveyAccessEnum": "surveys.models.Survey.Access",
+        "QuestionKindEnum": "surveys.models.Question.Kind",
+        "RandomizerEnum": "surveys.models.Submission.Randomizer",
+    },
 }
 
 # --- Logging: never answers, tokens, IPs or user agents -------------------------------------------

@@ -1,3 +1,36 @@
+"""API v1 routes for surveys (DESIGN.md §8); included at ``api/v1/`` by ``deniable.urls``."""
+
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path
+
+from surveys.api import views
+
+urlpatterns = [
+    path("auth/token/", views.AuthTokenView.as_view(), name="api-auth-token"),
+    path("designs/preview/", views.DesignPreviewView.as_view(), name="api-design-preview"),
+    path("surveys/", views.SurveyListCreateView.as_view(), name="api-surveys"),
+    path("surveys/<slug:slug>/", views.SurveyDetailView.as_view(), name="api-survey"),
+    path("surveys/<slug:slug>/open/", views.SurveyOpenView.as_view(), name="api-survey-open"),
+    path("surveys/<slug:slug>/close/", views.SurveyCloseView.as_view(), name="api-survey-close"),
+    path(
+        "surveys/<slug:slug>/invitations/",
+        views.InvitationCreateView.as_view(),
+        name="api-survey-invitations",
+    ),
+    path(
+        "surveys/<slug:slug>/responses/",
+        views.ResponseCreateView.as_view(),
+        name="api-survey-responses",
+    ),
+    path(
+        "surveys/<slug:slug>/responses/export/",
+        views.ExportView.as_view(),
+        name="api-survey-export",
+    ),
+    path(
+        "surveys/<slug:slug>/estimates/",
+        views.EstimatesView.as_view(),
+        name="api-survey-estimates",
+    ),
+]

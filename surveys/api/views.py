@@ -1,0 +1,395 @@
+"""API v1 views for surveys, responses, estimates and exports (DESIGN.md §8).
+
+Thin: parse the request, call a service or selector, serialize. Researcher endpoints look the
+survey up with ``survey_get_for_owner`` — someone else's survey is a 404 on every endpoint.
+The respondent endpoint has no authentication at all (no session → no CSRF, no cookies needed).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.http import Http404, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from deniable.errors import InvalidInput
+from privacy import rr
+from surveys import designs, export, selectors, services
+from surveys.api import serializers as s
+
+ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
+ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
+ERROR_409 = OpenApiResponse(s.ErrorSerializer, description="The survey's state forbids it.")
+SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
+
+
+class CSVRenderer(BaseRenderer):
+    """Lets ``?format=csv`` through content negotiation; the views build the CSV text."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context=None):
+        return data if isinstance(data, str | bytes) else str(data)
+
+
+def _body(request: Request) -> Mapping[str, Any]:
+    if not isinstance(request.data, Mapping):
+        raise InvalidInput.single("non_field_errors", "The body must be a JSON object.")
+    return request.data
+
+
+class FormatMixin:
+    """``?format=`` picks JSON or CSV; an unknown format is a 400 naming ``format``."""
+
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    def perform_content_negotiation(self, request: Request, force: bool = False):
+        try:
+            return super().perform_content_negotiation(request, force)  # type: ignore[misc]
+        except Http404:
+            if force:
+                raise
+            self.format_error = True  # rendered as JSON by the error handler
+            return (JSONRenderer(), JSONRenderer.media_type)
+        except Exception:  # noqa: BLE001 — NotAcceptable: fall back to JSON
+            return (JSONRenderer(), JSONRenderer.media_type)
+
+    def handle_exception(self, exc: Exception) -> Response:
+        # Errors are always JSON ({"errors": …} / {"error": …}), even when CSV was asked for.
+        response = super().handle_exception(exc)  # type: ignore[misc]
+        self.request.accepted_renderer = JSONRenderer()  # type: ignore[attr-defined]
+        self.request.accepted_media_type = JSONRenderer.media_type  # type: ignore[attr-defined]
+        return response
+
+    def check_format(self, request: Request) -> str:
+        if getattr(self, "format_error", False):
+            raise InvalidInput.single("format", "One of: json, csv.")
+        return request.accepted_renderer.format
+
+
+# --- Auth ---------------------------------------------------------------------------------------
+
+
+class AuthTokenView(APIView):
+    """Exchange a researcher's username and password for an API token."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        request=s.TokenRequestSerializer,
+        responses={200: s.TokenResponseSerializer, 400: ERRORS_400},
+        auth=[],
+        tags=["auth"],
+    )
+    def post(self, request: Request) -> Response:
+        data = _body(request)
+        username, password = data.get("username"), data.get("password")
+        errors: dict[str, list[str]] = {}
+        for name, value in (("username", username), ("password", password)):
+            if not isinstance(value, str) or not value:
+                errors[name] = ["This field is required."]
+        if errors:
+            raise InvalidInput(errors)
+        user = authenticate(request._request, username=username, password=password)
+        if user is None or not user.is_active:
+            raise InvalidInput.single(
+                "non_field_errors", "Unable to log in with the provided credentials."
+            )
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+# --- Surveys ------------------------------------------------------------------------------------
+
+
+def _survey_out(survey: Any, request: Request) -> dict[str, Any]:
+    return s.SurveyOutSerializer(survey, context={"request": request}).data
+
+
+def _reload(request: Request, slug: str) -> Any:
+    return selectors.survey_get_for_owner(user=request.user, slug=slug)
+
+
+class SurveyListCreateView(APIView):
+    @extend_schema(responses={200: s.SurveyOutSerializer(many=True)}, tags=["surveys"])
+    def get(self, request: Request) -> Response:
+        surveys = selectors.survey_list_for_owner(user=request.user)
+        return Response(
+            s.SurveyOutSerializer(surveys, many=True, context={"request": request}).data
+        )
+
+    @extend_schema(
+        request=s.SurveyInSerializer,
+        responses={201: s.SurveyOutSerializer, 400: ERRORS_400},
+        tags=["surveys"],
+    )
+    def post(self, request: Request) -> Response:
+        survey = services.survey_create(owner=request.user, data=_body(request))
+        return Response(_survey_out(_reload(request, survey.slug), request), status=201)
+
+
+class SurveyDetailView(APIView):
+    @extend_schema(
+        parameters=[SLUG], responses={200: s.SurveyOutSerializer, 404: ERROR_404}, tags=["surveys"]
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(_survey_out(_reload(request, slug), request))
+
+    @extend_schema(
+        parameters=[SLUG],
+        request=s.SurveyPatchSerializer,
+        responses={200: s.SurveyOutSerializer, 400: ERRORS_400, 404: ERROR_404, 409: ERROR_409},
+        tags=["surveys"],
+        description="Drafts only (409 once open). `questions`, when given, replaces them all.",
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        survey = _reload(request, slug)
+        services.survey_update(survey=survey, data=_body(request))
+        return Response(_survey_out(_reload(request, slug), request))
+
+
+class SurveyOpenView(APIView):
+    @extend_schema(
+        parameters=[SLUG],
+        request=None,
+        responses={200: s.SurveyOutSerializer, 404: ERROR_404, 409: ERROR_409},
+        tags=["surveys"],
+        description="draft → open.",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        services.survey_open(survey=_reload(request, slug))
+        return Response(_survey_out(_reload(request, slug), request))
+
+
+class SurveyCloseView(APIView):
+    @extend_schema(
+        parameters=[SLUG],
+        request=None,
+        responses={200: s.SurveyOutSerializer, 404: ERROR_404, 409: ERROR_409},
+        tags=["surveys"],
+        description="open → closed.",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        services.survey_close(survey=_reload(request, slug))
+        return Response(_survey_out(_reload(request, slug), request))
+
+
+class InvitationCreateView(APIView):
+    @extend_schema(
+        parameters=[SLUG],
+        request=s.InvitationRequestSerializer,
+        responses={
+            201: s.InvitationResponseSerializer,
+            400: ERRORS_400,
+            404: ERROR_404,
+            409: ERROR_409,
+        },
+        tags=["surveys"],
+        description="Invite-only surveys: one-time tokens, returned once (only digests are kept).",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        survey = _reload(request, slug)
+        tokens = services.invitations_create(survey=survey, count=_body(request).get("count"))
+        return Response({"tokens": tokens}, status=201)
+
+
+# --- Responses ----------------------------------------------------------------------------------
+
+
+class ResponseCreateView(APIView):
+    """A respondent's reported answers. No authentication: no cookies, no CSRF, no account."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[SLUG],
+        request=s.SubmissionRequestSerializer,
+        responses={
+            201: s.SubmissionResponseSerializer,
+            200: OpenApiResponse(s.SubmissionResponseSerializer, description="Duplicate retry."),
+            400: ERRORS_400,
+            404: ERROR_404,
+            409: ERROR_409,
+        },
+        auth=[],
+        tags=["responses"],
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        survey = selectors.survey_get_public(slug=slug)
+        data = _body(request)
+        outcome = services.submission_create(
+            survey=survey,
+            submission_id=data.get("submission_id"),
+            randomizer=data.get("randomizer"),
+            answers=data.get("answers"),
+            token=data.get("token"),
+        )
+        return Response(
+            {"submission_id": str(outcome.submission_id), "status": outcome.status},
+            status=status.HTTP_201_CREATED if outcome.status == "accepted" else status.HTTP_200_OK,
+        )
+
+
+# --- Estimates ----------------------------------------------------------------------------------
+
+ESTIMATE_COLUMNS = [
+    "survey", "group_by", "group", "group_respondents", "key", "kind", "option", "epsilon",
+    "design", "confidence", "n", "reported_yes", "reported_yes_rate", "reported",
+    "reported_rate", "count", "share", "mean", "estimate", "estimate_unclipped", "std_error",
+    "ci_low", "ci_high",
+]  # fmt: skip
+
+
+def _design_cell(design: dict[str, Any] | None) -> str:
+    if not design:
+        return ""
+    return " ".join(f"{k}={v}" for k, v in design.items())
+
+
+def estimates_csv(body: dict[str, Any]) -> str:
+    """One row per question (choice/category: per option), per group with ``group_by``."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=ESTIMATE_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    blocks = [("", body["respondents"], body["questions"])]
+    blocks += [(g["group"], g["respondents"], g["questions"]) for g in body.get("groups", [])]
+    for group, respondents, questions in blocks:
+        for q in questions:
+            base = {
+                "survey": body["survey"],
+                "group_by": body.get("group_by", "") if group != "" else "",
+                "group": group,
+                "group_respondents": respondents,
+                "key": q["key"],
+                "kind": q["kind"],
+                "epsilon": q["epsilon"],
+                "design": _design_cell(q["design"]),
+                "confidence": body["confidence"],
+                "n": q["n"],
+            }
+            rows = [{**base, **option} for option in q["options"]] if "options" in q else [
+                {**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}
+            ]
+            for row in rows:
+                row.update({k: base[k] for k in ("design", "group")})
+                writer.writerow(
+                    {k: "" if row.get(k) is None else row.get(k) for k in ESTIMATE_COLUMNS}
+                )
+    return buffer.getvalue()
+
+
+class EstimatesView(FormatMixin, APIView):
+    @extend_schema(
+        parameters=[
+            SLUG,
+            OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
+            OpenApiParameter("group_by", OpenApiTypes.STR, description="A category question."),
+            OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
+        ],
+        responses={
+            (200, "application/json"): s.EstimatesSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+            400: ERRORS_400,
+            404: ERROR_404,
+        },
+        tags=["estimates"],
+        description="Debiased estimates from the tallies (one aggregate query).",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        survey = _reload(request, slug)
+        fmt = self.check_format(request)
+        body = selectors.survey_estimates(
+            survey=survey,
+            confidence=request.query_params.get("confidence", 0.95),
+            group_by=request.query_params.get("group_by") or None,
+        )
+        if fmt == "csv":
+            response = Response(estimates_csv(body), content_type="text/csv; charset=utf-8")
+            response["Content-Disposition"] = f'attachment; filename="{slug}-estimates.csv"'
+            return response
+        return Response(body)
+
+
+class ExportView(FormatMixin, APIView):
+    @extend_schema(
+        parameters=[SLUG, OpenApiParameter("format", OpenApiTypes.STR, enum=["csv", "json"])],
+        responses={
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, "application/json"): s.ExportSerializer,
+            400: ERRORS_400,
+            404: ERROR_404,
+        },
+        tags=["estimates"],
+        description=(
+            "Reports (never true answers), one row per respondent, SHUFFLED, without ids or dates."
+            ' The CSV starts with "#" lines giving each design: pd.read_csv(url, comment="#").'
+        ),
+    )
+    def get(self, request: Request, slug: str) -> StreamingHttpResponse:
+        survey = _reload(request, slug)
+        fmt = self.check_format(request) if "format" in request.query_params else "csv"
+        if fmt == "json":
+            response = StreamingHttpResponse(
+                export.export_json(survey), content_type="application/json"
+            )
+        else:
+            response = StreamingHttpResponse(
+                export.export_csv(survey), content_type="text/csv; charset=utf-8"
+            )
+            response["Content-Disposition"] = f'attachment; filename="{slug}-reports.csv"'
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+# --- Design preview -----------------------------------------------------------------------------
+
+
+class DesignPreviewView(APIView):
+    @extend_schema(
+        request=s.DesignPreviewRequestSerializer,
+        responses={200: s.DesignPreviewResponseSerializer, 400: ERRORS_400},
+        tags=["designs"],
+        description="Live ε, deniability and planned precision for the survey builder.",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = s.DesignPreviewRequestSerializer(data=_body(request))
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        kind = data["kind"]
+        k = data.get("k")
+        if kind == "choice" and data.get("options"):
+            k = len(data["options"])
+        if kind == "choice" and k is None:
+            raise InvalidInput.single("options", "Give the options (or k) of a choice question.")
+        confidence = selectors.validate_confidence(data.get("confidence", 0.95))
+        try:
+            preview = designs.design_preview(
+                kind=kind,
+                spec=data.get("design"),
+                k=k,
+                planned_n=data.get("planned_n", 1000),
+                prior=data.get("prior"),
+                confidence=confidence,
+            )
+        except rr.DesignError as exc:
+            field = {"spec": "design", "kind": "kind"}.get(exc.field, f"design.{exc.field}")
+            raise InvalidInput.single(field, exc.message) from None
+        except ValueError as exc:
+            raise InvalidInput.single("prior", str(exc)) from None
+        return Response(preview)

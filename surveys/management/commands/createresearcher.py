@@ -1,0 +1,47 @@
+"""``manage.py createresearcher NAME --password PW [--email E] [--update]``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+
+class Command(BaseCommand):
+    help = "Create a researcher account (or update it with --update) and print its API token."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("username")
+        parser.add_argument("--password", required=True)
+        parser.add_argument("--email", default="")
+        parser.add_argument(
+            "--update", action="store_true", help="Reset the password/email if the user exists."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        User = get_user_model()
+        username, password = options["username"], options["password"]
+        if not password:
+            raise CommandError("--password must not be empty.")
+        with transaction.atomic():
+            user = User.objects.filter(username=username).first()
+            if user is not None and not options["update"]:
+                raise CommandError(f"User {username!r} exists (use --update to reset it).")
+            if user is None:
+                user = User.objects.create_user(
+                    username=username, email=options["email"], password=password
+                )
+                verb = "Created"
+            else:
+                user.set_password(password)
+                if options["email"]:
+                    user.email = options["email"]
+                user.is_active = True
+                user.save()
+                verb = "Updated"
+            token, _ = Token.objects.get_or_create(user=user)
+        self.stdout.write(f"{verb} researcher {username!r}.")
+        self.stdout.write(f"API token: {token.key}")

@@ -1,0 +1,165 @@
+"""``manage.py seed_demo``: a researcher and an open demo survey with simulated respondents.
+
+Idempotent: the user, the survey (slug ``demo``) and the respondents are created once. Respondents
+are *simulated* with a seeded numpy Generator (reproducible; this is a demo, not privacy noise):
+each draws true answers from known prevalences, applies the exact randomization protocol of each
+question's design (``surveys.simulation``), and the reports go through ``submission_create`` — the
+same validation, reports and tally upserts as a real submission. Submission ids come from the same
+Generator, so a re-run would be answered "duplicate" rather than double-counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandParser
+from django.urls import NoReverseMatch, reverse
+from rest_framework.authtoken.models import Token
+
+from surveys import designs, services, simulation
+from surveys.models import Survey
+from surveys.selectors import survey_respondent_count
+
+DEMO_USERNAME = "demo"
+DEMO_PASSWORD = "demo-password-123"  # noqa: S105 — a published demo credential, local only
+DEMO_SLUG = "demo"
+SEED = 20240611
+
+AGE_GROUPS = ["18-29", "30-44", "45-64", "65+"]
+AGE_SHARES = [0.30, 0.30, 0.25, 0.15]
+# True prevalences the estimates should recover (per age group for the first question).
+CHEATED_BY_AGE = {"18-29": 0.40, "30-44": 0.30, "45-64": 0.20, "65+": 0.10}
+DROVE_AFTER_DRINKING = 0.15
+VOTE_OPTIONS = ["Party A", "Party B", "Party C", "Did not vote"]
+VOTE_SHARES = [0.35, 0.30, 0.15, 0.20]
+
+DEMO_SURVEY: dict[str, Any] = {
+    "title": "Campus life (demo)",
+    "description": (
+        "A demonstration survey with simulated respondents. Sensitive questions use randomized "
+        "response: your device flips coins, and only the coin-adjusted answer is sent."
+    ),
+    "access": "open",
+    "planned_n": 1000,
+    "budget": {"epsilon": 1.0, "delta": 1e-6},
+    "questions": [
+        {
+            "key": "cheated_exam",
+            "text": "Have you ever cheated on an exam?",
+            "kind": "yes_no",
+            "design": {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25},
+        },
+        {
+            "key": "drove_after_drinking",
+            "text": "In the past year, have you driven after drinking more than the legal limit?",
+            "kind": "yes_no",
+            "design": {"name": "warner", "p": 0.75},
+        },
+        {
+            "key": "vote",
+            "text": "Which party did you vote for in the last election?",
+            "kind": "choice",
+            "options": VOTE_OPTIONS,
+            "design": {"name": "k_rr", "epsilon": float(np.log(3))},
+        },
+        {
+            "key": "age_group",
+            "text": "Your age group",
+            "kind": "category",
+            "options": AGE_GROUPS,
+        },
+        {
+            "key": "hours_online",
+            "text": "Hours per week spent online for leisure",
+            "kind": "number",
+            "min": 0,
+            "max": 80,
+        },
+    ],
+}
+
+
+def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
+    """Submit ``n`` simulated respondents through ``submission_create``; return how many new."""
+    rng = np.random.default_rng(seed)
+    questions = {q.key: q for q in survey.questions.all()}
+    cheated_spec = questions["cheated_exam"].design
+    drove_spec = questions["drove_after_drinking"].design
+    vote_design = designs.question_design(questions["vote"])
+    accepted = 0
+    for _ in range(n):
+        age = AGE_GROUPS[int(rng.choice(len(AGE_GROUPS), p=AGE_SHARES))]
+        true_vote = VOTE_OPTIONS[int(rng.choice(len(VOTE_OPTIONS), p=VOTE_SHARES))]
+        answers: dict[str, Any] = {
+            "cheated_exam": simulation.randomize_yes_no(
+                cheated_spec, bool(rng.random() < CHEATED_BY_AGE[age]), rng
+            ),
+            "drove_after_drinking": simulation.randomize_yes_no(
+                drove_spec, bool(rng.random() < DROVE_AFTER_DRINKING), rng
+            ),
+            "vote": simulation.randomize_choice(
+                VOTE_OPTIONS, vote_design.keep_probability, true_vote, rng
+            ),
+            "age_group": age,
+        }
+        hours = float(np.clip(round(rng.normal(22, 9), 1), 0, 80))
+        if rng.random() > 0.05:  # a few skip the optional number question
+            answers["hours_online"] = hours
+        outcome = services.submission_create(
+            survey=survey,
+            submission_id=simulation.submission_uuid(rng),
+            randomizer="browser" if rng.random() < 0.9 else "physical",
+            answers=answers,
+        )
+        accepted += outcome.status == "accepted"
+    return accepted
+
+
+class Command(BaseCommand):
+    help = "Create the demo researcher and an open demo survey with simulated respondents."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--respondents", type=int, default=800)
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        User = get_user_model()
+        user = User.objects.filter(username=DEMO_USERNAME).first()
+        if user is None:
+            user = User.objects.create_user(username=DEMO_USERNAME, password=DEMO_PASSWORD)
+            self.stdout.write(f"Created researcher {DEMO_USERNAME!r}.")
+        token, _ = Token.objects.get_or_create(user=user)
+
+        survey = Survey.objects.filter(slug=DEMO_SLUG).first()
+        if survey is None:
+            survey = services.survey_create(owner=user, data=DEMO_SURVEY, slug=DEMO_SLUG)
+            self.stdout.write(f"Created survey {DEMO_SLUG!r}.")
+        if survey.status == Survey.Status.DRAFT:
+            services.survey_open(survey=survey)
+            survey.refresh_from_db()
+        if survey.status == Survey.Status.OPEN and survey.owner_id == user.pk:
+            have = survey_respondent_count(survey=survey)
+            if have < options["respondents"]:
+                added = simulate_respondents(survey, options["respondents"])
+                self.stdout.write(f"Simulated {added} respondents (seed {SEED}).")
+
+        base = options["base_url"].rstrip("/")
+        try:
+            login = reverse("login")
+        except NoReverseMatch:
+            login = "/accounts/login/"
+        self.stdout.write(
+            "\n".join(
+                [
+                    "",
+                    f"Respondent page : {base}/s/{DEMO_SLUG}/",
+                    f"Researcher login: {base}{login}",
+                    f"  username      : {DEMO_USERNAME}",
+                    f"  password      : {DEMO_PASSWORD}",
+                    f"  API token     : {token.key}",
+                    f"Estimates (API) : {base}/api/v1/surveys/{DEMO_SLUG}/estimates/",
+                ]
+            )
+        )

@@ -1,0 +1,393 @@
+"""Reads: surveys for respondents and owners, counts and debiased estimates.
+
+Counts come from the sharded ``Tally`` counters with ONE grouped aggregate query (≤ 16 rows per
+cell whatever the number of respondents), so estimates cost the same at 10 or 10⁶ respondents and
+never load reports (DESIGN.md §2, issue #3).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+
+from deniable.errors import InvalidInput, NotFound
+from privacy import rr
+from surveys import designs
+from surveys.models import Question, Survey, Tally
+
+
+def _with_questions(qs: QuerySet[Survey]) -> QuerySet[Survey]:
+    return qs.prefetch_related(
+        Prefetch("questions", queryset=Question.objects.order_by("position", "id"))
+    )
+
+
+def survey_get_public(*, slug: str) -> Survey:
+    """A survey respondents may see: NotFound if unknown or still a draft."""
+    survey = (
+        _with_questions(Survey.objects.exclude(status=Survey.Status.DRAFT))
+        .filter(slug=slug)
+        .first()
+    )
+    if survey is None:
+        raise NotFound("No such survey.")
+    return survey
+
+
+def survey_get_for_owner(*, user: AbstractBaseUser, slug: str) -> Survey:
+    """The user's own survey. Someone else's is a 404 (never 403), so existence is not leaked."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotFound("No such survey.")
+    survey = _with_questions(Survey.objects.filter(owner=user, slug=slug)).first()
+    if survey is None:
+        raise NotFound("No such survey.")
+    return survey
+
+
+def _respondents_subquery() -> Subquery:
+    return Subquery(
+        Tally.objects.filter(survey=OuterRef("pk"), question_key="", value="", group_key="")
+        .values("survey")
+        .annotate(n=Sum("count"))
+        .values("n")[:1],
+        output_field=IntegerField(),
+    )
+
+
+def survey_list_for_owner(*, user: AbstractBaseUser) -> QuerySet[Survey]:
+    """The user's surveys, newest first, each annotated with ``respondents``."""
+    if not getattr(user, "is_authenticated", False):
+        return Survey.objects.none()
+    return _with_questions(Survey.objects.filter(owner=user)).annotate(
+        respondents=Coalesce(_respondents_subquery(), Value(0))
+    )
+
+
+def survey_respondent_count(*, survey: Survey) -> int:
+    total = Tally.objects.filter(
+        survey=survey, question_key="", value="", group_key=""
+    ).aggregate(n=Sum("count"))["n"]
+    return int(total or 0)
+
+
+# --- Counts -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NumberSums:
+    """Sufficient statistics of a number question's answers."""
+
+    n: int
+    total: float
+    total_sq: float
+
+
+@dataclass(frozen=True)
+class SurveyCounts:
+    """Counts of *reports*, from the tallies.
+
+    ``cells[group][question_key][cell_value]``: ``group`` is "" without ``group_by``, else each
+    option of the ``group_by`` question (all present, zeros included). Cell values: "yes"/"no" for
+    yes_no, each option for choice/category, "" (the number of answers) for number questions,
+    whose sums are in ``sums[group][question_key]``. ``respondents`` is the overall total;
+    ``group_respondents[group]`` the total per group.
+    """
+
+    respondents: int
+    cells: dict[str, dict[str, dict[str, int]]]
+    sums: dict[str, dict[str, NumberSums]] = field(default_factory=dict)
+    group_by: str | None = None
+    group_respondents: dict[str, int] = field(default_factory=dict)
+
+
+def _empty_cells(question: Question) -> dict[str, int]:
+    if question.kind == Question.Kind.YES_NO:
+        return {"yes": 0, "no": 0}
+    if question.kind == Question.Kind.NUMBER:
+        return {"": 0}
+    return dict.fromkeys(question.options, 0)
+
+
+def _questions_of(survey: Survey) -> list[Question]:
+    return list(survey.questions.all())
+
+
+def _group_question(questions: Sequence[Question], group_by: str | None) -> Question | None:
+    if group_by is None or group_by == "":
+        return None
+    for q in questions:
+        if q.key == group_by:
+            if q.kind != Question.Kind.CATEGORY:
+                raise InvalidInput.single(
+                    "group_by", f"{group_by!r} is not a category question; only those group."
+                )
+            return q
+    raise InvalidInput.single("group_by", f"Unknown question {group_by!r}.")
+
+
+@dataclass
+class _Sums:
+    count: int = 0
+    total: float = 0.0
+    total_sq: float = 0.0
+
+
+def _tally_sums(survey: Survey, group_by: str | None) -> dict[tuple[str | None, str, str], _Sums]:
+    """ONE grouped aggregate over the shards: {(group_value | None, key, value): sums}.
+
+    ``group_value`` is None for the ungrouped cells; with ``group_by`` both the ungrouped and the
+    grouped cells come back from the same query.
+    """
+    condition = Q(group_key="")
+    if group_by:
+        condition |= Q(group_key=group_by)
+    rows = (
+        Tally.objects.filter(condition, survey=survey)
+        .values("group_key", "group_value", "question_key", "value")
+        .annotate(c=Sum("count"), t=Sum("total"), t2=Sum("total_sq"))
+        .order_by()
+    )
+    out: dict[tuple[str | None, str, str], _Sums] = {}
+    for row in rows:
+        group = row["group_value"] if row["group_key"] else None
+        out[(group, row["question_key"], row["value"])] = _Sums(
+            int(row["c"] or 0), float(row["t"] or 0.0), float(row["t2"] or 0.0)
+        )
+    return out
+
+
+def _counts_from(
+    sums: dict[tuple[str | None, str, str], _Sums],
+    questions: Sequence[Question],
+    group: str | None,
+    skip_key: str | None = None,
+) -> tuple[int, dict[str, dict[str, int]], dict[str, NumberSums]]:
+    respondents = sums.get((group, "", ""), _Sums()).count
+    cells: dict[str, dict[str, int]] = {}
+    numbers: dict[str, NumberSums] = {}
+    for q in questions:
+        if q.key == skip_key:
+            continue
+        cell = _empty_cells(q)
+        for value in cell:
+            cell[value] = sums.get((group, q.key, value), _Sums()).count
+        cells[q.key] = cell
+        if q.kind == Question.Kind.NUMBER:
+            s = sums.get((group, q.key, ""), _Sums())
+            numbers[q.key] = NumberSums(n=s.count, total=s.total, total_sq=s.total_sq)
+    return respondents, cells, numbers
+
+
+def survey_counts(
+    *,
+    survey: Survey,
+    question_keys: Sequence[str] | None = None,
+    group_by: str | None = None,
+) -> SurveyCounts:
+    """Report counts per cell (for releases and estimates). Unknown keys → InvalidInput."""
+    questions = _questions_of(survey)
+    group_q = _group_question(questions, group_by)
+    if question_keys is not None:
+        known = {q.key for q in questions}
+        unknown = [k for k in question_keys if k not in known]
+        if unknown:
+            raise InvalidInput.single("questions", f"Unknown question(s): {', '.join(unknown)}.")
+        wanted = set(question_keys)
+        questions = [q for q in questions if q.key in wanted]
+    sums = _tally_sums(survey, group_q.key if group_q else None)
+    respondents, cells, numbers = _counts_from(sums, questions, None)
+    if group_q is None:
+        return SurveyCounts(
+            respondents=respondents,
+            cells={"": cells},
+            sums={"": numbers},
+            group_respondents={"": respondents},
+        )
+    grouped_cells: dict[str, dict[str, dict[str, int]]] = {}
+    grouped_sums: dict[str, dict[str, NumberSums]] = {}
+    group_respondents: dict[str, int] = {}
+    for option in group_q.options:
+        n_g, c_g, s_g = _counts_from(sums, questions, option, skip_key=group_q.key)
+        grouped_cells[option], grouped_sums[option], group_respondents[option] = c_g, s_g, n_g
+    return SurveyCounts(
+        respondents=respondents,
+        cells=grouped_cells,
+        sums=grouped_sums,
+        group_by=group_q.key,
+        group_respondents=group_respondents,
+    )
+
+
+# --- Estimates ----------------------------------------------------------------------------------
+
+
+def validate_confidence(value: Any) -> float:
+    """A confidence level strictly between 0 and 1 (strings from query parameters accepted)."""
+    try:
+        confidence = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInput.single("confidence", "A number strictly between 0 and 1.") from None
+    if not math.isfinite(confidence) or not 0 < confidence < 1:
+        raise InvalidInput.single("confidence", "A number strictly between 0 and 1.")
+    return confidence
+
+
+def _f(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _binary_entry(q: Question, cells: dict[str, int], confidence: float) -> dict[str, Any]:
+    design = designs.question_design(q)
+    yes, no = cells["yes"], cells["no"]
+    est = rr.estimate_binary(design, n=yes + no, reported_yes=yes, confidence=confidence)
+    return {
+        "key": q.key,
+        "text": q.text,
+        "kind": q.kind,
+        "epsilon": designs.question_epsilon(q),
+        "design": designs.design_description(q),
+        "n": int(est.n),
+        "reported_yes": int(est.reported_yes),
+        "reported_yes_rate": _f(est.reported_yes_rate),
+        "estimate": _f(est.estimate),
+        "estimate_unclipped": _f(est.estimate_unclipped),
+        "std_error": _f(est.std_error),
+        "ci_low": _f(est.ci_low),
+        "ci_high": _f(est.ci_high),
+    }
+
+
+def _choice_entry(q: Question, cells: dict[str, int], confidence: float) -> dict[str, Any]:
+    design = designs.question_design(q)
+    counts = [cells[o] for o in q.options]
+    est = rr.estimate_krr(design, counts=counts, confidence=confidence)
+    return {
+        "key": q.key,
+        "text": q.text,
+        "kind": q.kind,
+        "epsilon": designs.question_epsilon(q),
+        "design": designs.design_description(q),
+        "n": int(est.n),
+        "options": [
+            {
+                "option": option,
+                "reported": int(o.reported),
+                "reported_rate": _f(o.reported_rate),
+                "estimate": _f(o.estimate),
+                "estimate_unclipped": _f(o.estimate_unclipped),
+                "std_error": _f(o.std_error),
+                "ci_low": _f(o.ci_low),
+                "ci_high": _f(o.ci_high),
+            }
+            for option, o in zip(q.options, est.options, strict=True)
+        ],
+    }
+
+
+def _category_entry(q: Question, cells: dict[str, int]) -> dict[str, Any]:
+    n = sum(cells.values())
+    return {
+        "key": q.key,
+        "text": q.text,
+        "kind": q.kind,
+        "epsilon": None,
+        "design": None,
+        "n": n,
+        "options": [
+            {"option": o, "count": cells[o], "share": (cells[o] / n) if n else None}
+            for o in q.options
+        ],
+    }
+
+
+def _number_entry(q: Question, sums: NumberSums, confidence: float) -> dict[str, Any]:
+    """Mean, standard error of the mean (sample SD / √n) and a normal interval."""
+    n = sums.n
+    mean = sums.total / n if n else None
+    std_error = ci_low = ci_high = None
+    if n >= 2 and mean is not None:
+        variance = max(0.0, (sums.total_sq - n * mean * mean) / (n - 1))
+        std_error = math.sqrt(variance / n)
+        half = rr.z_value(confidence) * std_error
+        ci_low = max(q.min_value, mean - half)
+        ci_high = min(q.max_value, mean + half)
+    return {
+        "key": q.key,
+        "text": q.text,
+        "kind": q.kind,
+        "epsilon": None,
+        "design": None,
+        "n": n,
+        "min": q.min_value,
+        "max": q.max_value,
+        "mean": mean,
+        "std_error": std_error,
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+    }
+
+
+def _question_entries(
+    questions: Sequence[Question],
+    cells: dict[str, dict[str, int]],
+    numbers: dict[str, NumberSums],
+    confidence: float,
+) -> list[dict[str, Any]]:
+    out = []
+    for q in questions:
+        if q.key not in cells:
+            continue
+        if q.kind == Question.Kind.YES_NO:
+            out.append(_binary_entry(q, cells[q.key], confidence))
+        elif q.kind == Question.Kind.CHOICE:
+            out.append(_choice_entry(q, cells[q.key], confidence))
+        elif q.kind == Question.Kind.CATEGORY:
+            out.append(_category_entry(q, cells[q.key]))
+        else:
+            out.append(_number_entry(q, numbers[q.key], confidence))
+    return out
+
+
+def survey_estimates(
+    *, survey: Survey, confidence: float = 0.95, group_by: str | None = None
+) -> dict[str, Any]:
+    """The JSON body of GET …/estimates/ (DESIGN.md §8), debiased by ``privacy.rr``.
+
+    One aggregate query over the tallies; with ``group_by`` the same query also returns the cells
+    of every group, and the body gains ``"groups": [{"group", "respondents", "questions"}]``.
+    """
+    confidence = validate_confidence(confidence)
+    questions = _questions_of(survey)
+    group_q = _group_question(questions, group_by)
+    sums = _tally_sums(survey, group_q.key if group_q else None)
+    respondents, cells, numbers = _counts_from(sums, questions, None)
+    body: dict[str, Any] = {
+        "survey": survey.slug,
+        "title": survey.title,
+        "status": survey.status,
+        "respondents": respondents,
+        "planned_n": survey.planned_n,
+        "confidence": confidence,
+        "epsilon_local_total": designs.epsilon_local_total(questions),
+        "questions": _question_entries(questions, cells, numbers, confidence),
+    }
+    if group_q is not None:
+        body["group_by"] = group_q.key
+        groups = []
+        for option in group_q.options:
+            n_g, c_g, s_g = _counts_from(sums, questions, option, skip_key=group_q.key)
+            groups.append(
+                {
+                    "group": option,
+                    "respondents": n_g,
+                    "questions": _question_entries(questions, c_g, s_g, confidence),
+                }
+            )
+        body["groups"] = groups
+    return body

@@ -1,0 +1,51 @@
+"""Simulated respondents for the demo and the statistical tests — NOT privacy noise.
+
+These functions play the respondent's device: given a *true* answer they apply the exact
+randomization protocol of the question's design and return the report. They take a seeded
+``numpy.random.Generator`` on purpose, so demos and tests are reproducible. Real respondents
+randomize in their own browser with ``crypto.getRandomValues`` (or a physical coin); the server
+never randomizes answers and never sees the truth.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+
+def randomize_yes_no(spec: Mapping[str, Any], truth: bool, rng: np.random.Generator) -> bool:
+    """The reported answer under a binary design spec (forced response, Warner, unrelated)."""
+    name = spec["name"]
+    u = rng.random()
+    if name == "forced_response":
+        # First coin: tell the truth with p_truth; otherwise the forced answer, yes with p_yes.
+        if u < spec["p_truth"]:
+            return truth
+        return u < spec["p_truth"] + spec["p_yes"]
+    if name == "warner":
+        # Answer the statement with probability p, its negation otherwise.
+        return truth if u < spec["p"] else not truth
+    if name == "unrelated_question":
+        # Answer the sensitive question with probability p, else the innocuous one.
+        if u < spec["p"]:
+            return truth
+        return bool(rng.random() < spec["innocuous_prevalence"])
+    raise ValueError(f"not a binary design: {name!r}")
+
+
+def randomize_choice(
+    options: Sequence[str], keep_probability: float, truth: str, rng: np.random.Generator
+) -> str:
+    """k-RR: keep the true option with ``keep_probability``, else a uniform *other* option."""
+    if rng.random() < keep_probability:
+        return truth
+    others = [o for o in options if o != truth]
+    return others[int(rng.integers(len(others)))]
+
+
+def submission_uuid(rng: np.random.Generator) -> uuid.UUID:
+    """A uuid4 drawn from the simulation's generator (so re-running a seed is idempotent)."""
+    return uuid.UUID(bytes=rng.bytes(16), version=4)

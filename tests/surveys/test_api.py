@@ -1,0 +1,500 @@
+"""API v1 (DESIGN.md §8): every status code, permissions, exports and the OpenAPI schema."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import Counter
+
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from surveys import services
+from surveys.models import Invitation, Report, Submission, Tally
+from tests.surveys.conftest import full_answers, new_id, submit, survey_body
+
+pytestmark = pytest.mark.django_db
+
+API = "/api/v1"
+
+
+def url(survey, suffix: str = "") -> str:
+    return f"{API}/surveys/{survey.slug}/{suffix}"
+
+
+def post_response(client, survey, answers=None, **body):
+    payload = {"submission_id": new_id(), "randomizer": "browser"}
+    payload["answers"] = full_answers() if answers is None else answers
+    payload.update(body)
+    return client.post(url(survey, "responses/"), payload, format="json")
+
+
+# --- auth ---------------------------------------------------------------------------------------
+
+
+def test_token_endpoint(alice):
+    client = APIClient()
+    r = client.post(f"{API}/auth/token/", {"username": "alice", "password": "alice-pw-123"},
+                    format="json")
+    assert r.status_code == 200
+    token = r.json()["token"]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert client.get(f"{API}/surveys/").status_code == 200
+    creds = {"username": "alice", "password": "alice-pw-123"}
+    again = APIClient().post(f"{API}/auth/token/", creds, format="json")
+    assert again.json()["token"] == token
+
+    bad = APIClient().post(f"{API}/auth/token/", {"username": "alice", "password": "wrong"},
+                           format="json")
+    assert bad.status_code == 400 and "non_field_errors" in bad.json()["errors"]
+    missing = APIClient().post(f"{API}/auth/token/", {"username": "alice"}, format="json")
+    assert missing.status_code == 400 and "password" in missing.json()["errors"]
+
+
+def test_researcher_endpoints_need_auth(survey):
+    anon = APIClient()
+    for method, path in [
+        ("get", f"{API}/surveys/"),
+        ("post", f"{API}/surveys/"),
+        ("get", url(survey)),
+        ("get", url(survey, "estimates/")),
+        ("get", url(survey, "responses/export/")),
+        ("post", f"{API}/designs/preview/"),
+    ]:
+        r = getattr(anon, method)(path, {}, format="json") if method == "post" else anon.get(path)
+        assert r.status_code in (401, 403), (path, r.status_code)
+
+
+# --- surveys ------------------------------------------------------------------------------------
+
+
+def test_create_survey(api):
+    r = api.post(f"{API}/surveys/", survey_body(), format="json")
+    assert r.status_code == 201, r.json()
+    body = r.json()
+    assert body["status"] == "draft" and body["access"] == "open" and len(body["slug"]) >= 8
+    assert body["budget"] == {"epsilon": 1.0, "delta": 1e-6}
+    eps = {q["key"]: q["epsilon"] for q in body["questions"]}
+    assert eps["coin"] == pytest.approx(math.log(3)) and eps["age"] is None
+    assert body["epsilon_local_total"] == pytest.approx(2 * math.log(3) + 1)
+    assert body["questions"][0]["design"]["name"] == "forced_response"
+    assert body["links"]["respondent"].endswith(f"/s/{body['slug']}/")
+    assert body["respondents"] == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (survey_body(title=""), "title"),
+        (survey_body(budget={"epsilon": -1}), "budget.epsilon"),
+        (survey_body(budget={"delta": 2}), "budget.delta"),
+        (
+            survey_body(questions=[{"key": "q", "text": "?", "kind": "yes_no",
+                                    "design": {"name": "forced_response", "p_truth": 0.5,
+                                               "p_yes": 0.5, "p_no": 0}}]),
+            "questions[0].design",
+        ),
+        (
+            survey_body(questions=[{"key": "q", "text": "?", "kind": "yes_no",
+                                    "design": {"name": "warner", "p": 1.5}}]),
+            "questions[0].design.p",
+        ),
+        (survey_body(questions=[{"key": "q", "text": "?", "kind": "number", "min": 5, "max": 1}]),
+         "questions[0].max"),
+    ],
+)
+def test_create_survey_400(api, body, field):
+    r = api.post(f"{API}/surveys/", body, format="json")
+    assert r.status_code == 400
+    assert field in r.json()["errors"], r.json()
+
+
+def test_create_survey_malformed_bodies(api):
+    r = api.post(f"{API}/surveys/", "{not json", content_type="application/json")
+    assert r.status_code == 400
+    r = api.post(f"{API}/surveys/", "[1, 2]", content_type="application/json")
+    assert r.status_code == 400 and "non_field_errors" in r.json()["errors"]
+    r = api.post(f"{API}/surveys/", '{"title": NaN}', content_type="application/json")
+    assert r.status_code == 400
+
+
+def test_list_and_detail(api, bob_api, draft):
+    listed = api.get(f"{API}/surveys/").json()
+    assert [s["slug"] for s in listed] == [draft.slug]
+    assert bob_api.get(f"{API}/surveys/").json() == []
+    detail = api.get(url(draft))
+    assert detail.status_code == 200 and detail.json()["title"] == "Every kind"
+    assert api.get(f"{API}/surveys/unknown/").status_code == 404
+
+
+def test_patch(api, draft):
+    r = api.patch(url(draft), {"title": "Renamed", "planned_n": 50}, format="json")
+    assert r.status_code == 200 and r.json()["title"] == "Renamed" and r.json()["planned_n"] == 50
+    assert len(r.json()["questions"]) == 5
+    r = api.patch(url(draft), {"questions": [{"key": "x", "text": "?", "kind": "yes_no"}]},
+                  format="json")
+    assert [q["key"] for q in r.json()["questions"]] == ["x"]
+    r = api.patch(url(draft), {"budget": {"epsilon": "lots"}}, format="json")
+    assert r.status_code == 400 and "budget.epsilon" in r.json()["errors"]
+    api.post(url(draft, "open/"))
+    r = api.patch(url(draft), {"title": "Too late"}, format="json")
+    assert r.status_code == 409 and r.json()["error"] == "not_draft"
+
+
+def test_open_close(api, draft):
+    assert api.post(url(draft, "close/")).status_code == 409
+    r = api.post(url(draft, "open/"))
+    assert r.status_code == 200 and r.json()["status"] == "open"
+    assert api.post(url(draft, "open/")).status_code == 409
+    r = api.post(url(draft, "close/"))
+    assert r.status_code == 200 and r.json()["status"] == "closed"
+    assert api.post(url(draft, "close/")).status_code == 409
+
+
+def test_invitations(api, invite_survey, survey):
+    r = api.post(url(invite_survey, "invitations/"), {"count": 3}, format="json")
+    assert r.status_code == 201 and len(r.json()["tokens"]) == 3
+    assert Invitation.objects.count() == 3
+    for count in (0, 10_001, "x", None):
+        r = api.post(url(invite_survey, "invitations/"), {"count": count}, format="json")
+        assert r.status_code == 400 and "count" in r.json()["errors"]
+    r = api.post(url(survey, "invitations/"), {"count": 3}, format="json")
+    assert r.status_code == 409 and r.json()["error"] == "not_invite_only"
+
+
+# --- responses ----------------------------------------------------------------------------------
+
+
+def test_response_accepted_duplicate_conflict(anon, survey):
+    sid = new_id()
+    r = post_response(anon, survey, submission_id=sid)
+    assert r.status_code == 201 and r.json() == {"submission_id": sid, "status": "accepted"}
+    r = post_response(anon, survey, submission_id=sid)
+    assert r.status_code == 200 and r.json()["status"] == "duplicate"
+    r = post_response(anon, survey, full_answers(coin=False), submission_id=sid)
+    assert r.status_code == 409 and r.json()["error"] == "duplicate_conflict"
+    assert Submission.objects.count() == 1
+
+
+def test_response_needs_no_csrf_even_with_a_session(alice, survey):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(alice)
+    assert post_response(client, survey).status_code == 201
+
+
+def test_response_404_and_409(anon, survey, draft, alice):
+    assert post_response(anon, survey).status_code == 201
+    r = anon.post(f"{API}/surveys/nope/responses/", {}, format="json")
+    assert r.status_code == 404
+    other = services.survey_create(owner=alice, data=survey_body())
+    assert post_response(anon, other).status_code == 404  # a draft is not public
+    services.survey_close(survey=survey)
+    r = post_response(anon, survey)
+    assert r.status_code == 409 and r.json()["error"] == "survey_closed"
+
+
+def test_response_tokens(api, anon, invite_survey):
+    (token,) = api.post(url(invite_survey, "invitations/"), {"count": 1}, format="json").json()[
+        "tokens"
+    ]
+    r = post_response(anon, invite_survey)
+    assert r.status_code == 409 and r.json()["error"] == "token_required"
+    assert post_response(anon, invite_survey, token=token).status_code == 201
+    r = post_response(anon, invite_survey, token=token)
+    assert r.status_code == 409 and r.json()["error"] == "token_used"
+    r = post_response(anon, invite_survey, token="forged")
+    assert r.status_code == 400 and "token" in r.json()["errors"]
+
+
+def test_response_cap(anon, survey):
+    survey.response_cap = 1
+    survey.save()
+    assert post_response(anon, survey).status_code == 201
+    r = post_response(anon, survey)
+    assert r.status_code == 409 and r.json()["error"] == "response_cap_reached"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"submission_id": "123"}, "submission_id"),
+        ({"submission_id": "6ba7b810-9dad-11d1-80b4-00c04fd430c8"}, "submission_id"),  # v1
+        ({"randomizer": "server"}, "randomizer"),
+        ({"answers": ["coin"]}, "answers"),
+        ({"answers": full_answers(coin="true")}, "answers.coin"),
+        ({"answers": full_answers(nope=True)}, "answers.nope"),
+        ({"answers": full_answers(party="zz")}, "answers.party"),
+        ({"answers": full_answers(age="zz")}, "answers.age"),
+        ({"answers": full_answers(hours=1e9)}, "answers.hours"),
+        ({"answers": full_answers(hours=[1])}, "answers.hours"),
+        ({"answers": {"coin": True}}, "answers.mirror"),
+    ],
+)
+def test_response_400_names_the_field(anon, survey, body, field):
+    before = (Submission.objects.count(), Report.objects.count(), Tally.objects.count())
+    r = post_response(anon, survey, **body)
+    assert r.status_code == 400
+    assert field in r.json()["errors"], r.json()
+    assert (Submission.objects.count(), Report.objects.count(), Tally.objects.count()) == before
+
+
+def test_response_malformed_json(anon, survey):
+    path = url(survey, "responses/")
+    body = json.dumps({"submission_id": new_id(), "randomizer": "browser", "answers": {}})
+    for raw in ("{", '"string"', body.replace("{}", '{"hours": NaN}')):
+        r = anon.post(path, raw, content_type="application/json")
+        assert r.status_code == 400, raw
+    assert Submission.objects.count() == 0
+
+
+# --- estimates ----------------------------------------------------------------------------------
+
+
+def _some_responses(survey, n=12):
+    for i in range(n):
+        submit(
+            survey,
+            full_answers(coin=i % 3 == 0, party="abcd"[i % 4], age=["young", "old"][i % 2],
+                         hours=float(i)),
+        )
+
+
+def test_estimates_json(api, survey):
+    _some_responses(survey)
+    r = api.get(url(survey, "estimates/"))
+    assert r.status_code == 200
+    body = r.json()
+    assert set(body) >= {"survey", "respondents", "confidence", "epsilon_local_total", "questions"}
+    coin = body["questions"][0]
+    assert set(coin) >= {"key", "kind", "epsilon", "design", "n", "reported_yes",
+                         "reported_yes_rate", "estimate", "estimate_unclipped", "std_error",
+                         "ci_low", "ci_high"}
+    assert coin["n"] == 12 and coin["reported_yes"] == 4
+    party = body["questions"][2]
+    assert set(party["options"][0]) >= {"option", "reported", "reported_rate", "estimate",
+                                        "estimate_unclipped", "std_error", "ci_low", "ci_high"}
+    assert body == api.get(url(survey, "estimates/?confidence=0.95")).json()
+    grouped = api.get(url(survey, "estimates/?group_by=age&confidence=0.8")).json()
+    assert grouped["confidence"] == 0.8
+    assert [g["group"] for g in grouped["groups"]] == ["young", "old"]
+    assert grouped["groups"][0]["respondents"] == 6
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("confidence=1", "confidence"),
+        ("confidence=0", "confidence"),
+        ("confidence=abc", "confidence"),
+        ("confidence=NaN", "confidence"),
+        ("group_by=coin", "group_by"),
+        ("group_by=unknown", "group_by"),
+        ("format=xml", "format"),
+    ],
+)
+def test_estimates_400(api, survey, query, field):
+    r = api.get(url(survey, f"estimates/?{query}"))
+    assert r.status_code == 400
+    assert field in r.json()["errors"]
+
+
+def test_estimates_csv(api, survey):
+    _some_responses(survey)
+    r = api.get(url(survey, "estimates/?format=csv&group_by=age"))
+    assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(r.content.decode())))
+    coin = [row for row in rows if row["key"] == "coin"]
+    assert len(coin) == 3  # overall + 2 groups
+    overall = next(row for row in coin if row["group"] == "")
+    assert float(overall["estimate"]) == api.get(url(survey, "estimates/")).json()["questions"][
+        0
+    ]["estimate"]
+    party_rows = [row for row in rows if row["key"] == "party" and row["group"] == ""]
+    assert [row["option"] for row in party_rows] == ["a", "b", "c", "d"]
+    assert {"estimate", "std_error", "ci_low", "ci_high", "reported_yes_rate"} <= set(rows[0])
+
+
+# --- export -------------------------------------------------------------------------------------
+
+
+def _report_multiset(survey) -> Counter:
+    rows: Counter = Counter()
+    for sub in Submission.objects.filter(survey=survey).prefetch_related("reports__question"):
+        row = dict.fromkeys(["coin", "mirror", "party", "age", "hours"], "")
+        for rep in sub.reports.all():
+            q = rep.question
+            if q.kind == "yes_no":
+                row[q.key] = str(int(rep.value_bool))
+            elif q.kind == "number":
+                row[q.key] = repr(rep.value_number)
+            else:
+                row[q.key] = rep.value_text
+        rows[tuple(row.values())] += 1
+    return rows
+
+
+def test_export_csv(api, survey):
+    _some_responses(survey, 30)
+    submit(survey, {"coin": True, "mirror": True, "party": "a"})  # skipped optional questions
+    r = api.get(url(survey, "responses/export/?format=csv"))
+    assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
+    text = b"".join(r.streaming_content).decode()
+    comments = [line for line in text.splitlines() if line.startswith("#")]
+    assert any("question=coin kind=yes_no design=forced_response p_truth=0.5 p_yes=0.25 "
+               "p_no=0.25 c=0.5 d=0.25" in line for line in comments)
+    assert any("question=mirror" in line and "design=warner p=0.75" in line for line in comments)
+    assert any('design = "forced-known"' in line for line in comments)
+    body = [line for line in text.splitlines() if not line.startswith("#")]
+    reader = csv.reader(body)
+    header = next(reader)
+    assert header == ["coin", "mirror", "party", "age", "hours"]
+    rows = [tuple(row) for row in reader]
+    assert Counter(rows) == _report_multiset(survey)
+    assert "submission" not in text and "submitted_on" not in text
+    assert not any(str(s.pk) in text for s in Submission.objects.all())
+
+
+def test_export_is_shuffled(api, survey):
+    for i in range(40):
+        submit(survey, full_answers(hours=float(i)))
+    orders = set()
+    for _ in range(3):
+        text = b"".join(api.get(url(survey, "responses/export/")).streaming_content).decode()
+        rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
+        orders.add(tuple(row["hours"] for row in rows))
+        assert sorted(float(row["hours"]) for row in rows) == [float(i) for i in range(40)]
+    assert len(orders) > 1 or orders != {tuple(repr(float(i)) for i in range(40))}
+
+
+def test_export_json(api, survey):
+    _some_responses(survey, 5)
+    r = api.get(url(survey, "responses/export/?format=json"))
+    assert r.status_code == 200
+    body = json.loads(b"".join(r.streaming_content))
+    assert body["survey"] == survey.slug
+    assert body["designs"]["coin"]["design"]["p_truth"] == 0.5
+    assert body["designs"]["hours"] == {"kind": "number", "text": "Hours", "min": 0.0, "max": 80.0}
+    assert len(body["rows"]) == 5 and set(body["rows"][0]) == {"coin", "mirror", "party", "age",
+                                                                "hours"}
+    assert api.get(url(survey, "responses/export/?format=xml")).status_code == 400
+
+
+def test_export_empty(api, survey):
+    text = b"".join(api.get(url(survey, "responses/export/")).streaming_content).decode()
+    assert text.splitlines()[-1] == "coin,mirror,party,age,hours"
+    body = json.loads(b"".join(api.get(url(survey, "responses/export/?format=json"))
+                               .streaming_content))
+    assert body["rows"] == []
+
+
+# --- design preview -----------------------------------------------------------------------------
+
+
+def test_design_preview(api):
+    r = api.post(f"{API}/designs/preview/", {"kind": "yes_no", "planned_n": 400}, format="json")
+    assert r.status_code == 200, r.json()
+    body = r.json()
+    assert body["epsilon"] == pytest.approx(math.log(3)) and body["private"] is True
+    assert body["deniability"] == pytest.approx(0.25)
+    expected_half_width = 1.959963984540054 * math.sqrt(0.25 / 400) / 0.5
+    assert body["planned_half_width"] == pytest.approx(expected_half_width)
+    assert body["sample_size_for_5pp"] == 4 * body["sample_size_direct_for_5pp"] - 3 or (
+        body["sample_size_for_5pp"] > 3 * body["sample_size_direct_for_5pp"]
+    )
+    one_sided = api.post(
+        f"{API}/designs/preview/",
+        {"kind": "yes_no", "design": {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.5,
+                                      "p_no": 0}},
+        format="json",
+    ).json()
+    assert one_sided["private"] is False and one_sided["epsilon"] is None
+    choice = api.post(
+        f"{API}/designs/preview/",
+        {"kind": "choice", "options": ["a", "b", "c"], "design": {"name": "k_rr", "epsilon": 2}},
+        format="json",
+    ).json()
+    assert choice["epsilon"] == 2 and choice["prior"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"kind": "yes_no", "design": {"name": "warner", "p": 2}}, "design.p"),
+        ({"kind": "yes_no", "design": {"name": "nope"}}, "design.name"),
+        ({"kind": "category"}, "kind"),
+        ({"kind": "choice"}, "options"),
+        ({"kind": "yes_no", "prior": 2}, "prior"),
+        ({"kind": "yes_no", "confidence": 1}, "confidence"),
+        ({"kind": "essay"}, "kind"),
+    ],
+)
+def test_design_preview_400(api, body, field):
+    r = api.post(f"{API}/designs/preview/", body, format="json")
+    assert r.status_code == 400
+    assert field in r.json()["errors"], r.json()
+
+
+# --- permissions: another researcher's survey is a 404 everywhere -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "suffix", "body"),
+    [
+        ("get", "", None),
+        ("patch", "", {"title": "mine now"}),
+        ("post", "open/", None),
+        ("post", "close/", None),
+        ("post", "invitations/", {"count": 1}),
+        ("get", "estimates/", None),
+        ("get", "estimates/?format=csv", None),
+        ("get", "estimates/?group_by=age", None),
+        ("get", "responses/export/?format=csv", None),
+        ("get", "responses/export/?format=json", None),
+    ],
+)
+@pytest.mark.parametrize("state", ["draft", "open"])
+def test_other_researchers_get_404(bob_api, alice, method, suffix, body, state):
+    survey = services.survey_create(owner=alice, data=survey_body(access="invite"))
+    if state == "open":
+        services.survey_open(survey=survey)
+        submit(survey, token=services.invitations_create(survey=survey, count=1)[0])
+    before = (survey.title, Invitation.objects.count())
+    call = getattr(bob_api, method)
+    r = call(url(survey, suffix), body, format="json") if body is not None else call(
+        url(survey, suffix)
+    )
+    assert r.status_code == 404, (suffix, r.status_code)
+    assert r.json() == {"error": "not_found", "detail": "No such survey."}
+    survey.refresh_from_db()
+    assert survey.status == state and (survey.title, Invitation.objects.count()) == before
+    assert bob_api.get(f"{API}/surveys/").json() == []
+
+
+# --- OpenAPI ------------------------------------------------------------------------------------
+
+
+def test_openapi_schema_is_valid_without_warnings(tmp_path):
+    """The surveys API alone: valid OpenAPI 3 and not a single warning."""
+    target = tmp_path / "schema.yaml"
+    call_command(
+        "spectacular", "--validate", "--fail-on-warn", "--file", str(target),
+        "--urlconf", "tests.surveys.schema_urls",
+    )
+    text = target.read_text()
+    for path in ("/api/v1/surveys/{slug}/responses/", "/api/v1/surveys/{slug}/estimates/",
+                 "/api/v1/surveys/{slug}/responses/export/", "/api/v1/auth/token/",
+                 "/api/v1/designs/preview/", "/api/v1/surveys/{slug}/invitations/"):
+        assert path in text
+
+
+def test_whole_project_schema_is_valid(tmp_path):
+    """Every app's endpoints together (warnings from other apps are reported, not failed on)."""
+    call_command("spectacular", "--validate", "--file", str(tmp_path / "all.yaml"))
+
+
+def test_schema_endpoint(api):
+    r = api.get(f"{API}/schema/")
+    assert r.status_code == 200

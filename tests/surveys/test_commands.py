@@ -1,0 +1,51 @@
+"""Management commands: createresearcher and seed_demo."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from rest_framework.authtoken.models import Token
+
+from surveys import selectors
+from surveys.management.commands import seed_demo
+from surveys.models import Question, Survey
+
+pytestmark = pytest.mark.django_db
+
+
+def test_createresearcher():
+    out = io.StringIO()
+    call_command("createresearcher", "carol", "--password", "pw-carol-123", "--email", "c@x.org",
+                 stdout=out)
+    user = get_user_model().objects.get(username="carol")
+    assert user.check_password("pw-carol-123") and user.email == "c@x.org"
+    token = Token.objects.get(user=user).key
+    assert token in out.getvalue()
+    with pytest.raises(CommandError):
+        call_command("createresearcher", "carol", "--password", "other", stdout=io.StringIO())
+    call_command("createresearcher", "carol", "--password", "other-pw", "--update",
+                 stdout=io.StringIO())
+    user.refresh_from_db()
+    assert user.check_password("other-pw")
+    assert Token.objects.get(user=user).key == token
+
+
+def test_seed_demo_is_idempotent_and_has_every_kind():
+    out = io.StringIO()
+    call_command("seed_demo", "--respondents", "60", stdout=out)
+    text = out.getvalue()
+    assert seed_demo.DEMO_PASSWORD in text and "/s/demo/" in text
+    survey = Survey.objects.get(slug="demo")
+    assert survey.status == "open" and survey.owner.username == "demo"
+    kinds = sorted(survey.questions.values_list("kind", flat=True))
+    assert kinds == sorted(["yes_no", "yes_no", "choice", "category", "number"])
+    assert selectors.survey_respondent_count(survey=survey) == 60
+    call_command("seed_demo", "--respondents", "60", stdout=io.StringIO())
+    assert Survey.objects.filter(slug="demo").count() == 1
+    assert selectors.survey_respondent_count(survey=survey) == 60
+    body = selectors.survey_estimates(survey=survey, group_by="age_group")
+    assert len(body["groups"]) == 4
+    assert Question.objects.filter(survey=survey, kind="yes_no", design__name="warner").exists()

@@ -1,0 +1,155 @@
+"""Selectors: visibility, counts and estimates (== privacy.rr on the same counts)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from deniable.errors import InvalidInput, NotFound
+from privacy import rr
+from surveys import designs, selectors, services
+from surveys.models import Tally
+from tests.surveys.conftest import full_answers, submit
+
+pytestmark = pytest.mark.django_db
+
+
+def test_public_visibility(draft):
+    with pytest.raises(NotFound):
+        selectors.survey_get_public(slug=draft.slug)
+    with pytest.raises(NotFound):
+        selectors.survey_get_public(slug="nope")
+    services.survey_open(survey=draft)
+    assert selectors.survey_get_public(slug=draft.slug).pk == draft.pk
+    services.survey_close(survey=draft)
+    assert selectors.survey_get_public(slug=draft.slug).pk == draft.pk  # shows "closed"
+
+
+def test_owner_visibility(draft, alice, bob):
+    assert selectors.survey_get_for_owner(user=alice, slug=draft.slug).pk == draft.pk
+    with pytest.raises(NotFound):
+        selectors.survey_get_for_owner(user=bob, slug=draft.slug)
+    assert list(selectors.survey_list_for_owner(user=bob)) == []
+    listed = list(selectors.survey_list_for_owner(user=alice))
+    assert [s.pk for s in listed] == [draft.pk] and listed[0].respondents == 0
+
+
+def _populate(survey):
+    answers = [
+        full_answers(coin=True, age="young", hours=10),
+        full_answers(coin=True, age="young", hours=20, party="a"),
+        full_answers(coin=False, age="old", hours=30, party="c"),
+        full_answers(coin=False, age=None, hours=None, mirror=True),
+        full_answers(coin=True, age="old", hours=40, party="a"),
+    ]
+    for a in answers:
+        submit(survey, a)
+
+
+def test_counts(survey):
+    _populate(survey)
+    counts = selectors.survey_counts(survey=survey)
+    assert counts.respondents == 5
+    cells = counts.cells[""]
+    assert cells["coin"] == {"yes": 3, "no": 2}
+    assert cells["mirror"] == {"yes": 1, "no": 4}
+    assert cells["party"] == {"a": 2, "b": 2, "c": 1, "d": 0}
+    assert cells["age"] == {"young": 2, "old": 2}
+    assert cells["hours"] == {"": 4}
+    assert counts.sums[""]["hours"].total == 100 and counts.sums[""]["hours"].total_sq == 3000
+
+    grouped = selectors.survey_counts(
+        survey=survey, group_by="age", question_keys=["coin", "hours"]
+    )
+    assert grouped.group_by == "age" and grouped.respondents == 5
+    assert grouped.group_respondents == {"young": 2, "old": 2}
+    assert grouped.cells["young"] == {"coin": {"yes": 2, "no": 0}, "hours": {"": 2}}
+    assert grouped.cells["old"]["coin"] == {"yes": 1, "no": 1}
+    assert grouped.sums["old"]["hours"].total == 70
+    assert selectors.survey_respondent_count(survey=survey) == 5
+
+
+def test_counts_bad_arguments(survey):
+    with pytest.raises(InvalidInput) as caught:
+        selectors.survey_counts(survey=survey, question_keys=["nope"])
+    assert "questions" in caught.value.errors
+    for bad in ("coin", "nope"):
+        with pytest.raises(InvalidInput) as caught:
+            selectors.survey_counts(survey=survey, group_by=bad)
+        assert "group_by" in caught.value.errors
+
+
+@pytest.mark.parametrize("confidence", [0, 1, -0.5, 1.5, "abc", "nan", "inf", None])
+def test_bad_confidence(survey, confidence):
+    with pytest.raises(InvalidInput) as caught:
+        selectors.survey_estimates(survey=survey, confidence=confidence)
+    assert "confidence" in caught.value.errors
+
+
+def test_estimates_equal_privacy_rr(survey):
+    _populate(survey)
+    body = selectors.survey_estimates(survey=survey, confidence=0.9)
+    assert body["survey"] == survey.slug and body["respondents"] == 5 and body["confidence"] == 0.9
+    assert body["epsilon_local_total"] == pytest.approx(2 * math.log(3) + 1.0)
+    by_key = {q["key"]: q for q in body["questions"]}
+
+    coin = survey.questions.get(key="coin")
+    ref = rr.estimate_binary(designs.question_design(coin), n=5, reported_yes=3, confidence=0.9)
+    q = by_key["coin"]
+    for name in ("n", "reported_yes", "reported_yes_rate", "estimate", "estimate_unclipped",
+                 "std_error", "ci_low", "ci_high"):
+        assert q[name] == getattr(ref, name), name
+    assert q["epsilon"] == pytest.approx(math.log(3))
+    assert q["design"]["c"] == 0.5 and q["design"]["d"] == 0.25
+
+    party = survey.questions.get(key="party")
+    ref_k = rr.estimate_krr(designs.question_design(party), counts=[2, 2, 1, 0], confidence=0.9)
+    options = by_key["party"]["options"]
+    assert [o["option"] for o in options] == ["a", "b", "c", "d"]
+    for o, r in zip(options, ref_k.options, strict=True):
+        assert o["reported"] == r.reported and o["estimate"] == r.estimate
+        assert o["estimate_unclipped"] == r.estimate_unclipped and o["ci_high"] == r.ci_high
+
+    assert by_key["age"]["options"] == [
+        {"option": "young", "count": 2, "share": 0.5},
+        {"option": "old", "count": 2, "share": 0.5},
+    ]
+    hours = by_key["hours"]
+    assert hours["n"] == 4 and hours["mean"] == 25
+    sd = math.sqrt(((10 - 25) ** 2 + 5**2 + 5**2 + 15**2) / 3)
+    assert hours["std_error"] == pytest.approx(sd / 2)
+    assert hours["ci_low"] == pytest.approx(25 - rr.z_value(0.9) * sd / 2)
+
+
+def test_estimates_grouped(survey):
+    _populate(survey)
+    body = selectors.survey_estimates(survey=survey, group_by="age")
+    assert body["group_by"] == "age"
+    groups = {g["group"]: g for g in body["groups"]}
+    assert set(groups) == {"young", "old"}
+    assert groups["young"]["respondents"] == 2
+    young = {q["key"]: q for q in groups["young"]["questions"]}
+    assert "age" not in young
+    coin = survey.questions.get(key="coin")
+    ref = rr.estimate_binary(designs.question_design(coin), n=2, reported_yes=2)
+    assert young["coin"]["estimate"] == ref.estimate and young["coin"]["ci_low"] == ref.ci_low
+
+
+def test_estimates_empty_survey(survey):
+    body = selectors.survey_estimates(survey=survey)
+    assert body["respondents"] == 0
+    coin = body["questions"][0]
+    assert coin["n"] == 0 and coin["estimate"] is None and coin["std_error"] is None
+
+
+def test_estimates_use_one_query_on_tallies(survey):
+    _populate(survey)
+    survey = selectors.survey_get_for_owner(user=survey.owner, slug=survey.slug)
+    with CaptureQueriesContext(connection) as ctx:
+        selectors.survey_estimates(survey=survey, group_by="age")
+    sql = [q["sql"] for q in ctx.captured_queries]
+    assert len(sql) == 1, sql
+    assert Tally._meta.db_table in sql[0] and "surveys_report" not in sql[0]

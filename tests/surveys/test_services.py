@@ -1,0 +1,482 @@
+"""Services: survey validation and lifecycle, invitations, submissions and tallies."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import uuid
+from collections import Counter
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from deniable.errors import Conflict, InvalidInput, NotFound
+from surveys import designs, services
+from surveys.models import Invitation, Question, Report, Submission, Survey, Tally
+from tests.surveys.conftest import full_answers, new_id, submit, survey_body
+
+pytestmark = pytest.mark.django_db
+
+
+# --- survey_create ------------------------------------------------------------------------------
+
+
+def test_create_applies_defaults(alice):
+    survey = services.survey_create(owner=alice, data=survey_body())
+    assert survey.status == Survey.Status.DRAFT
+    assert survey.access == Survey.Access.OPEN
+    assert survey.budget_epsilon == 1.0 and survey.budget_delta == 1e-6
+    coin = survey.questions.get(key="coin")
+    assert coin.design == {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25}
+    assert designs.question_epsilon(coin) == pytest.approx(math.log(3))
+    mirror = survey.questions.get(key="mirror")
+    assert designs.question_epsilon(mirror) == pytest.approx(math.log(3))  # c = .5, d = .25
+    assert designs.question_epsilon(survey.questions.get(key="party")) == 1.0
+    assert designs.question_epsilon(survey.questions.get(key="age")) is None
+    total = designs.epsilon_local_total(survey.questions.all())
+    assert total == pytest.approx(2 * math.log(3) + 1.0)
+    assert [q.key for q in survey.questions.all()] == ["coin", "mirror", "party", "age", "hours"]
+
+
+def test_choice_default_epsilon_is_ln3(alice):
+    body = survey_body(
+        questions=[{"key": "c", "text": "?", "kind": "choice", "options": ["x", "y", "z"]}]
+    )
+    survey = services.survey_create(owner=alice, data=body)
+    q = survey.questions.get()
+    assert q.design == {"name": "k_rr", "epsilon": designs.DEFAULT_CHOICE_EPSILON}
+    assert designs.question_epsilon(q) == pytest.approx(math.log(3))
+
+
+def _mutate(path: str, value):
+    body = survey_body()
+    target = body
+    parts = path.split(".")
+    for part in parts[:-1]:
+        target = target[int(part)] if part.isdigit() else target.setdefault(part, {})
+    last = parts[-1]
+    if value is KeyError:
+        target.pop(last if not last.isdigit() else int(last))
+    elif last.isdigit():
+        target[int(last)] = value
+    else:
+        target[last] = value
+    return body
+
+
+BAD_SURVEYS = [
+    ("title", "", "title"),
+    ("title", KeyError, "title"),
+    ("title", 5, "title"),
+    ("access", "secret", "access"),
+    ("budget.epsilon", 0, "budget.epsilon"),
+    ("budget.epsilon", -1, "budget.epsilon"),
+    ("budget.epsilon", float("inf"), "budget.epsilon"),
+    ("budget.epsilon", float("nan"), "budget.epsilon"),
+    ("budget.epsilon", "1", "budget.epsilon"),
+    ("budget.delta", 0, "budget.delta"),
+    ("budget.delta", 1, "budget.delta"),
+    ("budget", [], "budget"),
+    ("response_cap", 0, "response_cap"),
+    ("planned_n", -5, "planned_n"),
+    ("closes_at", "tomorrow", "closes_at"),
+    ("questions", "nope", "questions"),
+    ("questions.0.key", "Has space", "questions[0].key"),
+    ("questions.0.key", "mirror", "questions[1].key"),
+    ("questions.0.text", "", "questions[0].text"),
+    ("questions.0.kind", "essay", "questions[0].kind"),
+    ("questions.0.design", {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.3, "p_no": 0.3},
+     "questions[0].design"),
+    ("questions.0.design", {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25},
+     "questions[0].design.p_no"),
+    ("questions.0.design", {"name": "k_rr", "epsilon": 1}, "questions[0].design.name"),
+    ("questions.0.design", {"name": "warner", "p": "x"}, "questions[0].design.p"),
+    ("questions.0.design", {"name": "warner", "p": 0.5}, "questions[0].design"),
+    ("questions.0.design", {"name": "warner", "p": 0.75, "extra": 1}, "questions[0].design.extra"),
+    ("questions.0.design", "coin", "questions[0].design"),
+    ("questions.2.options", ["a"], "questions[2].options"),
+    ("questions.2.options", ["a", "a"], "questions[2].options"),
+    ("questions.2.options", ["a", ""], "questions[2].options[1]"),
+    ("questions.2.options", [str(i) for i in range(51)], "questions[2].options"),
+    ("questions.2.design", {"name": "k_rr", "epsilon": 0}, "questions[2].design.epsilon"),
+    ("questions.2.design", {"name": "k_rr", "epsilon": -1}, "questions[2].design.epsilon"),
+    ("questions.3.options", KeyError, "questions[3].options"),
+    ("questions.3.design", {"name": "k_rr", "epsilon": 1}, "questions[3].design"),
+    ("questions.4.min", 80, "questions[4].max"),
+    ("questions.4.max", float("inf"), "questions[4].max"),
+    ("questions.4.min", KeyError, "questions[4].min"),
+    ("questions.4.options", ["a", "b"], "questions[4].options"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "field"), BAD_SURVEYS)
+def test_create_rejects_and_names_the_field(alice, path, value, field):
+    with pytest.raises(InvalidInput) as caught:
+        services.survey_create(owner=alice, data=_mutate(path, value))
+    # The error names the field (or, for a design, the parameter inside it).
+    assert any(k == field or k.startswith(field + ".") for k in caught.value.errors), (
+        caught.value.errors
+    )
+    assert Survey.objects.count() == 0 and Question.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "design",
+    [
+        {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.5, "p_no": 0.0},
+        {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.0, "p_no": 0.5},
+        {"name": "unrelated_question", "p": 0.5, "innocuous_prevalence": 0.0},
+        {"name": "warner", "p": 1.0},
+    ],
+)
+def test_one_sided_designs_are_refused(alice, design):
+    body = survey_body(questions=[{"key": "q", "text": "?", "kind": "yes_no", "design": design}])
+    with pytest.raises(InvalidInput) as caught:
+        services.survey_create(owner=alice, data=body)
+    messages = " ".join(m for ms in caught.value.errors.values() for m in ms)
+    assert "not differentially private" in messages or "questions[0].design" in str(
+        caught.value.errors
+    )
+
+
+def test_create_with_slug_and_options(alice):
+    closes = timezone.now() + timedelta(days=3)
+    survey = services.survey_create(
+        owner=alice,
+        data=survey_body(
+            access="invite",
+            closes_at=closes.isoformat(),
+            response_cap=10,
+            planned_n=200,
+            budget={"epsilon": 2.5},
+        ),
+        slug="fixed",
+    )
+    assert survey.slug == "fixed"
+    assert survey.access == "invite" and survey.response_cap == 10 and survey.planned_n == 200
+    assert survey.budget_epsilon == 2.5 and survey.budget_delta == 1e-6
+    assert abs((survey.closes_at - closes).total_seconds()) < 1
+
+
+# --- survey_update and lifecycle ----------------------------------------------------------------
+
+
+def test_update_draft_replaces_questions(draft):
+    services.survey_update(
+        survey=draft,
+        data={"title": "New", "questions": [{"key": "only", "text": "?", "kind": "yes_no"}]},
+    )
+    draft.refresh_from_db()
+    assert draft.title == "New"
+    assert [q.key for q in draft.questions.all()] == ["only"]
+
+
+def test_update_validates(draft):
+    with pytest.raises(InvalidInput) as caught:
+        services.survey_update(survey=draft, data={"questions": [{"key": "x", "kind": "yes_no"}]})
+    assert "questions[0].text" in caught.value.errors
+    assert draft.questions.count() == 5
+
+
+def test_update_open_survey_conflicts(survey):
+    with pytest.raises(Conflict):
+        services.survey_update(survey=survey, data={"title": "x"})
+
+
+def test_lifecycle(draft):
+    with pytest.raises(Conflict):
+        services.survey_close(survey=draft)
+    services.survey_open(survey=draft)
+    assert Survey.objects.get(pk=draft.pk).status == "open"
+    with pytest.raises(Conflict):
+        services.survey_open(survey=draft)
+    services.survey_close(survey=draft)
+    assert Survey.objects.get(pk=draft.pk).status == "closed"
+    with pytest.raises(Conflict):
+        services.survey_open(survey=draft)
+    with pytest.raises(Conflict):
+        services.survey_close(survey=draft)
+
+
+def test_open_needs_questions(alice):
+    survey = services.survey_create(owner=alice, data={"title": "Empty", "questions": []})
+    with pytest.raises(Conflict):
+        services.survey_open(survey=survey)
+
+
+# --- invitations --------------------------------------------------------------------------------
+
+
+def test_invitations_store_only_hmac_digests(invite_survey):
+    tokens = services.invitations_create(survey=invite_survey, count=5)
+    assert len(set(tokens)) == 5
+    digests = set(Invitation.objects.values_list("digest", flat=True))
+    key = settings.INVITATION_TOKEN_KEY.encode()
+    assert digests == {hmac.new(key, t.encode(), hashlib.sha256).hexdigest() for t in tokens}
+    assert not any(t in d for t in tokens for d in digests)
+
+
+@pytest.mark.parametrize("count", [0, -1, 10_001, "5", 2.5, True, None])
+def test_invitation_count_bounds(invite_survey, count):
+    with pytest.raises(InvalidInput) as caught:
+        services.invitations_create(survey=invite_survey, count=count)
+    assert "count" in caught.value.errors
+
+
+def test_invitations_need_invite_survey(survey):
+    with pytest.raises(Conflict):
+        services.invitations_create(survey=survey, count=1)
+
+
+# --- submissions --------------------------------------------------------------------------------
+
+
+def _row_counts() -> tuple[int, ...]:
+    return (
+        Submission.objects.count(),
+        Report.objects.count(),
+        Tally.objects.count(),
+        int(Tally.objects.aggregate(n=models.Sum("count"))["n"] or 0),
+        Invitation.objects.filter(used=True).count(),
+    )
+
+
+def test_accepted_stores_reports_and_tallies(survey):
+    outcome = submit(survey)
+    assert outcome.status == "accepted" and isinstance(outcome.submission_id, uuid.UUID)
+    sub = Submission.objects.get()
+    assert sub.submitted_on == timezone.localdate()
+    values = {
+        r.question.key: (r.value_bool, r.value_text, r.value_number) for r in sub.reports.all()
+    }
+    assert values == {
+        "coin": (True, None, None),
+        "mirror": (False, None, None),
+        "party": (None, "b", None),
+        "age": (None, "young", None),
+        "hours": (None, None, 12.5),
+    }
+    cells = {
+        (t.question_key, t.value, t.group_key, t.group_value): (t.count, t.total, t.total_sq)
+        for t in Tally.objects.all()
+    }
+    assert cells[("", "", "", "")] == (1, 0.0, 0.0)
+    assert cells[("coin", "yes", "", "")][0] == 1
+    assert cells[("mirror", "no", "age", "young")][0] == 1
+    assert cells[("", "", "age", "young")][0] == 1
+    assert cells[("hours", "", "", "")] == (1, 12.5, 156.25)
+    assert ("age", "young", "age", "young") not in cells  # the group question itself: not grouped
+    assert len({t.shard for t in Tally.objects.all()}) == 1
+
+
+def test_optional_questions_may_be_skipped(survey):
+    submit(survey, {"coin": False, "mirror": True, "party": "a", "age": None})
+    assert Report.objects.count() == 3
+    assert not Tally.objects.filter(group_key="age").exists()
+
+
+def test_duplicate_and_conflict(survey):
+    sid = new_id()
+    assert submit(survey, submission_id=sid).status == "accepted"
+    before = _row_counts()
+    assert submit(survey, submission_id=sid).status == "duplicate"
+    assert submit(survey, submission_id=uuid.UUID(sid)).status == "duplicate"
+    with pytest.raises(Conflict) as caught:
+        submit(survey, full_answers(coin=False), submission_id=sid)
+    assert caught.value.code == "duplicate_conflict"
+    with pytest.raises(Conflict):
+        submit(survey, submission_id=sid, randomizer="physical")
+    assert _row_counts() == before
+
+
+def test_duplicate_answered_after_close(survey):
+    sid = new_id()
+    submit(survey, submission_id=sid)
+    services.survey_close(survey=survey)
+    survey.refresh_from_db()
+    assert submit(survey, submission_id=sid).status == "duplicate"
+    with pytest.raises(Conflict) as caught:
+        submit(survey)
+    assert caught.value.code == "survey_closed"
+
+
+def test_close_date(survey):
+    survey.closes_at = timezone.now() - timedelta(seconds=1)
+    survey.save()
+    with pytest.raises(Conflict) as caught:
+        submit(survey)
+    assert caught.value.code == "survey_closed"
+
+
+def test_draft_is_not_found(draft):
+    with pytest.raises(NotFound):
+        submit(draft)
+
+
+def test_response_cap(survey):
+    survey.response_cap = 2
+    survey.save()
+    submit(survey)
+    submit(survey)
+    before = _row_counts()
+    with pytest.raises(Conflict) as caught:
+        submit(survey)
+    assert caught.value.code == "response_cap_reached"
+    assert _row_counts() == before
+
+
+def test_invitation_tokens(invite_survey):
+    (token,) = services.invitations_create(survey=invite_survey, count=1)
+    with pytest.raises(Conflict) as caught:
+        submit(invite_survey)
+    assert caught.value.code == "token_required"
+    with pytest.raises(InvalidInput) as bad:
+        submit(invite_survey, token="not-a-token")
+    assert "token" in bad.value.errors
+    sid = new_id()
+    assert submit(invite_survey, token=token, submission_id=sid).status == "accepted"
+    assert Invitation.objects.get().used is True
+    assert submit(invite_survey, token=token, submission_id=sid).status == "duplicate"
+    before = _row_counts()
+    with pytest.raises(Conflict) as used:
+        submit(invite_survey, token=token)
+    assert used.value.code == "token_used"
+    assert _row_counts() == before
+
+
+def test_token_of_another_survey_is_rejected(alice, invite_survey):
+    other = services.survey_create(owner=alice, data=survey_body(access="invite"))
+    services.survey_open(survey=other)
+    (token,) = services.invitations_create(survey=other, count=1)
+    with pytest.raises(InvalidInput):
+        submit(invite_survey, token=token)
+    assert not Invitation.objects.filter(used=True).exists()
+
+
+BAD_SUBMISSIONS = [
+    ({"submission_id": "not-a-uuid"}, "submission_id"),
+    ({"submission_id": "00000000-0000-1000-8000-000000000000"}, "submission_id"),  # v1
+    ({"submission_id": 42}, "submission_id"),
+    ({"submission_id": None}, "submission_id"),
+    ({"randomizer": "server"}, "randomizer"),
+    ({"randomizer": None}, "randomizer"),
+    ({"answers": []}, "answers"),
+    ({"answers": "yes"}, "answers"),
+    ({"answers": full_answers(coin="yes")}, "answers.coin"),
+    ({"answers": full_answers(coin=1)}, "answers.coin"),
+    ({"answers": full_answers(coin=None)}, "answers.coin"),
+    ({"answers": {k: v for k, v in full_answers().items() if k != "mirror"}}, "answers.mirror"),
+    ({"answers": full_answers(party="z")}, "answers.party"),
+    ({"answers": full_answers(party=["a"])}, "answers.party"),
+    ({"answers": full_answers(party=None)}, "answers.party"),
+    ({"answers": full_answers(age="middle")}, "answers.age"),
+    ({"answers": full_answers(hours=81)}, "answers.hours"),
+    ({"answers": full_answers(hours=-0.5)}, "answers.hours"),
+    ({"answers": full_answers(hours=float("nan"))}, "answers.hours"),
+    ({"answers": full_answers(hours=float("inf"))}, "answers.hours"),
+    ({"answers": full_answers(hours="10")}, "answers.hours"),
+    ({"answers": full_answers(hours=True)}, "answers.hours"),
+    ({"answers": full_answers(extra=True)}, "answers.extra"),
+    ({"token": 5}, "token"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "field"), BAD_SUBMISSIONS)
+def test_rejected_submission_stores_nothing(survey, overrides, field):
+    submit(survey)  # some data already there
+    before = _row_counts()
+    kwargs = {"submission_id": new_id(), "randomizer": "browser", "answers": full_answers()}
+    kwargs.update(overrides)
+    with pytest.raises(InvalidInput) as caught:
+        services.submission_create(survey=survey, **kwargs)
+    assert field in caught.value.errors, caught.value.errors
+    assert _row_counts() == before
+
+
+def test_rejected_conflicts_store_nothing(survey, invite_survey):
+    submit(survey)
+    services.invitations_create(survey=invite_survey, count=2)
+    before = _row_counts()
+    survey.status = "closed"
+    survey.save()
+    for s, kwargs in ((survey, {}), (invite_survey, {}), (invite_survey, {"token": "bogus"})):
+        with pytest.raises((Conflict, InvalidInput)):
+            submit(s, **kwargs)
+    assert _row_counts() == before
+
+
+def test_tallies_match_a_brute_force_recount(survey):
+    rng = np.random.default_rng(1234)
+    for _ in range(150):
+        answers = {
+            "coin": bool(rng.random() < 0.4),
+            "mirror": bool(rng.random() < 0.7),
+            "party": str(rng.choice(list("abcd"))),
+        }
+        if rng.random() < 0.8:
+            answers["age"] = str(rng.choice(["young", "old"]))
+        if rng.random() < 0.8:
+            answers["hours"] = round(float(rng.uniform(0, 80)), 2)
+        submit(survey, answers, randomizer=str(rng.choice(["browser", "physical"])))
+
+    expected: Counter = Counter()
+    totals: Counter = Counter()
+    for sub in Submission.objects.prefetch_related("reports__question"):
+        cells = [("", "", 0.0)]
+        for r in sub.reports.all():
+            q = r.question
+            if q.kind == "yes_no":
+                cells.append((q.key, "yes" if r.value_bool else "no", 0.0))
+            elif q.kind == "number":
+                cells.append((q.key, "", r.value_number))
+            else:
+                cells.append((q.key, r.value_text, 0.0))
+        groups = [("", "")] + [
+            ("age", r.value_text) for r in sub.reports.all() if r.question.key == "age"
+        ]
+        for gk, gv in groups:
+            for key, value, number in cells:
+                if gk and key == gk:
+                    continue
+                expected[(key, value, gk, gv)] += 1
+                totals[(key, value, gk, gv)] += number
+    actual: Counter = Counter()
+    actual_totals: Counter = Counter()
+    for t in Tally.objects.all():
+        actual[(t.question_key, t.value, t.group_key, t.group_value)] += t.count
+        actual_totals[(t.question_key, t.value, t.group_key, t.group_value)] += t.total
+    assert actual == expected
+    for cell, total in totals.items():
+        assert actual_totals[cell] == pytest.approx(total, rel=1e-12, abs=1e-9)
+    assert Tally.objects.filter(question_key="", group_key="").aggregate(
+        n=models.Sum("count")
+    )["n"] == 150
+
+
+# --- what is (not) stored -----------------------------------------------------------------------
+
+
+def test_response_rows_carry_no_client_metadata():
+    forbidden = ("ip", "addr", "agent", "ua", "time", "timestamp", "host", "user", "seq")
+    for model in (Submission, Report, Tally, Invitation):
+        for f in model._meta.get_fields():
+            if f.is_relation and f.auto_created:
+                continue
+            name = f.name.lower()
+            parts = name.split("_")
+            assert not any(bad == name or bad in parts for bad in forbidden), (model, name)
+            assert not isinstance(f, models.DateTimeField | models.TimeField), (model, name)
+            assert not isinstance(f, models.GenericIPAddressField), (model, name)
+    assert {f.name for f in Submission._meta.concrete_fields} == {
+        "id", "survey", "randomizer", "submitted_on", "fingerprint",
+    }
+    assert isinstance(Submission._meta.get_field("id"), models.UUIDField)
+    # Invitations are not linked to submissions or reports.
+    assert not any(
+        f.related_model in (Submission, Report) for f in Invitation._meta.get_fields()
+    )
