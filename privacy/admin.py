@@ -1,0 +1,40 @@
+"""Admin: releases and the ledger are read-only records (results are write-once)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from privacy.models import LedgerEntry, Release
+
+
+class LedgerInline(admin.StackedInline):
+    model = LedgerEntry
+    can_delete = False
+    extra = 0
+    readonly_fields = ("event", "charged_at", "refunded", "refunded_at")
+
+
+@admin.register(Release)
+class ReleaseAdmin(admin.ModelAdmin):
+    list_display = ("id", "survey", "mechanism", "status", "epsilon", "rho", "created_at")
+    list_filter = ("status", "mechanism")
+    search_fields = ("id", "survey__slug", "request_id")
+    inlines = [LedgerInline]
+
+    def has_change_permission(self, request, obj=None) -> bool:  # results are write-once
+        return False
+
+    def has_add_permission(self, request) -> bool:  # releases are requested through the API
+        return False
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(admin.ModelAdmin):
+    list_display = ("id", "survey", "release", "refunded", "charged_at")
+    list_filter = ("refunded",)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -1,0 +1,150 @@
+"""Thin views for releases and the budget (DESIGN.md §8): parse, call a service/selector, shape.
+
+``POST /api/v1/surveys/<slug>/releases/``          → 202 {"id","status","url"} (200 on a repeat
+                                                      ``request_id``); 400 / 404 / 409
+``GET  /api/v1/surveys/<slug>/releases/``          → the survey's releases (no results)
+``POST /api/v1/surveys/<slug>/releases/preview/``  → cost and expected accuracy; charges nothing
+``GET  /api/v1/releases/<id>/[?format=csv]``       → one release with its results
+``GET  /api/v1/surveys/<slug>/budget/``            → composed ε spent, method, remaining
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import JSONParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from deniable.errors import Conflict, InvalidInput
+from privacy import selectors, services
+from privacy.api import serializers as s
+from privacy.models import Release
+from surveys.selectors import survey_get_for_owner
+
+SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
+
+
+class LenientJSONParser(JSONParser):
+    """Accepts the non-standard ``NaN`` / ``Infinity`` literals so that the service can reject
+    them with a 400 *naming the field* (the strict parser gives an anonymous parse error)."""
+
+    strict = False
+
+
+class CSVRenderer(BaseRenderer):
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context=None):
+        return data if isinstance(data, str | bytes) else str(data)
+
+
+def _body(request: Request) -> Mapping[str, Any]:
+    if not isinstance(request.data, Mapping):
+        raise InvalidInput.single("non_field_errors", "The body must be a JSON object.")
+    return request.data
+
+
+class SurveyReleasesView(APIView):
+    parser_classes = [LenientJSONParser]
+
+    @extend_schema(
+        parameters=[SLUG],
+        responses={200: s.ReleaseSummarySerializer(many=True)},
+        summary="List a survey's releases",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        survey = survey_get_for_owner(user=request.user, slug=slug)
+        releases = selectors.release_list_for_survey(survey=survey)
+        return Response(s.ReleaseSummarySerializer(releases, many=True).data)
+
+    @extend_schema(
+        parameters=[SLUG],
+        request=s.ReleaseRequestSerializer,
+        responses={
+            202: s.ReleaseAcceptedSerializer,
+            200: OpenApiResponse(s.ReleaseAcceptedSerializer, description="Same request_id."),
+            400: OpenApiResponse(description="Invalid input, per field."),
+            404: OpenApiResponse(description="No such survey (or not yours)."),
+            409: OpenApiResponse(description="budget_exceeded, with `remaining`."),
+        },
+        summary="Request a central-DP release (charges the budget)",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        survey = survey_get_for_owner(user=request.user, slug=slug)
+        release, created = services.release_request(
+            survey=survey, user=request.user, data=_body(request)
+        )
+        body = {"id": str(release.pk), "status": release.status, "url": s.release_url(release)}
+        return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+
+
+class ReleasePreviewView(APIView):
+    parser_classes = [LenientJSONParser]
+
+    @extend_schema(
+        parameters=[SLUG],
+        request=s.ReleaseRequestSerializer,
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Preview a release's ε cost and expected error (charges nothing)",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        survey = survey_get_for_owner(user=request.user, slug=slug)
+        return Response(services.release_preview(survey=survey, data=_body(request)))
+
+
+class ReleaseDetailView(APIView):
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    def perform_content_negotiation(self, request: Request, force: bool = False):
+        try:
+            return super().perform_content_negotiation(request, force)
+        except Http404:
+            self.format_error = True
+            return (JSONRenderer(), JSONRenderer.media_type)
+        except Exception:  # noqa: BLE001 — NotAcceptable: fall back to JSON
+            return (JSONRenderer(), JSONRenderer.media_type)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])],
+        responses={200: s.ReleaseSerializer, (200, "text/csv"): OpenApiTypes.STR},
+        summary="A release, with its results once done",
+    )
+    def get(self, request: Request, release_id: str) -> Response:
+        if getattr(self, "format_error", False):
+            raise InvalidInput.single("format", "One of: json, csv.")
+        release = selectors.release_get_for_owner(user=request.user, release_id=release_id)
+        if request.accepted_renderer.format == "csv":
+            if release.status != Release.Status.DONE:
+                raise Conflict(
+                    "The release has no results yet.", code="not_ready", status=release.status
+                )
+            buffer = io.StringIO()
+            writer = csv.DictWriter(buffer, fieldnames=s.CSV_COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(s.release_csv_rows(release))
+            response = Response(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+            response["Content-Disposition"] = f'attachment; filename="release-{release.pk}.csv"'
+            return response
+        return Response(s.ReleaseSerializer(release).data)
+
+
+class SurveyBudgetView(APIView):
+    @extend_schema(parameters=[SLUG], responses={200: s.BudgetSerializer}, summary="Budget")
+    def get(self, request: Request, slug: str) -> Response:
+        survey = survey_get_for_owner(user=request.user, slug=slug)
+        body = selectors.survey_budget(survey=survey)
+        releases = selectors.release_list_for_survey(survey=survey)
+        body["releases"] = s.ReleaseSummarySerializer(releases, many=True).data
+        return Response(body)

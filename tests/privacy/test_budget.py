@@ -1,0 +1,138 @@
+"""The per-survey budget (DESIGN.md §5): charged before running, never overspent, 409 with what
+remains, refunds, the budget endpoint and the cost preview."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from rest_framework.test import APIClient
+
+from privacy import accounting
+from privacy.models import LedgerEntry, Release
+from privacy.selectors import survey_ledger_events
+from tests.privacy.release_fixtures import make_survey, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner():
+    return make_user("owner")
+
+
+@pytest.fixture
+def client(owner):
+    c = APIClient()
+    c.force_authenticate(owner)
+    return c
+
+
+def release(client, survey, **body):
+    return client.post(f"/api/v1/surveys/{survey.slug}/releases/", body, format="json")
+
+
+def budget(client, survey):
+    return client.get(f"/api/v1/surveys/{survey.slug}/budget/").json()
+
+
+def test_laplace_releases_fit_exactly_then_409_with_remaining(client, owner):
+    survey = make_survey(owner, epsilon=1.0, respondents=5)
+    one = {"mechanism": "laplace", "epsilon": 0.1, "questions": ["cheated"]}
+    # 0.1 ten times is 1.0000000000000002 in binary: the accountant's slack lets the 10th in.
+    for _ in range(10):
+        assert release(client, survey, **one).status_code == 202
+    response = release(client, survey, **one)
+    assert response.status_code == 409
+    body = response.json()
+    assert body["error"] == "budget_exceeded"
+    assert body["detail"]
+    assert set(body["remaining"]) == {"epsilon", "delta"}
+    # RDP composes ten ε = 0.1 pieces to slightly under 1: a little remains, less than 0.1.
+    assert 0.0 <= body["remaining"]["epsilon"] < 0.1
+    assert body["remaining"]["delta"] == survey.budget_delta
+    assert LedgerEntry.objects.count() == 10
+    assert Release.objects.count() == 10
+    spent = accounting.epsilon_spent(survey_ledger_events(survey=survey), survey.budget_delta)
+    assert spent.epsilon <= survey.budget_epsilon * (1 + 1e-9)
+
+
+def test_409_reports_what_remains_and_a_smaller_release_still_fits(client, owner):
+    survey = make_survey(owner, epsilon=1.0, respondents=5)
+    assert release(client, survey, mechanism="laplace", epsilon=0.7).status_code == 202
+    response = release(client, survey, mechanism="laplace", epsilon=0.5)
+    assert response.status_code == 409
+    assert response.json()["remaining"]["epsilon"] == pytest.approx(0.3)
+    assert LedgerEntry.objects.count() == 1
+    assert release(client, survey, mechanism="laplace", epsilon=0.3).status_code == 202
+
+
+def test_budget_endpoint_composes_and_names_the_method(client, owner):
+    survey = make_survey(owner, epsilon=3.0, delta=1e-5, respondents=5)
+    empty = budget(client, survey)
+    assert empty["epsilon_spent"] == 0.0
+    assert empty["epsilon_remaining"] == 3.0
+    assert empty["releases"] == []
+    for _ in range(3):
+        assert release(client, survey, mechanism="gaussian", rho=0.02).status_code == 202
+    body = budget(client, survey)
+    assert body["epsilon_total"] == 3.0
+    assert body["delta_total"] == 1e-5
+    expected = accounting.epsilon_spent([accounting.ZCDPEvent(0.02)] * 3, 1e-5)
+    assert body["epsilon_spent"] == pytest.approx(expected.epsilon)
+    assert body["method"] == expected.method == "rdp"
+    assert body["epsilon_remaining"] == pytest.approx(3.0 - expected.epsilon)
+    assert len(body["releases"]) == 3
+    assert all(r["charged"] for r in body["releases"])
+
+
+def test_gaussian_epsilon_delta_is_charged_at_most_the_request(client, owner):
+    survey = make_survey(owner, epsilon=1.0, delta=1e-5, respondents=5)
+    response = release(client, survey, mechanism="gaussian", epsilon=0.5, delta=1e-5)
+    assert response.status_code == 202
+    rel = Release.objects.get(pk=response.json()["id"])
+    assert rel.rho == pytest.approx(3 / (2 * rel.noise_scale**2))
+    charged = budget(client, survey)["epsilon_spent"]
+    assert charged <= 0.5 + 1e-9
+    assert charged == pytest.approx(0.5, rel=1e-6)
+
+
+def test_laplace_event_is_q_per_question_pieces(client, owner):
+    survey = make_survey(owner, epsilon=1.0, respondents=5)
+    assert release(client, survey, mechanism="laplace", epsilon=0.6).status_code == 202
+    entry = LedgerEntry.objects.get()
+    assert entry.event["type"] == "laplace"
+    assert entry.event["count"] == 3
+    assert entry.event["epsilon_each"] == pytest.approx(0.2)
+    assert entry.event["epsilon_each"] >= 0.6 / 3  # rounded up, never under-charged
+
+
+def test_refunded_entries_do_not_count(client, owner):
+    survey = make_survey(owner, epsilon=1.0, respondents=5)
+    assert release(client, survey, mechanism="laplace", epsilon=1.0).status_code == 202
+    assert release(client, survey, mechanism="laplace", epsilon=0.1).status_code == 409
+    LedgerEntry.objects.update(refunded=True)
+    assert budget(client, survey)["epsilon_spent"] == 0.0
+    assert release(client, survey, mechanism="laplace", epsilon=1.0).status_code == 202
+
+
+def test_preview_reports_cost_and_accuracy_and_charges_nothing(client, owner):
+    survey = make_survey(owner, epsilon=1.0, respondents=40)
+    assert release(client, survey, mechanism="laplace", epsilon=0.25).status_code == 202
+    path = f"/api/v1/surveys/{survey.slug}/releases/preview/"
+    response = client.post(path, {"mechanism": "laplace", "epsilon": 0.5}, format="json")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["epsilon_cost"] == pytest.approx(0.5)
+    assert body["epsilon_spent_before"] == pytest.approx(0.25)
+    assert body["epsilon_after"] == pytest.approx(0.75)
+    assert body["fits"] is True
+    assert body["noise_scale"] == pytest.approx(6.0)
+    assert body["count_std_error"] == pytest.approx(
+        math.sqrt(2 * math.exp(-1 / 6) / (1 - math.exp(-1 / 6)) ** 2)
+    )
+    assert [q["key"] for q in body["questions"]] == ["cheated", "drug", "region"]
+    assert all(q["expected_half_width"] > q["expected_std_error"] > 0 for q in body["questions"])
+    too_much = client.post(path, {"mechanism": "laplace", "epsilon": 0.9}, format="json").json()
+    assert too_much["fits"] is False
+    assert LedgerEntry.objects.count() == 1
