@@ -37,11 +37,24 @@ lint: install
 	$(BIN)/python manage.py check
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
-bench: install
-	$(BIN)/python -m bench.run_all
+# Benchmarks run in their own venv: OpenDP (a comparison baseline, bench/requirements.txt) must
+# never reach the app's environment or requirements-dev.txt.
+BENCH_VENV := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt constraints.txt bench/requirements.txt 2>/dev/null | sha256sum | cut -c1-16)
 
-bench-quick: install
-	$(BIN)/python -m bench.run_all --quick
+$(BENCH_STAMP): requirements.txt requirements-dev.txt constraints.txt bench/requirements.txt
+	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade "pip==26.3"
+	$(BENCH_VENV)/bin/python -m pip install --quiet -r requirements-dev.txt -r bench/requirements.txt -c constraints.txt
+	@rm -f $(BENCH_VENV)/.installed-*
+	@touch $@
+
+# BENCH_ARGS e.g. "--only stat_efficiency".
+bench: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python -m bench.run_all $(BENCH_ARGS)
+
+bench-quick: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python -m bench.run_all --quick $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) var .pytest_cache .hypothesis

@@ -1,0 +1,1 @@
+"""Benchmarks for Deniable (issue 5). See bench/README.md and bench/RESULTS.md."""

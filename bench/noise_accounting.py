@@ -1,0 +1,508 @@
+"""Item 5 — noise samplers, accountant and calibration, side by side with OpenDP / dp-accounting.
+
+``python -m bench.noise_accounting [--quick]``
+
+1. **Samplers.** Samples/s of ``privacy.noise.sample_discrete_laplace_many`` (scale t) and
+   ``sample_discrete_gaussian_many`` (parameter σ², passed as an exact int) next to OpenDP's
+   ``make_laplace`` / ``make_gaussian`` on integers (``vector_domain(atom_domain(T=int))`` — one
+   FFI call for the whole batch, the fair comparison with our ``*_many``) and on a scalar
+   ``atom_domain(T=int)`` called once per sample (what per-cell use from Python costs). Timings
+   are interleaved round-robin and the median is reported. The sample variance of every sampler
+   is checked against the exact variance, so the comparison is known to be like for like
+   (OpenDP's ``scale`` is t for Laplace and σ — not σ² — for Gaussian).
+   OpenDP lives only in the bench venv (``make bench`` builds ``.venv-bench``); without it the
+   OpenDP columns say "not installed".
+2. **Accounting.** ε at δ = 1e-5 and wall time for the reference workloads of DESIGN.md §5
+   (k Gaussians at σ = 1; k Laplace at ε₀ = 0.1): ``privacy.accounting`` next to dp-accounting's
+   ``RdpAccountant`` and ``PLDAccountant`` (default settings).
+3. **Calibration.** σ at δ = 1e-5 from the analytic Gaussian (Balle & Wang), the classical
+   √(2 ln(1.25/δ))/ε, ``gaussian_sigma_for_budget`` (what a release actually uses for the
+   discrete Gaussian: charged through RDP/zCDP) and dp-accounting's RDP calibration.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bench.common import interleaved_medians, main_for, markdown_table, median_seconds
+from privacy import accounting, calibrate, noise
+
+NAME = "noise_accounting"
+DESCRIPTION = "discrete samplers vs OpenDP; accountant ε and time vs dp-accounting; σ calibration"
+
+DELTA = 1e-5
+
+# DESIGN.md §5 reference values (δ = 1e-5). Gaussian σ = 1: exact/PLD, RDP, simple zCDP.
+REFERENCE_GAUSSIAN = {
+    1: {"exact": 4.377, "rdp": 4.729, "zcdp": 5.299},
+    10: {"exact": 17.857, "rdp": 19.054, "zcdp": 20.174},
+    100: {"exact": 91.817, "rdp": 96.116, "zcdp": 97.985},
+    1000: {"exact": 633.93, "rdp": 654.86, "zcdp": 651.74},
+}
+# k Laplace at ε₀ = 0.1 (continuous Laplace): PLD, RDP.
+REFERENCE_LAPLACE = {
+    10: {"pld": 0.990, "rdp": 0.990},
+    100: {"pld": 4.220, "rdp": 4.533},
+    1000: {"pld": 17.42, "rdp": 18.58},
+}
+REFERENCE_SIGMA = {0.1: (30.75, 48.45), 1.0: (3.731, 4.845)}  # (analytic, classical)
+
+
+@dataclass(frozen=True)
+class Config:
+    scales: tuple[int, ...]
+    batch: int
+    scalar_batch: int
+    sampler_repeats: int
+    gaussian_ks: tuple[int, ...]
+    laplace_ks: tuple[int, ...]
+    accountant_repeats: int
+    pld_repeat_budget_s: float  # repeat a PLD run only while one run is cheaper than this
+    calibration_epsilons: tuple[float, ...]
+
+
+FULL = Config(
+    scales=(1, 10, 100, 1000),
+    batch=20_000,
+    scalar_batch=2_000,
+    sampler_repeats=5,
+    gaussian_ks=(1, 10, 100, 1000),
+    laplace_ks=(10, 100, 1000),
+    accountant_repeats=5,
+    pld_repeat_budget_s=5.0,
+    calibration_epsilons=(0.1, 0.5, 1.0, 2.0),
+)
+QUICK = Config(
+    scales=(1, 100),
+    batch=1_000,
+    scalar_batch=200,
+    sampler_repeats=3,
+    gaussian_ks=(1, 10),
+    laplace_ks=(10, 100),
+    accountant_repeats=3,
+    pld_repeat_budget_s=0.0,
+    calibration_epsilons=(0.1, 1.0),
+)
+
+
+def _load_opendp() -> Any | None:
+    try:
+        import opendp.prelude as dp
+    except ImportError:
+        return None
+    dp.enable_features("contrib")  # the integer samplers are "contrib" features in OpenDP
+    return dp
+
+
+def _variance(xs: list[int]) -> float:
+    return statistics.fvariance(xs) if hasattr(statistics, "fvariance") else statistics.variance(xs)
+
+
+# --------------------------------------------------------------------------- 1. samplers
+
+
+def samplers(cfg: Config) -> list[dict[str, Any]]:
+    dp = _load_opendp()
+    rows: list[dict[str, Any]] = []
+    for mechanism in ("laplace", "gaussian"):
+        for scale in cfg.scales:
+            last: dict[str, list[int]] = {}
+            fns: dict[str, Callable[[], object]] = {}
+            if mechanism == "laplace":
+                exact_var = calibrate.discrete_laplace_variance(scale)
+
+                def ours(scale: int = scale, last: dict[str, list[int]] = last) -> None:
+                    last["ours"] = noise.sample_discrete_laplace_many(scale, cfg.batch)
+            else:
+                exact_var = calibrate.discrete_gaussian_variance(scale)
+
+                # σ² as an exact int: σ = scale.
+                def ours(scale: int = scale, last: dict[str, list[int]] = last) -> None:
+                    last["ours"] = noise.sample_discrete_gaussian_many(scale * scale, cfg.batch)
+
+            fns["ours"] = ours
+            if dp is not None:
+                make = dp.m.make_laplace if mechanism == "laplace" else dp.m.make_gaussian
+                vec_metric = (
+                    dp.l1_distance(T=int) if mechanism == "laplace" else dp.l2_distance(T=int)
+                )
+                vec = make(dp.vector_domain(dp.atom_domain(T=int)), vec_metric, scale=float(scale))
+                one = make(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=float(scale))
+                zeros = [0] * cfg.batch
+
+                def opendp_batch(
+                    vec: Any = vec, zeros: list[int] = zeros, last: dict[str, list[int]] = last
+                ) -> None:
+                    last["opendp_batch"] = vec(zeros)
+
+                def opendp_scalar(one: Any = one, last: dict[str, list[int]] = last) -> None:
+                    last["opendp_scalar"] = [one(0) for _ in range(cfg.scalar_batch)]
+
+                fns["opendp_batch"] = opendp_batch
+                fns["opendp_scalar"] = opendp_scalar
+            timed = interleaved_medians(fns, cfg.sampler_repeats)
+            sizes = {
+                "ours": cfg.batch,
+                "opendp_batch": cfg.batch,
+                "opendp_scalar": cfg.scalar_batch,
+            }
+            row: dict[str, Any] = {
+                "mechanism": mechanism,
+                "scale": scale,
+                "scale_meaning": "t (ε = 1/t at Δ₁ = 1)" if mechanism == "laplace" else "σ",
+                "repeats": cfg.sampler_repeats,
+                "exact_variance": exact_var,
+            }
+            for key, (median, all_times) in timed.items():
+                row[f"{key}_per_s"] = sizes[key] / median
+                row[f"{key}_times_s"] = all_times
+                row[f"{key}_var_ratio"] = _variance(last[key]) / exact_var
+            if dp is not None:
+                row["ours_over_opendp_batch"] = row["ours_per_s"] / row["opendp_batch_per_s"]
+            rows.append(row)
+    return rows
+
+
+# --------------------------------------------------------------------------- 2. accounting
+
+
+def _dp_accounting() -> tuple[Any, Any, Any]:
+    from dp_accounting import dp_event
+    from dp_accounting.pld import pld_privacy_accountant
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    return dp_event, rdp_privacy_accountant.RdpAccountant, pld_privacy_accountant.PLDAccountant
+
+
+def _dpa_epsilon(make_accountant: Callable[[], Any], event: Any, k: int) -> float:
+    acc = make_accountant()
+    acc.compose(event, k)
+    return float(acc.get_epsilon(DELTA))
+
+
+def _time_value(fn: Callable[[], float], repeats: int) -> tuple[float, float, int]:
+    """(value, median seconds, runs)."""
+    box: list[float] = []
+    median, times = median_seconds(lambda: box.append(fn()), repeats)
+    return box[-1], median, len(times)
+
+
+def _time_spent(
+    events: list[accounting.Event], repeats: int
+) -> tuple[accounting.AccountingResult, float, int]:
+    """``epsilon_spent`` (every method, as a release is charged), its median time and runs."""
+    box: list[accounting.AccountingResult] = []
+    median, times = median_seconds(
+        lambda: box.append(accounting.epsilon_spent(events, DELTA)), repeats
+    )
+    return box[-1], median, len(times)
+
+
+def _ref(reference: dict[str, float] | None) -> str:
+    return " / ".join(f"{v:g}" for v in reference.values()) if reference else "–"
+
+
+def _time_pld(fn: Callable[[], float], cfg: Config) -> tuple[float, float, int]:
+    """PLD composition of many Gaussians takes tens of seconds at k = 1000; repeat only runs
+    cheaper than ``pld_repeat_budget_s`` so the full benchmark stays a few minutes."""
+    start = time.perf_counter()
+    value = fn()
+    first = time.perf_counter() - start
+    if first >= cfg.pld_repeat_budget_s or cfg.accountant_repeats <= 1:
+        return value, first, 1
+    _, median, runs = _time_value(fn, cfg.accountant_repeats - 1)
+    return value, statistics.median([first, median]) if runs == 1 else median, runs + 1
+
+
+def accountant(cfg: Config) -> dict[str, list[dict[str, Any]]]:
+    dp_event, rdp_acc, pld_acc = _dp_accounting()
+    reps = cfg.accountant_repeats
+    gaussian_rows: list[dict[str, Any]] = []
+    for k in cfg.gaussian_ks:
+        discrete = [accounting.GaussianEvent(1.0)] * k
+        continuous = [accounting.GaussianEvent(1.0, discrete=False)] * k
+        spent, t_spent, n_spent = _time_spent(discrete, reps)
+        gdp, t_gdp, _ = _time_value(lambda c=continuous: accounting.gdp_epsilon(c, DELTA), reps)
+        ev = dp_event.GaussianDpEvent(1.0)
+        d_rdp, t_drdp, _ = _time_value(lambda ev=ev, k=k: _dpa_epsilon(rdp_acc, ev, k), reps)
+        d_pld, t_dpld, n_pld = _time_pld(lambda ev=ev, k=k: _dpa_epsilon(pld_acc, ev, k), cfg)
+        gaussian_rows.append(
+            {
+                "k": k,
+                "ours_charged": spent.epsilon,
+                "ours_charged_method": spent.method,
+                "ours_rdp": spent.candidates["rdp"],
+                "ours_zcdp": spent.candidates["zcdp"],
+                "ours_gdp_continuous": gdp,
+                "dpa_rdp": d_rdp,
+                "dpa_pld": d_pld,
+                "reference": REFERENCE_GAUSSIAN.get(k),
+                "t_ours_epsilon_spent_s": t_spent,
+                "t_ours_gdp_s": t_gdp,
+                "t_dpa_rdp_s": t_drdp,
+                "t_dpa_pld_s": t_dpld,
+                "runs": n_spent,
+                "runs_pld": n_pld,
+            }
+        )
+    laplace_rows: list[dict[str, Any]] = []
+    for k in cfg.laplace_ks:
+        discrete = [accounting.LaplaceEvent(0.1)] * k
+        continuous = [accounting.LaplaceEvent(0.1, discrete=False)] * k
+        spent, t_spent, n_spent = _time_spent(discrete, reps)
+        cont_rdp, t_cont, _ = _time_value(
+            lambda c=continuous: accounting.rdp_epsilon(c, DELTA), reps
+        )
+        lap = dp_event.LaplaceDpEvent(10.0)  # noise_multiplier = scale/Δ = 1/ε₀
+        dlap = dp_event.DiscreteLaplaceDpEvent(0.1, 1)  # noise_parameter = ε₀ (P ∝ e^{−ε₀|x|})
+        d_rdp, t_drdp, _ = _time_value(lambda k=k, e=lap: _dpa_epsilon(rdp_acc, e, k), reps)
+        d_pld, t_dpld, n_pld = _time_pld(lambda k=k, e=lap: _dpa_epsilon(pld_acc, e, k), cfg)
+        d_dpld, t_ddpld, _ = _time_pld(lambda k=k, e=dlap: _dpa_epsilon(pld_acc, e, k), cfg)
+        laplace_rows.append(
+            {
+                "k": k,
+                "ours_charged": spent.epsilon,
+                "ours_charged_method": spent.method,
+                "ours_candidates": spent.candidates,
+                "ours_rdp_continuous": cont_rdp,
+                "dpa_rdp_continuous": d_rdp,
+                "dpa_pld_continuous": d_pld,
+                "dpa_pld_discrete": d_dpld,
+                "reference": REFERENCE_LAPLACE.get(k),
+                "t_ours_epsilon_spent_s": t_spent,
+                "t_ours_rdp_continuous_s": t_cont,
+                "t_dpa_rdp_s": t_drdp,
+                "t_dpa_pld_continuous_s": t_dpld,
+                "t_dpa_pld_discrete_s": t_ddpld,
+                "runs": n_spent,
+                "runs_pld": n_pld,
+            }
+        )
+    return {"gaussian": gaussian_rows, "laplace": laplace_rows}
+
+
+# --------------------------------------------------------------------------- 3. calibration
+
+
+def calibration(cfg: Config) -> list[dict[str, Any]]:
+    import dp_accounting
+
+    _, rdp_acc, _ = _dp_accounting()
+    from dp_accounting import dp_event
+
+    rows: list[dict[str, Any]] = []
+    for eps in cfg.calibration_epsilons:
+        analytic, t_analytic, _ = _time_value(
+            lambda e=eps: calibrate.analytic_gaussian_sigma(e, DELTA), cfg.accountant_repeats
+        )
+        classical = calibrate.classical_gaussian_sigma(eps, DELTA)
+        budget, t_budget, runs = _time_value(
+            lambda e=eps: accounting.gaussian_sigma_for_budget(e, DELTA), cfg.accountant_repeats
+        )
+        budget_cont = accounting.gaussian_sigma_for_budget(eps, DELTA, discrete=False)
+        charged = accounting.epsilon_spent([accounting.GaussianEvent(budget)], DELTA)
+        dpa_rdp_sigma, t_dpa, _ = _time_value(
+            lambda e=eps: float(
+                dp_accounting.calibrate_dp_mechanism(
+                    rdp_acc, dp_event.GaussianDpEvent, e, DELTA, tol=1e-9
+                )
+            ),
+            cfg.accountant_repeats,
+        )
+        rows.append(
+            {
+                "epsilon": eps,
+                "analytic": analytic,
+                "classical": classical,
+                "classical_over_analytic": classical / analytic,
+                "for_budget_discrete": budget,
+                "for_budget_discrete_over_analytic": budget / analytic,
+                "for_budget_discrete_charged_epsilon": charged.epsilon,
+                "for_budget_discrete_charged_method": charged.method,
+                "for_budget_continuous": budget_cont,
+                "dpa_rdp_calibrated": dpa_rdp_sigma,
+                "reference": REFERENCE_SIGMA.get(eps),
+                "t_analytic_s": t_analytic,
+                "t_for_budget_s": t_budget,
+                "t_dpa_rdp_calibrate_s": t_dpa,
+                "runs": runs,
+            }
+        )
+    return rows
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _rate(x: float | None) -> str:
+    return "not installed" if x is None else f"{x:,.0f}"
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    if ms < 1:
+        return f"{ms:.3f}"
+    return f"{ms:,.1f}" if ms < 10_000 else f"{ms:,.0f}"
+
+
+def run(quick: bool) -> dict[str, Any]:
+    cfg = QUICK if quick else FULL
+    sampler_rows = samplers(cfg)
+    print(
+        f"### Samplers: samples/s, median of {cfg.sampler_repeats} interleaved runs "
+        f"(batch {cfg.batch:,}; OpenDP per-call {cfg.scalar_batch:,}); Var ratio = sample/exact\n"
+    )
+    print(
+        markdown_table(
+            [
+                "mechanism",
+                "scale",
+                "ours /s",
+                "OpenDP batch /s",
+                "OpenDP per call /s",
+                "ours ÷ OpenDP batch",
+                "Var ratio ours / OpenDP",
+            ],
+            [
+                (
+                    r["mechanism"],
+                    f"{r['scale_meaning'].split()[0]}={r['scale']}",
+                    _rate(r["ours_per_s"]),
+                    _rate(r.get("opendp_batch_per_s")),
+                    _rate(r.get("opendp_scalar_per_s")),
+                    f"{r['ours_over_opendp_batch']:.2f}×" if "ours_over_opendp_batch" in r else "–",
+                    f"{r['ours_var_ratio']:.3f} / {r.get('opendp_batch_var_ratio', math.nan):.3f}",
+                )
+                for r in sampler_rows
+            ],
+        )
+    )
+
+    acc = accountant(cfg)
+    print(
+        f"\n### Accounting, k Gaussians at σ = 1, δ = {DELTA:g} (ε; time in ms, median of "
+        f"{cfg.accountant_repeats}; PLD runs as noted)\n"
+    )
+    print(
+        markdown_table(
+            [
+                "k",
+                "ours charged (method)",
+                "ours GDP (continuous)",
+                "dp-acc RDP",
+                "dp-acc PLD",
+                "ref exact / RDP / zCDP",
+                "t ours epsilon_spent",
+                "t ours GDP",
+                "t dp-acc RDP",
+                "t dp-acc PLD (runs)",
+            ],
+            [
+                (
+                    r["k"],
+                    f"{r['ours_charged']:.3f} ({r['ours_charged_method']})",
+                    f"{r['ours_gdp_continuous']:.3f}",
+                    f"{r['dpa_rdp']:.3f}",
+                    f"{r['dpa_pld']:.3f}",
+                    _ref(r["reference"]),
+                    _ms(r["t_ours_epsilon_spent_s"]),
+                    _ms(r["t_ours_gdp_s"]),
+                    _ms(r["t_dpa_rdp_s"]),
+                    f"{_ms(r['t_dpa_pld_s'])} ({r['runs_pld']})",
+                )
+                for r in acc["gaussian"]
+            ],
+        )
+    )
+    print(f"\n### Accounting, k Laplace at ε₀ = 0.1, δ = {DELTA:g}\n")
+    print(
+        markdown_table(
+            [
+                "k",
+                "ours charged, discrete (method)",
+                "ours RDP continuous",
+                "dp-acc RDP continuous",
+                "dp-acc PLD continuous",
+                "dp-acc PLD discrete",
+                "ref PLD / RDP",
+                "t ours epsilon_spent",
+                "t ours RDP cont.",
+                "t dp-acc RDP",
+                "t dp-acc PLD cont. / discrete (runs)",
+            ],
+            [
+                (
+                    r["k"],
+                    f"{r['ours_charged']:.3f} ({r['ours_charged_method']})",
+                    f"{r['ours_rdp_continuous']:.3f}",
+                    f"{r['dpa_rdp_continuous']:.3f}",
+                    f"{r['dpa_pld_continuous']:.3f}",
+                    f"{r['dpa_pld_discrete']:.3f}",
+                    _ref(r["reference"]),
+                    _ms(r["t_ours_epsilon_spent_s"]),
+                    _ms(r["t_ours_rdp_continuous_s"]),
+                    _ms(r["t_dpa_rdp_s"]),
+                    f"{_ms(r['t_dpa_pld_continuous_s'])} / {_ms(r['t_dpa_pld_discrete_s'])} "
+                    f"({r['runs_pld']})",
+                )
+                for r in acc["laplace"]
+            ],
+        )
+    )
+
+    cal = calibration(cfg)
+    print(
+        f"\n### σ calibration at δ = {DELTA:g}, Δ₂ = 1 (time in ms, median of "
+        f"{cfg.accountant_repeats})\n"
+    )
+    print(
+        markdown_table(
+            [
+                "ε",
+                "analytic",
+                "classical (×analytic)",
+                "for_budget discrete (×analytic; charged ε, method)",
+                "for_budget continuous",
+                "dp-acc RDP-calibrated",
+                "ref analytic / classical",
+                "t analytic",
+                "t for_budget",
+                "t dp-acc calibrate",
+            ],
+            [
+                (
+                    f"{r['epsilon']:g}",
+                    f"{r['analytic']:.3f}",
+                    f"{r['classical']:.3f} ({r['classical_over_analytic']:.3f}×)",
+                    f"{r['for_budget_discrete']:.3f} "
+                    f"({r['for_budget_discrete_over_analytic']:.3f}×; "
+                    f"{r['for_budget_discrete_charged_epsilon']:.4f}, "
+                    f"{r['for_budget_discrete_charged_method']})",
+                    f"{r['for_budget_continuous']:.3f}",
+                    f"{r['dpa_rdp_calibrated']:.3f}",
+                    " / ".join(f"{v:g}" for v in r["reference"]) if r["reference"] else "–",
+                    _ms(r["t_analytic_s"]),
+                    _ms(r["t_for_budget_s"]),
+                    _ms(r["t_dpa_rdp_calibrate_s"]),
+                )
+                for r in cal
+            ],
+        )
+    )
+    return {
+        "config": cfg.__dict__,
+        "delta": DELTA,
+        "samplers": sampler_rows,
+        **acc,
+        "calibration": cal,
+    }
+
+
+if __name__ == "__main__":
+    raise SystemExit(main_for(sys.modules[__name__]))
