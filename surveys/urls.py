@@ -1,3 +1,37 @@
+"""Page URLs: the respondent form under /s/, the researcher pages under /surveys/ and /accounts/."""
+
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from surveys import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),  # POST only
+    # Respondents
+    path("s/<slug:slug>/", views.respond, name="respond"),
+    path("s/<slug:slug>/submit/", views.respond_submit, name="respond-submit"),
+    path("s/<slug:slug>/thanks/", views.respond_thanks, name="respond-thanks"),
+    # Researchers
+    path("surveys/", views.survey_list, name="researcher-home"),
+    path("surveys/new/", views.survey_builder, name="survey-new"),
+    path("surveys/<slug:slug>/", views.survey_detail, name="survey-detail"),
+    path("surveys/<slug:slug>/edit/", views.survey_builder, name="survey-edit"),
+    path(
+        "surveys/<slug:slug>/open/", views.survey_transition, {"action": "open"}, name="survey-open"
+    ),
+    path(
+        "surveys/<slug:slug>/close/",
+        views.survey_transition,
+        {"action": "close"},
+        name="survey-close",
+    ),
+    path("surveys/<slug:slug>/invitations/", views.survey_invitations, name="survey-invitations"),
+]

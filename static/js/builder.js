@@ -1,0 +1,267 @@
+/* Survey builder: questions, designs, and a live preview of ε, deniability and precision.
+ * The DOM is the single source of truth; saving serializes it to the JSON API body (DESIGN.md §8),
+ * and server errors come back keyed by field path ("questions[2].design.p") and are shown there.
+ */
+"use strict";
+
+(() => {
+  const data = JSON.parse(document.getElementById("builder-data").textContent);
+  const form = document.getElementById("builder");
+  const list = document.getElementById("questions");
+  const template = document.getElementById("question-template");
+  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  let uid = 0;
+
+  const DEFAULT_DESIGNS = {
+    forced_response: { name: "forced_response", p_truth: 0.5, p_yes: 0.25, p_no: 0.25 },
+    warner: { name: "warner", p: 0.75 },
+    unrelated_question: { name: "unrelated_question", p: 0.75, innocuous_prevalence: 0.5 },
+    k_rr: { name: "k_rr", epsilon: Math.log(3) },
+  };
+
+  // ---------------------------------------------------------------- helpers
+  const field = (root, path) => root.querySelector(`[data-path="${path}"]`);
+  const num = (el) => (el.value.trim() === "" ? null : Number(el.value));
+  function debounce(fn, ms) {
+    let t = null;
+    return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+  }
+  async function postJSON(url, body, method = "POST") {
+    const response = await fetch(url, {
+      method,
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
+      body: JSON.stringify(body),
+    });
+    const payload = await response.json().catch(() => ({}));
+    return { ok: response.ok, status: response.status, payload };
+  }
+
+  // ---------------------------------------------------------------- one question card
+  function cardValue(card) {
+    const kind = field(card, "kind").value;
+    const q = { key: field(card, "key").value.trim(), text: field(card, "text").value.trim(), kind };
+    if (kind === "choice" || kind === "category") {
+      q.options = field(card, "options").value.split("\n").map((s) => s.trim()).filter(Boolean);
+    }
+    if (kind === "number") { q.min = num(field(card, "min")); q.max = num(field(card, "max")); }
+    if (kind === "yes_no") {
+      const name = field(card, "design.name").value;
+      const design = { name };
+      const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"] }[name];
+      for (const p of params) design[p] = num(field(card, `design.${p}`));
+      q.design = design;
+    }
+    if (kind === "choice") q.design = { name: "k_rr", epsilon: num(field(card, "design.epsilon")) };
+    return q;
+  }
+
+  function fillCard(card, q) {
+    field(card, "key").value = q.key || "";
+    field(card, "text").value = q.text || "";
+    field(card, "kind").value = q.kind || "yes_no";
+    field(card, "options").value = (q.options || []).join("\n");
+    field(card, "min").value = q.min ?? "";
+    field(card, "max").value = q.max ?? "";
+    const yn = q.kind === "yes_no" && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
+    field(card, "design.name").value = yn.name;
+    // Defaults for every design's parameters first, then the question's own values on top.
+    const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.unrelated_question, ...DEFAULT_DESIGNS[yn.name], ...yn };
+    for (const [k, v] of Object.entries(values)) {
+      const el = field(card, `design.${k}`);
+      if (el && k !== "name") el.value = v;
+    }
+    const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS.k_rr;
+    field(card, "design.epsilon").value = Number(krr.epsilon).toFixed(4);
+  }
+
+  function syncVisibility(card) {
+    const kind = field(card, "kind").value;
+    const designName = field(card, "design.name").value;
+    for (const el of card.querySelectorAll("[data-show]")) el.hidden = !el.dataset.show.split(" ").includes(kind);
+    for (const el of card.querySelectorAll("[data-design]")) el.hidden = !el.dataset.design.split(" ").includes(designName);
+  }
+
+  function renumber() {
+    [...list.children].forEach((card, i) => {
+      card.querySelector("[data-role=legend]").textContent = `Question ${i + 1}`;
+      card.querySelector("[data-action=up]").disabled = i === 0;
+      card.querySelector("[data-action=down]").disabled = i === list.children.length - 1;
+    });
+    updateTotal();
+  }
+
+  const previews = new WeakMap(); // card → last preview ε (for the respondent total)
+
+  function updateTotal() {
+    let total = 0;
+    let unknown = false;
+    for (const card of list.children) {
+      const kind = field(card, "kind").value;
+      if (kind !== "yes_no" && kind !== "choice") continue;
+      const eps = previews.get(card);
+      if (typeof eps === "number") total += eps; else unknown = true;
+    }
+    document.getElementById("total-epsilon").textContent =
+      `Each respondent's total local ε: ${total.toFixed(3)}${unknown ? " (some questions still need a valid design)" : ""}.`;
+  }
+
+  const pp = (x) => `±${(100 * x).toFixed(1)} pp`;
+
+  async function preview(card) {
+    const box = card.querySelector("[data-role=preview]");
+    const q = cardValue(card);
+    if (q.kind !== "yes_no" && q.kind !== "choice") { previews.delete(card); updateTotal(); return; }
+    const body = { kind: q.kind, design: q.design, planned_n: num(document.getElementById("b-planned")) || 1000 };
+    if (q.kind === "choice") body.options = q.options;
+    box.textContent = "Calculating…";
+    try {
+      const { ok, payload } = await postJSON(data.preview_url, body);
+      if (!ok) {
+        previews.delete(card);
+        const messages = payload.errors ? Object.entries(payload.errors).map(([f, m]) => `${f}: ${m.join(" ")}`) : [payload.detail || "Invalid design."];
+        box.textContent = messages.join(" · ");
+      } else {
+        previews.set(card, payload.private ? payload.epsilon : null);
+        const yes = q.kind === "yes_no" ? "a recorded YES" : "a recorded option";
+        const parts = [
+          payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}.` : "Not differentially private (ε = ∞): it will be refused.",
+          payload.deniability != null ? `Deniability: ${yes} moves a ${(100 * payload.prior).toFixed(0)}% prior to ${(100 * payload.deniability).toFixed(1)}%.` : "",
+          payload.planned_half_width != null ? `Precision at n = ${payload.planned_n}: ${pp(payload.planned_half_width)}` +
+            (payload.planned_half_width_direct != null ? ` (asking directly: ${pp(payload.planned_half_width_direct)}).` : ".") : "",
+        ];
+        box.textContent = parts.filter(Boolean).join(" ");
+      }
+    } catch {
+      box.textContent = "Preview unavailable (network).";
+    }
+    updateTotal();
+  }
+
+  function addCard(q) {
+    const card = template.content.firstElementChild.cloneNode(true);
+    uid += 1;
+    for (const label of card.querySelectorAll("label[data-for]")) {
+      const id = `q${uid}-${label.dataset.for.replace(/\./g, "-")}`;
+      label.htmlFor = id;
+      field(card, label.dataset.for).id = id;
+    }
+    fillCard(card, q);
+    list.append(card);
+    const refresh = debounce(() => preview(card), 350);
+    card.addEventListener("input", () => { syncVisibility(card); refresh(); });
+    card.addEventListener("change", () => { syncVisibility(card); refresh(); });
+    card.addEventListener("click", (event) => {
+      const action = event.target.closest("[data-action]")?.dataset.action;
+      if (!action) return;
+      if (action === "remove") {
+        const next = card.nextElementSibling || card.previousElementSibling;
+        card.remove();
+        renumber();
+        (next?.querySelector("[data-action=remove]") || document.getElementById("add-question")).focus();
+        return;
+      }
+      if (action === "up" && card.previousElementSibling) list.insertBefore(card, card.previousElementSibling);
+      if (action === "down" && card.nextElementSibling) list.insertBefore(card.nextElementSibling, card);
+      renumber();
+      event.target.focus();
+    });
+    syncVisibility(card);
+    renumber();
+    preview(card);
+    return card;
+  }
+
+  // ---------------------------------------------------------------- errors
+  function clearErrors() {
+    for (const el of form.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; }
+    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    const box = document.getElementById("builder-errors");
+    box.hidden = true;
+    box.textContent = "";
+  }
+
+  // Show each error next to the field its path names; fall back to the closest parent path.
+  function showErrors(errors) {
+    const unplaced = [];
+    let first = null;
+    for (const [path, messages] of Object.entries(errors)) {
+      let root = form;
+      let rest = path;
+      const m = /^questions\[(\d+)\]\.?(.*)$/.exec(path);
+      if (m) { root = list.children[Number(m[1])] || form; rest = m[2] || ""; }
+      rest = rest.replace(/\[\d+\]$/, ""); // "options[2]" → "options"
+      let target = null;
+      for (let candidate = rest; candidate && !target; candidate = candidate.replace(/\.?[^.]*$/, "")) {
+        target = root.querySelector(`[data-error-for="${candidate}"]`);
+      }
+      if (!target) { unplaced.push(`${path}: ${messages.join(" ")}`); continue; }
+      target.textContent = (target.textContent ? `${target.textContent} ` : "") + messages.join(" ");
+      target.hidden = false;
+      const input = root.querySelector(`[data-path="${target.dataset.errorFor}"]`);
+      if (input) { input.setAttribute("aria-invalid", "true"); first = first || input; }
+      else first = first || target;
+    }
+    if (unplaced.length) {
+      const box = document.getElementById("builder-errors");
+      box.textContent = unplaced.join(" · ");
+      box.hidden = false;
+      first = first || box;
+    }
+    if (first) { first.setAttribute("tabindex", first.getAttribute("tabindex") ?? "-1"); first.focus(); }
+  }
+
+  // ---------------------------------------------------------------- save
+  function surveyBody() {
+    return {
+      title: document.getElementById("b-title").value.trim(),
+      description: document.getElementById("b-description").value,
+      access: document.getElementById("b-access").value,
+      planned_n: num(document.getElementById("b-planned")),
+      budget: { epsilon: num(document.getElementById("b-eps")), delta: num(document.getElementById("b-delta")) },
+      questions: [...list.children].map(cardValue),
+    };
+  }
+
+  async function save(event) {
+    event.preventDefault();
+    clearErrors();
+    const status = document.getElementById("save-status");
+    const button = document.getElementById("save");
+    button.disabled = true;
+    status.textContent = "Saving…";
+    try {
+      const { ok, status: code, payload } = data.slug
+        ? await postJSON(data.update_url, surveyBody(), "PATCH")
+        : await postJSON(data.create_url, surveyBody());
+      if (ok) {
+        status.textContent = "Saved.";
+        window.location.assign(data.detail_url_template.replace("__slug__", payload.slug || data.slug));
+        return;
+      }
+      status.textContent = "";
+      if (payload.errors) showErrors(payload.errors);
+      else showErrors({ [payload.error || "error"]: [payload.detail || `Error ${code}`] });
+    } catch {
+      status.textContent = "Could not reach the server; nothing was saved.";
+    }
+    button.disabled = false;
+  }
+
+  // ---------------------------------------------------------------- start
+  const s = data.survey;
+  document.getElementById("b-title").value = s.title;
+  document.getElementById("b-description").value = s.description;
+  document.getElementById("b-access").value = s.access;
+  document.getElementById("b-planned").value = s.planned_n;
+  document.getElementById("b-eps").value = s.budget.epsilon;
+  document.getElementById("b-delta").value = s.budget.delta;
+  const initial = s.questions.length ? s.questions : [{ key: "q1", text: "", kind: "yes_no" }];
+  for (const q of initial) addCard(q);
+  document.getElementById("add-question").addEventListener("click", () => {
+    const card = addCard({ key: `q${list.children.length + 1}`, text: "", kind: "yes_no" });
+    field(card, "text").focus();
+  });
+  document.getElementById("b-planned").addEventListener("input", debounce(() => { for (const c of list.children) preview(c); }, 400));
+  form.addEventListener("submit", save);
+})();
