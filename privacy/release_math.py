@@ -40,8 +40,15 @@ through ``(· − d)/c`` and clipped to [0, 1]. Without noise (V = 0) ``N_eff = 
 exactly the interval of the non-private estimates. If ``Ñ < 1`` nothing can be estimated: the
 estimate is ``None`` and the interval is [0, 1].
 
+Number questions (DESIGN.md §5: "bounds declared at design time; clip, then noisy sum and noisy
+count") — see :func:`grid_step`, :func:`sum_sensitivity` (with the proof), :func:`grid_sum` and
+:func:`number_estimate`. The stored sum ``S`` is a float; adding integer noise to it as-is would
+leak its fractional part (Mironov 2012), so it is first put on an integer grid ``U = round(S/s)``
+and only the integer ``U`` gets (exact, integer) noise.
+
 Sources: Warner 1965; Wang et al. 2017 (k-RR); Wilson 1927; Kish 1965 (design effect); the
-delta method, e.g. Casella & Berger §5.5.4.
+delta method, e.g. Casella & Berger §5.5.4; Popoviciu 1935 (variance of a bounded variable);
+Higham 2002, *Accuracy and Stability of Numerical Algorithms*, §4.2 (floating-point summation).
 """
 
 from __future__ import annotations
@@ -49,16 +56,30 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 
 __all__ = [
+    "GRID_CELLS",
     "CellEstimate",
+    "NumberEstimate",
     "cell_estimates",
     "count_estimate",
+    "float_sum_error_units",
+    "grid_step",
+    "grid_sum",
     "lambda_variance",
+    "max_safe_respondents",
+    "number_estimate",
+    "sum_sensitivity",
     "wilson_bounds",
     "z_value",
 ]
+
+# The grid step is the largest "nice" number ({1, 2, 5}·10^k) not above B/GRID_CELLS.
+GRID_CELLS = 1000
+# IEEE-754 binary64 unit roundoff u = 2⁻⁵³.
+UNIT_ROUNDOFF = Fraction(1, 2**53)
 
 
 def z_value(confidence: float) -> float:
@@ -168,3 +189,173 @@ def cell_estimates(
             )
         )
     return out
+
+
+# --------------------------------------------------------------------------- number questions
+
+
+def _bound(lo: float, hi: float) -> Fraction:
+    """B = max(|min|, |max|) as an exact rational (the largest |value| an answer can have)."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+        raise ValueError("number bounds must be finite with min < max")
+    bound = max(abs(Fraction(lo)), abs(Fraction(hi)))
+    if bound == 0:  # pragma: no cover — impossible with lo < hi
+        raise ValueError("number bounds must not both be 0")
+    return bound
+
+
+def grid_step(lo: float, hi: float) -> Fraction:
+    """The grid step s for a number question with design-time bounds [lo, hi] (exact rational).
+
+    s = the largest "nice" step m·10^k (m ∈ {1, 2, 5}, k ∈ ℤ) with s ≤ B/1000, B = max(|lo|, |hi|).
+    It depends on the bounds only — never on the data. Why relative to B and not to hi − lo:
+    the noise on the sum is proportional to K·s = (⌈B/s⌉ + 1)·s < B + 2s, i.e. at most 0.5 %
+    above the ideal B, and B/s ∈ [1000, 2500) keeps the floating-point margin of
+    :func:`sum_sensitivity` independent of where the range sits. Rounding the *total* to the grid
+    moves it by at most s/2 ≤ B/2000 (once, not per answer). Nice steps make ``noisy_sum``
+    print cleanly.
+    """
+    target = _bound(lo, hi) / GRID_CELLS
+    k = math.floor(math.log10(target))  # a float guess, corrected exactly below
+    best: Fraction | None = None
+    for exp in (k - 1, k, k + 1):
+        for m in (1, 2, 5):
+            step = m * (Fraction(10) ** exp)
+            if step <= target and (best is None or step > best):
+                best = step
+    assert best is not None
+    return best
+
+
+def sum_sensitivity(lo: float, hi: float, step: Fraction | None = None) -> int:
+    """K = ⌈B/s⌉ + 1: the add/remove sensitivity of U = round(S/s) in grid units.
+
+    **Claim.** Let S(D) be the (float) sum of the answers of dataset D, every answer x satisfying
+    lo ≤ x ≤ hi (enforced when the answer is submitted, and the bounds are frozen once a survey
+    opens), B = max(|lo|, |hi|), and U(D) = round(S(D)/s) for any round-to-nearest-integer rule
+    (ties either way). If D′ adds or removes one respondent, |U(D′) − U(D)| ≤ ⌈B/s⌉ + 1 = K,
+    provided the floating-point accumulation error of the two sums is below one grid unit in
+    total (η < 1, below).
+
+    **Proof.** (1) Any nearest-integer rounding has |round(a) − a| ≤ ½, so
+    |round(a) − round(b)| ≤ |a − b| + 1; the left side is an integer, hence
+    |round(a) − round(b)| ≤ ⌊|a − b| + 1⌋ = ⌊|a − b|⌋ + 1.
+    (2) With exact arithmetic S(D′) − S(D) = ±x with |x| ≤ B. The stored sums are floats: any
+    summation order of N terms has |fl(Σ) − Σ| ≤ γ_{N−1}·Σ|xᵢ| with γ_k = ku/(1 − ku), u = 2⁻⁵³
+    (Higham 2002, eq. 4.4; the tally shards and the SQL SUM over them form one summation tree).
+    With N = the larger of the two respondent counts, a = S(D)/s and b = S(D′)/s (computed
+    exactly: s is rational and S is converted exactly), |a − b| ≤ B/s + η with
+    η = 2γ_N·N·B/s (:func:`float_sum_error_units`).
+    (3) For 0 ≤ η < 1, ⌊B/s + η⌋ ≤ ⌈B/s⌉ (if B/s is an integer the floor is B/s; otherwise
+    ⌊B/s + η⌋ ≤ ⌊B/s⌋ + 1 = ⌈B/s⌉). By (1), |U(D′) − U(D)| ≤ ⌈B/s⌉ + 1 = K. ∎
+
+    The "+1" is needed: with s = 1, B = 1, S(D) = 0.5 → U = 0 (half-even) or 1, and S(D′) = 1.5
+    → U′ = 2: |U′ − U| = 2 = ⌈B/s⌉ + 1. The count n changes by exactly 1 (sensitivity 1).
+    η < 1 holds for every N ≤ :func:`max_safe_respondents` (over a million with B/s < 2500); the
+    release refuses to run beyond it rather than rely on an unproven bound.
+    """
+    s = grid_step(lo, hi) if step is None else step
+    return math.ceil(_bound(lo, hi) / s) + 1
+
+
+def float_sum_error_units(n: int, lo: float, hi: float, step: Fraction | None = None) -> Fraction:
+    """η = 2γ_N·N·B/s: the bound, in grid units, on the floating-point error of two stored sums
+    of at most N answers each (see :func:`sum_sensitivity`, step 2). Exact rational."""
+    s = grid_step(lo, hi) if step is None else step
+    if n <= 1:
+        return Fraction(0)
+    gamma = n * UNIT_ROUNDOFF / (1 - n * UNIT_ROUNDOFF)
+    return 2 * gamma * n * _bound(lo, hi) / s
+
+
+def max_safe_respondents(lo: float, hi: float, step: Fraction | None = None) -> int:
+    """The largest N with η(N) < 1 (:func:`float_sum_error_units`); η grows with N."""
+    s = grid_step(lo, hi) if step is None else step
+    lo_n, hi_n = 1, 2
+    while float_sum_error_units(hi_n, lo, hi, s) < 1:
+        lo_n, hi_n = hi_n, hi_n * 2
+    while hi_n - lo_n > 1:
+        mid = (lo_n + hi_n) // 2
+        if float_sum_error_units(mid, lo, hi, s) < 1:
+            lo_n = mid
+        else:
+            hi_n = mid
+    return lo_n
+
+
+def grid_sum(total: float, step: Fraction) -> int:
+    """U = round(S/s), computed exactly (S's binary value as a Fraction; ties to even)."""
+    if not math.isfinite(total):
+        raise ValueError("the stored sum must be finite")
+    return round(Fraction(total) / step)
+
+
+@dataclass(frozen=True)
+class NumberEstimate:
+    """The released sum, count and mean of one number question (one group)."""
+
+    noisy_sum: float
+    noisy_count: int
+    mean: float | None
+    mean_unclipped: float | None
+    std_error: float | None
+    ci_low: float
+    ci_high: float
+    note: str | None = None
+
+
+def number_estimate(
+    *,
+    noisy_sum_units: int,
+    noisy_count: int,
+    step: Fraction,
+    lo: float,
+    hi: float,
+    sum_noise_variance: float,
+    count_noise_variance: float,
+    confidence: float = 0.95,
+) -> NumberEstimate:
+    """Mean of a number question from its noisy grid sum and noisy count (post-processing).
+
+    ``noisy_sum = s·Ũ`` with Ũ = U + η_S (in the question's units; E = s·U, within s/2 of the
+    true sum S), ``ñ = n + η_n``; ``sum_noise_variance`` V_S is the variance of s·η_S (value
+    units²) and ``count_noise_variance`` V_n that of η_n.
+
+    * mean = clip(s·Ũ/ñ, lo, hi); ``None`` (with a note) if ñ ≤ 0.
+    * SE² = ((hi − lo)/2)²/ñ + (V_S + mean²·V_n)/ñ². The second term is the noise, by the delta
+      method for a ratio of independent noisy terms: Var(S̃/ñ) ≈ (V_S + μ²V_n)/n². The first is a
+      *conservative* sampling term: any variable in [lo, hi] has variance ≤ (hi − lo)²/4
+      (Popoviciu 1935). The data's own spread (Σx²) is deliberately not used — releasing it would
+      need its own budget.
+    * interval: mean ± z·SE, clipped to [lo, hi]; [lo, hi] when there is no mean.
+    """
+    noisy_sum = float(step * noisy_sum_units)
+    if noisy_count <= 0:
+        return NumberEstimate(
+            noisy_sum=noisy_sum,
+            noisy_count=noisy_count,
+            mean=None,
+            mean_unclipped=None,
+            std_error=None,
+            ci_low=lo,
+            ci_high=hi,
+            note="The noisy count is not positive: no mean can be estimated.",
+        )
+    n = float(noisy_count)
+    unclipped = noisy_sum / n
+    mean = min(hi, max(lo, unclipped))
+    half_range = (hi - lo) / 2.0
+    variance = half_range * half_range / n + (
+        sum_noise_variance + mean * mean * count_noise_variance
+    ) / (n * n)
+    se = math.sqrt(variance)
+    half = z_value(confidence) * se
+    return NumberEstimate(
+        noisy_sum=noisy_sum,
+        noisy_count=noisy_count,
+        mean=mean,
+        mean_unclipped=unclipped,
+        std_error=se,
+        ci_low=max(lo, mean - half),
+        ci_high=min(hi, mean + half),
+    )

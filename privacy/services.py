@@ -2,21 +2,44 @@
 
 Request → plan → charge → task:
 
-1. :func:`release_plan` validates the request (no database writes) and derives the noise:
-   ``Q`` released questions, one respondent changes one cell of each question by 1 under
-   add/remove (also with ``group_by``), so L1 = Q and L2 = √Q (DESIGN.md §3).
+1. :func:`release_plan` validates the request (no database writes) and derives the noise.
+   Sensitivity (DESIGN.md §3), generalized to *weighted contributions*: the release is made of
+   ``m`` independent cell-groups ("contributions"); under add/remove of one respondent the
+   cell-group j moves by at most Δ_j (L1 within the group, and also L2 since only one cell of a
+   histogram moves):
 
-   * ``laplace`` with ε: discrete Laplace of scale t = Q/ε on every cell. The release is the
-     composition of Q per-question histograms, each ε/Q-DP (L1 = 1, scale t), so the ledger
-     stores Q ``LaplaceEvent(ε/Q)`` — basic composition gives exactly ε, and RDP composes the Q
-     pieces more tightly across many releases.
-   * ``gaussian`` with ρ: discrete Gaussian with σ² = Q/(2ρ) on every cell; ρ-zCDP
-     (Canonne, Kamath & Steinke 2020, Thm 14).
+   * a yes/no, choice or category question: ONE contribution, its histogram, Δ = 1 (one cell
+     changes by 1);
+   * a number question: TWO contributions — the grid sum U = round(S/s) with Δ = K =
+     ⌈B/s⌉ + 1 (:func:`privacy.release_math.sum_sensitivity`, proof there) and the count n with
+     Δ = 1;
+   * with ``group_by`` the respondent is in one group only, so still the same m contributions.
+
+   Noise is scaled per contribution, from one *unit* scale:
+
+   * ``laplace`` with ε: discrete Laplace of scale t_j = Δ_j·t, t = m/ε, on every cell of
+     contribution j. Each contribution is ε/m-DP: P[y | f]/P[y | f′] ≤ exp(|f − f′|/(Δ_j·t)) ≤
+     exp(1/t) — also for Δ_j = K, where the privacy-loss distribution is not the Δ = 1 one, but
+     the accountant charges discrete Laplace events through the pure-DP (randomized-response)
+     curve, which bounds *any* ε/m-DP mechanism. So Σ_j Δ_j/t_j = m/t = ε, and the ledger stores
+     m ``LaplaceEvent(ε/m)`` (basic composition gives exactly ε; RDP composes the pieces more
+     tightly across releases).
+   * ``gaussian`` with ρ: discrete Gaussian with σ_j = Δ_j·σ, σ² = m/(2ρ); each contribution is
+     Δ_j²/(2σ_j²) = 1/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020, Thm 14), and they compose to
+     ρ = m/(2σ²).
    * ``gaussian`` with (ε, δ): σ = :func:`privacy.accounting.gaussian_sigma_for_budget` at
-     Δ₂ = √Q — the smallest σ whose *charged* ε at δ (through zCDP/RDP, the accountants that are
+     Δ₂ = √m — the smallest σ whose *charged* ε at δ (through zCDP/RDP, the accountants that are
      proven for the *discrete* Gaussian) is ≤ ε. The analytic Gaussian σ (Balle & Wang 2018) is
      only proven for continuous noise; it is reported in the preview for comparison. The event
-     charged is ρ = Q/(2σ²)-zCDP.
+     charged is ρ = m/(2σ²)-zCDP.
+
+   ``Release.noise_scale`` is the unit scale (t or σ: exactly the scale on every histogram cell
+   and on every count); ``l1_sensitivity``/``l2_sensitivity`` are m and √m in those units
+   (Σ_j Δ_j/t_j·t and √(Σ_j (Δ_j/σ_j)²)·σ). A number question's sum gets K times the unit
+   scale; its results carry the grid step s and K.
+
+   Default questions: every question except the ``group_by`` one — number questions included
+   (each costs two contributions, so listing questions explicitly buys less noise per question).
 
 2. :func:`release_request` charges the budget *before* anything runs, in ONE transaction that
    holds a lock on the survey row (``SELECT … FOR UPDATE`` on PostgreSQL; on SQLite, which ignores
@@ -44,7 +67,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -59,10 +82,18 @@ from privacy.selectors import ledger_event_objects, survey_ledger_events
 from surveys import designs
 from surveys.models import Question, Survey
 
+if TYPE_CHECKING:
+    from surveys.selectors import NumberSums
+
 logger = logging.getLogger(__name__)
 
 MECHANISMS = ("laplace", "gaussian")
-RELEASABLE_KINDS = (Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.CATEGORY)
+RELEASABLE_KINDS = (
+    Question.Kind.YES_NO,
+    Question.Kind.CHOICE,
+    Question.Kind.CATEGORY,
+    Question.Kind.NUMBER,
+)
 DEFAULT_CONFIDENCE = 0.95
 # A release whose task crashed this many times is failed (and refunded) instead of retried.
 MAX_ATTEMPTS = 5
@@ -80,8 +111,9 @@ class ReleasePlan:
     epsilon: float | None
     delta: float | None
     rho: float | None
-    # Per-cell noise: discrete Laplace scale t, or discrete Gaussian σ (``noise_scale``), with the
-    # exact rational parameter handed to the sampler (t, or σ²).
+    # Unit noise (Δ = 1 contributions): discrete Laplace scale t, or discrete Gaussian σ
+    # (``noise_scale``), with the exact rational parameter handed to the sampler (t, or σ²).
+    # A contribution with sensitivity Δ gets Δ·t, or (Δσ)².
     noise_scale: float
     noise_parameter: Fraction
     noise_variance: float
@@ -93,10 +125,60 @@ class ReleasePlan:
     request_id: str | None = None
     analytic_sigma: float | None = None
     question_objects: list[Question] = field(default_factory=list, repr=False)
+    contributions: int = 0
 
     @property
     def events(self) -> list[accounting.Event]:
         return ledger_event_objects(self.event)
+
+
+def _releasable(question: Question) -> bool:
+    if question.kind == Question.Kind.NUMBER:
+        return question.min_value is not None and question.max_value is not None
+    return question.kind in RELEASABLE_KINDS
+
+
+def contribution_count(questions: Sequence[Question]) -> int:
+    """m: one contribution per histogram question, two (sum, count) per number question."""
+    return sum(2 if q.kind == Question.Kind.NUMBER else 1 for q in questions)
+
+
+@dataclass(frozen=True)
+class NumberGrid:
+    """A number question's design-time grid: step s, sum sensitivity K, float-safe N."""
+
+    lo: float
+    hi: float
+    step: Fraction
+    sensitivity: int
+    max_respondents: int
+
+
+def number_grid(question: Question) -> NumberGrid:
+    """The grid of a number question, from its declared bounds only (never from the data)."""
+    lo, hi = float(question.min_value), float(question.max_value)  # type: ignore[arg-type]
+    step = release_math.grid_step(lo, hi)
+    return NumberGrid(
+        lo=lo,
+        hi=hi,
+        step=step,
+        sensitivity=release_math.sum_sensitivity(lo, hi, step),
+        max_respondents=release_math.max_safe_respondents(lo, hi, step),
+    )
+
+
+def scaled_parameter(mechanism: str, unit: Fraction, sensitivity: int) -> Fraction:
+    """The sampler parameter for a contribution of sensitivity Δ: Δ·t (laplace) or Δ²·σ²."""
+    if mechanism == "laplace":
+        return unit * sensitivity
+    return unit * sensitivity * sensitivity
+
+
+def parameter_variance(mechanism: str, parameter: Fraction) -> float:
+    """Variance of one draw at the exact sampler parameter (t, or σ²)."""
+    if mechanism == "laplace":
+        return calibrate.discrete_laplace_variance(float(parameter))
+    return calibrate.discrete_gaussian_variance(math.sqrt(parameter))
 
 
 def _number(data: Mapping[str, Any], name: str, errors: dict[str, list[str]]) -> float | None:
@@ -133,9 +215,8 @@ def _select_questions(
 ) -> tuple[list[Question], str]:
     """The released questions and the ``group_by`` key ("" for none).
 
-    Default questions: every randomized (yes/no, choice) and category question, in survey order,
-    except the ``group_by`` question itself. Number questions cannot be released yet (their sum
-    would need a quantized sensitivity; see the module notes) and are refused when listed.
+    Default questions: every question (yes/no, choice, category and number), in survey order,
+    except the ``group_by`` question itself.
     """
     questions = list(survey.questions.all())
     by_key = {q.key: q for q in questions}
@@ -157,7 +238,7 @@ def _select_questions(
 
     raw = data.get("questions")
     if raw is None:
-        chosen = [q for q in questions if q.kind in RELEASABLE_KINDS and q.key != group_by]
+        chosen = [q for q in questions if _releasable(q) and q.key != group_by]
     elif not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
         errors.setdefault("questions", []).append("Must be a list of question keys.")
         return [], group_by
@@ -169,10 +250,21 @@ def _select_questions(
         if len(set(raw)) != len(raw):
             errors.setdefault("questions", []).append("Each question may be listed once.")
             return [], group_by
-        numbers = [k for k in raw if by_key[k].kind == Question.Kind.NUMBER]
-        if numbers:
+        unreleasable = [k for k in raw if by_key[k].kind not in RELEASABLE_KINDS]
+        if unreleasable:  # pragma: no cover — every kind is releasable today
             errors.setdefault("questions", []).append(
-                f"Number questions cannot be released yet: {', '.join(numbers)}."
+                f"These questions cannot be released: {', '.join(unreleasable)}."
+            )
+            return [], group_by
+        unbounded = [
+            k
+            for k in raw
+            if by_key[k].kind == Question.Kind.NUMBER
+            and (by_key[k].min_value is None or by_key[k].max_value is None)
+        ]
+        if unbounded:
+            errors.setdefault("questions", []).append(
+                f"Number questions need design-time bounds: {', '.join(unbounded)}."
             )
             return [], group_by
         if group_by and group_by in raw:
@@ -243,13 +335,13 @@ def release_plan(*, survey: Survey, data: Mapping[str, Any]) -> ReleasePlan:
     if errors:
         raise InvalidInput(errors)
 
-    q = len(chosen)
+    q = contribution_count(chosen)
     l1, l2 = float(q), math.sqrt(q)
     analytic_sigma: float | None = None
     try:
         if mechanism == "laplace":
             assert epsilon is not None
-            t = Fraction(q) / Fraction(epsilon)  # exact: t = Q/ε for the float ε recorded
+            t = Fraction(q) / Fraction(epsilon)  # exact: t = m/ε for the float ε recorded
             eps_each = math.nextafter(epsilon / q, math.inf)  # never under-charge by rounding
             event = {"type": "laplace", "epsilon_each": eps_each, "count": q}
             noise_scale, parameter = float(t), t
@@ -287,6 +379,7 @@ def release_plan(*, survey: Survey, data: Mapping[str, Any]) -> ReleasePlan:
         request_id=request_id,
         analytic_sigma=analytic_sigma,
         question_objects=chosen,
+        contributions=q,
     )
 
 
@@ -388,7 +481,10 @@ def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any
 
     Expected errors use :func:`privacy.calibrate.expected_estimate_error` (worst case over the
     design's feasible λ) at the survey's current number of respondents (its planned n while
-    there are none), divided evenly over the groups when grouping.
+    there are none), divided evenly over the groups when grouping. For a number question the
+    expected SE of the mean is :func:`privacy.release_math.number_estimate`'s formula at that n
+    with the worst-case mean² = B²: ((max − min)/2)²/n + (V_S + B²·V_n)/n²; its
+    ``expected_sum_std_error`` is the noise SD of the released sum (s·√Var(η_S)).
     """
     from surveys.selectors import survey_respondent_count
 
@@ -406,24 +502,37 @@ def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any
         groups = max(1, len(group_q.options))
     z = release_math.z_value(DEFAULT_CONFIDENCE)
     per_question = []
+    n_group = max(1.0, n / groups)
     for q in plan.question_objects:
-        c, d = _linear_form(q)
-        se = calibrate.expected_estimate_error(
-            c=c, d=d, n=max(1.0, n / groups), noise_variance=plan.noise_variance
-        )
-        per_question.append(
-            {
-                "key": q.key,
-                "kind": q.kind,
-                "expected_std_error": se,
-                "expected_half_width": z * se,
-            }
-        )
+        entry: dict[str, Any] = {"key": q.key, "kind": q.kind}
+        if q.kind == Question.Kind.NUMBER:
+            grid = number_grid(q)
+            sum_parameter = scaled_parameter(plan.mechanism, plan.noise_parameter, grid.sensitivity)
+            sum_variance = float(grid.step) ** 2 * parameter_variance(plan.mechanism, sum_parameter)
+            bound = max(abs(grid.lo), abs(grid.hi))
+            half_range = (grid.hi - grid.lo) / 2.0
+            se = math.sqrt(
+                half_range**2 / n_group
+                + (sum_variance + bound**2 * plan.noise_variance) / n_group**2
+            )
+            entry.update(
+                grid_step=float(grid.step),
+                sum_sensitivity=grid.sensitivity,
+                expected_sum_std_error=math.sqrt(sum_variance),
+            )
+        else:
+            c, d = _linear_form(q)
+            se = calibrate.expected_estimate_error(
+                c=c, d=d, n=n_group, noise_variance=plan.noise_variance
+            )
+        entry.update(expected_std_error=se, expected_half_width=z * se)
+        per_question.append(entry)
     return {
         "mechanism": plan.mechanism,
         "questions": per_question,
         "group_by": plan.group_by or None,
         "groups": groups,
+        "contributions": plan.contributions,
         "l1_sensitivity": plan.l1_sensitivity,
         "l2_sensitivity": plan.l2_sensitivity,
         "noise_scale": plan.noise_scale,
@@ -465,6 +574,75 @@ def _noisy_cells(mechanism: str, parameter: Fraction, cells: Mapping[str, int]) 
     return {k: int(cells[k]) + z for k, z in zip(keys, draws, strict=True)}
 
 
+@dataclass(frozen=True)
+class _NoisyNumber:
+    """A number question's noisy grid sum Ũ = U + η_S and noisy count ñ = n + η_n."""
+
+    sum_units: int
+    count: int
+
+
+def _noisy_number(
+    mechanism: str, unit: Fraction, grid: NumberGrid, sums: NumberSums
+) -> _NoisyNumber:
+    """Grid the stored float sum (U = round(S/s), exact), then add integer noise to U and n.
+
+    Refuses (ValueError → the release fails and is refunded) when the tally holds more answers
+    than the floating-point margin of :func:`privacy.release_math.sum_sensitivity` covers.
+    """
+    if sums.n + 1 > grid.max_respondents:
+        raise ValueError("too many answers for the float-sum sensitivity bound")
+    units = release_math.grid_sum(sums.total, grid.step)
+    sum_draw = _sample(mechanism, scaled_parameter(mechanism, unit, grid.sensitivity), 1)[0]
+    count_draw = _sample(mechanism, unit, 1)[0]
+    return _NoisyNumber(sum_units=units + sum_draw, count=int(sums.n) + count_draw)
+
+
+def _number_result(
+    question: Question,
+    grid: NumberGrid,
+    noisy: _NoisyNumber,
+    sum_noise_variance: float,
+    count_noise_variance: float,
+    confidence: float,
+) -> dict[str, Any]:
+    """Result entry of a number question; variances are of the noise on Ũ (grid units²) and ñ."""
+    value_variance = float(grid.step) ** 2 * sum_noise_variance
+    est = release_math.number_estimate(
+        noisy_sum_units=noisy.sum_units,
+        noisy_count=noisy.count,
+        step=grid.step,
+        lo=grid.lo,
+        hi=grid.hi,
+        sum_noise_variance=value_variance,
+        count_noise_variance=count_noise_variance,
+        confidence=confidence,
+    )
+    return {
+        "key": question.key,
+        "kind": question.kind,
+        "min": grid.lo,
+        "max": grid.hi,
+        "grid_step": float(grid.step),
+        "sum_sensitivity": grid.sensitivity,
+        "noisy_sum_units": noisy.sum_units,
+        "noisy_sum": est.noisy_sum,
+        "noisy_count": est.noisy_count,
+        "noisy_total": est.noisy_count,
+        "sum_noise_variance": value_variance,
+        "sum_std_error": math.sqrt(value_variance),
+        "noise_variance": count_noise_variance,
+        "count_std_error": math.sqrt(count_noise_variance),
+        "mean": est.mean,
+        "estimate": est.mean,
+        "estimate_unclipped": est.mean_unclipped,
+        "std_error": est.std_error,
+        "ci_low": est.ci_low,
+        "ci_high": est.ci_high,
+        "note": est.note,
+    }
+
+
 def _question_result(
     question: Question, noisy: Mapping[str, int], noise_variance: float, confidence: float
 ) -> dict[str, Any]:
@@ -501,69 +679,97 @@ def release_results(
     questions: Sequence[Question],
     noise_parameter: Fraction,
     noise_variance: float,
+    counts_sums: Mapping[str, Mapping[str, NumberSums]] | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> dict[str, Any]:
-    """Add noise to every cell and debias. ``counts_cells`` is ``SurveyCounts.cells``.
+    """Add noise to every contribution and debias. ``counts_cells``/``counts_sums`` are
+    ``SurveyCounts.cells``/``.sums``; ``noise_parameter`` and ``noise_variance`` are the *unit*
+    ones (Δ = 1), scaled per contribution (module notes).
 
-    With ``group_by`` only the grouped cells get noise; the overall counts are their sums
-    (post-processing, free), whose noise variance is G·V for G groups.
+    With ``group_by`` only the grouped cells get noise; the overall counts (and number sums) are
+    their sums (post-processing, free), whose noise variance is G·V for G groups.
     """
+    mechanism = release.mechanism
+    grids = {q.key: number_grid(q) for q in questions if q.kind == Question.Kind.NUMBER}
+    sum_variances = {
+        key: parameter_variance(
+            mechanism, scaled_parameter(mechanism, noise_parameter, grid.sensitivity)
+        )
+        for key, grid in grids.items()
+    }
+    sums_by_group = counts_sums or {}
     results: dict[str, Any] = {
         "confidence": confidence,
-        "mechanism": release.mechanism,
+        "mechanism": mechanism,
         "noise_scale": release.noise_scale,
         "noise_variance": noise_variance,
         "group_by": release.group_by or None,
     }
-    if not release.group_by:
-        cells = counts_cells[""]
-        results["questions"] = [
-            _question_result(
+
+    def noisy_group(group: str) -> dict[str, dict[str, int] | _NoisyNumber]:
+        out: dict[str, dict[str, int] | _NoisyNumber] = {}
+        for q in questions:
+            if q.kind == Question.Kind.NUMBER:
+                out[q.key] = _noisy_number(
+                    mechanism, noise_parameter, grids[q.key], sums_by_group[group][q.key]
+                )
+            else:
+                out[q.key] = _noisy_cells(mechanism, noise_parameter, counts_cells[group][q.key])
+        return out
+
+    def entry(q: Question, noisy: dict[str, int] | _NoisyNumber, groups: int) -> dict[str, Any]:
+        if isinstance(noisy, _NoisyNumber):
+            return _number_result(
                 q,
-                _noisy_cells(release.mechanism, noise_parameter, cells[q.key]),
-                noise_variance,
+                grids[q.key],
+                noisy,
+                sum_variances[q.key] * groups,
+                noise_variance * groups,
                 confidence,
             )
-            for q in questions
-        ]
+        return _question_result(q, noisy, noise_variance * groups, confidence)
+
+    if not release.group_by:
+        noisy = noisy_group("")
+        results["questions"] = [entry(q, noisy[q.key], 1) for q in questions]
         return results
     groups = list(counts_cells)
-    noisy_by_group = {
-        g: {
-            q.key: _noisy_cells(release.mechanism, noise_parameter, counts_cells[g][q.key])
-            for q in questions
-        }
-        for g in groups
-    }
+    noisy_by_group = {g: noisy_group(g) for g in groups}
     results["groups"] = [
         {
             "group": g,
-            "questions": [
-                _question_result(q, noisy_by_group[g][q.key], noise_variance, confidence)
-                for q in questions
-            ],
+            "questions": [entry(q, noisy_by_group[g][q.key], 1) for q in questions],
         }
         for g in groups
     ]
     overall = []
     for q in questions:
-        summed: dict[str, int] = {}
-        for g in groups:
-            for cell, value in noisy_by_group[g][q.key].items():
-                summed[cell] = summed.get(cell, 0) + value
-        overall.append(_question_result(q, summed, noise_variance * len(groups), confidence))
+        parts = [noisy_by_group[g][q.key] for g in groups]
+        summed: dict[str, int] | _NoisyNumber
+        if q.kind == Question.Kind.NUMBER:
+            numbers = [p for p in parts if isinstance(p, _NoisyNumber)]
+            summed = _NoisyNumber(
+                sum_units=sum(p.sum_units for p in numbers), count=sum(p.count for p in numbers)
+            )
+        else:
+            summed = {}
+            for part in parts:
+                assert isinstance(part, dict)
+                for cell, value in part.items():
+                    summed[cell] = summed.get(cell, 0) + value
+        overall.append(entry(q, summed, len(groups)))
     results["questions"] = overall
     return results
 
 
-def _noise_parameter(release: Release) -> tuple[Fraction, float]:
-    """Rebuild the exact sampler parameter (t or σ²) the plan derived for this release."""
-    q = len(release.questions)
+def _noise_parameter(release: Release, questions: Sequence[Question]) -> tuple[Fraction, float]:
+    """Rebuild the exact *unit* sampler parameter (t or σ²) the plan derived for this release."""
+    m = contribution_count(questions)
     if release.mechanism == "laplace":
-        t = Fraction(q) / Fraction(release.epsilon)
+        t = Fraction(m) / Fraction(release.epsilon)
         return t, calibrate.discrete_laplace_variance(float(t))
-    if release.delta is None:  # ρ given: σ² = Q/(2ρ)
-        sigma2 = Fraction(q) / (2 * Fraction(release.rho))
+    if release.delta is None:  # ρ given: σ² = m/(2ρ)
+        sigma2 = Fraction(m) / (2 * Fraction(release.rho))
     else:  # (ε, δ): σ was calibrated at request time and stored
         sigma2 = Fraction(release.noise_scale) ** 2
     return sigma2, calibrate.discrete_gaussian_variance(math.sqrt(sigma2))
@@ -630,10 +836,11 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
                 question_keys=release.questions,
                 group_by=release.group_by or None,
             )
-            parameter, variance = _noise_parameter(release)
+            parameter, variance = _noise_parameter(release, questions)
             results = release_results(
                 release=release,
                 counts_cells=counts.cells,
+                counts_sums=counts.sums,
                 questions=questions,
                 noise_parameter=parameter,
                 noise_variance=variance,

@@ -25,6 +25,7 @@ from privacy import rr
 from surveys import designs
 from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
 from surveys.models import Question, Survey
+from surveys.ratelimit import RateLimited, submission_rate_check
 from surveys.selectors import (
     survey_estimates,
     survey_get_for_owner,
@@ -195,6 +196,17 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
     survey = _public_or_404(slug)
     if not survey.is_accepting():
         return _closed(request, survey)
+    try:
+        submission_rate_check(survey_id=survey.pk)
+    except RateLimited as exc:
+        return _message(
+            request,
+            "Too many answers at once",
+            f"This survey is receiving a lot of answers right now. {exc.detail}",
+            status=429,
+            survey=survey,
+            tone="warn",
+        )
     form = RespondForm(request.POST, survey=survey, questions=_questions(survey))
     if not form.is_valid():
         return _respond_page(request, survey, form, status=400)

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "deniable.middleware.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -217,6 +218,8 @@ SPECTACULAR_SETTINGS = {
         "SurveyAccessEnum": "surveys.models.Survey.Access",
         "QuestionKindEnum": "surveys.models.Question.Kind",
         "RandomizerEnum": "surveys.models.Submission.Randomizer",
+        "ReleaseStatusEnum": "privacy.models.Release.Status",
+        "ReleaseMechanismEnum": "privacy.models.Release.Mechanism",
     },
 }
 
@@ -232,6 +235,15 @@ LOGGING = {
         "django.server": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }
+
+# --- Abuse limits ---------------------------------------------------------------------------------
+# Largest request body accepted anywhere (a 100-question survey definition fits well inside).
+DENIABLE_MAX_REQUEST_BYTES = env.int("DENIABLE_MAX_REQUEST_BYTES", default=1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = DENIABLE_MAX_REQUEST_BYTES
+# Submissions accepted per survey per window (fixed window, cache-backed, fails open); 0 = off.
+DENIABLE_SUBMISSION_RATE_LIMIT = env.int("DENIABLE_SUBMISSION_RATE_LIMIT", default=6000)
+DENIABLE_SUBMISSION_RATE_WINDOW_SECONDS = 60
+DENIABLE_RATE_LIMIT_BACKOFF_SECONDS = 30
 
 # --- Product defaults -----------------------------------------------------------------------------
 DENIABLE_DEFAULT_BUDGET_EPSILON = 1.0

@@ -16,15 +16,36 @@ def release_url(release: Release) -> str:
 
 
 class ReleaseRequestSerializer(serializers.Serializer):
-    """Documentation only (OpenAPI): the body of ``POST …/releases/``."""
+    """Documentation only (OpenAPI): the body of ``POST …/releases/``.
 
-    mechanism = serializers.ChoiceField(choices=["laplace", "gaussian"])
-    epsilon = serializers.FloatField(required=False)
-    delta = serializers.FloatField(required=False)
-    rho = serializers.FloatField(required=False)
-    questions = serializers.ListField(child=serializers.CharField(), required=False)
-    group_by = serializers.CharField(required=False)
-    request_id = serializers.CharField(required=False, max_length=100)
+    Sensitivity is counted in *contributions*: a yes/no, choice or category question is one
+    (its histogram), a number question two (its clipped sum on an integer grid, and its count),
+    so the noise scale on each count is m/ε (laplace) or σ = √(m/(2ρ)) (gaussian) for m
+    contributions, and a number question's sum gets K = ⌈B/s⌉ + 1 times that scale
+    (``privacy.services`` and ``privacy.release_math.sum_sensitivity``).
+    """
+
+    mechanism = serializers.ChoiceField(choices=Release.Mechanism.choices)
+    epsilon = serializers.FloatField(
+        required=False, help_text="ε > 0 (laplace, or gaussian with delta)."
+    )
+    delta = serializers.FloatField(required=False, help_text="δ ∈ (0, 1), gaussian with epsilon.")
+    rho = serializers.FloatField(required=False, help_text="ρ > 0 (zCDP), gaussian only.")
+    questions = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text=(
+            "Question keys to release. Default: every question of the survey (yes/no, choice, "
+            "category and number) except the group_by question. A number question releases a "
+            "noisy sum and a noisy count (and their mean) and counts as two contributions."
+        ),
+    )
+    group_by = serializers.CharField(
+        required=False, help_text="A category question: every result is also given per option."
+    )
+    request_id = serializers.CharField(
+        required=False, max_length=100, help_text="Idempotency key: a repeat costs nothing."
+    )
 
 
 class ReleaseAcceptedSerializer(serializers.Serializer):
@@ -97,6 +118,7 @@ CSV_COLUMNS = [
     "option",
     "noisy_count",
     "noisy_total",
+    "noisy_sum",
     "estimate",
     "estimate_unclipped",
     "std_error",
@@ -117,7 +139,19 @@ def _rows_for(release: Release, group: str, questions: list[dict[str, Any]], bas
             "kind": q.get("kind", ""),
             "noisy_total": q.get("noisy_total"),
         }
-        if q.get("options") is not None:
+        if q.get("kind") == "number":
+            yield {
+                **common,
+                "option": "mean",
+                "noisy_count": q.get("noisy_count"),
+                "noisy_sum": q.get("noisy_sum"),
+                "estimate": q.get("mean"),
+                "estimate_unclipped": q.get("estimate_unclipped"),
+                "std_error": q.get("std_error"),
+                "ci_low": q.get("ci_low"),
+                "ci_high": q.get("ci_high"),
+            }
+        elif q.get("options") is not None:
             for opt in q["options"]:
                 yield {
                     **common,
@@ -143,7 +177,10 @@ def _rows_for(release: Release, group: str, questions: list[dict[str, Any]], bas
 
 
 def release_csv_rows(release: Release) -> list[dict[str, Any]]:
-    """One row per (group, question, option) of a done release; "" group = all respondents."""
+    """One row per (group, question, option) of a done release; "" group = all respondents.
+
+    A number question has one row, option "mean": ``noisy_count``, ``noisy_sum`` and the mean
+    with its SE and interval in ``estimate``/``std_error``/``ci_low``/``ci_high``."""
     results = release.results or {}
     base = {
         "release": str(release.pk),

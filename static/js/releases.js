@@ -2,7 +2,8 @@
  * - live cost/accuracy preview (POST …/releases/preview/, debounced; charges nothing)
  * - request a release (POST …/releases/ with a request_id, so a double click costs once)
  * - budget gauge (GET …/budget/), history, status polling every 1.5 s while pending/running
- * - results table (noisy counts, estimate, interval), CSV/JSON download links
+ * - results table (noisy counts, estimate, interval; for number questions the noisy sum and
+ *   count and the mean), CSV/JSON download links
  */
 (function () {
   "use strict";
@@ -125,7 +126,11 @@
       previewBox.appendChild(p);
       previewBox.appendChild(el("p", "Noise per count: ± " + fmt(d.count_std_error, 2) + " (1 SE). Expected ± on each estimate (95 %, n ≈ " + d.respondents_assumed + "):"));
       var ul = el("ul");
-      d.questions.forEach(function (q) { ul.appendChild(el("li", q.key + ": ± " + fmt(q.expected_half_width))); });
+      d.questions.forEach(function (q) {
+        var text = q.key + ": ± " + fmt(q.expected_half_width);
+        if (q.kind === "number") text += " on the mean (sum ± " + fmt(q.expected_sum_std_error, 1) + ", grid step " + q.grid_step + ")";
+        ul.appendChild(el("li", text));
+      });
       previewBox.appendChild(ul);
       previewBox.classList.toggle("over-budget", !d.fits);
     }).catch(function () { showError("Preview unavailable."); });
@@ -196,6 +201,14 @@
   }
 
   function resultRows(tbody, group, q) {
+    if (q.kind === "number") {
+      var tr = el("tr");
+      [group, q.key, "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", q.noisy_count, fmt(q.mean), fmt(q.std_error),
+        q.mean === null ? (q.note || "–") : "[" + fmt(q.ci_low) + ", " + fmt(q.ci_high) + "]"]
+        .forEach(function (v) { tr.appendChild(el("td", v)); });
+      tbody.appendChild(tr);
+      return;
+    }
     var rows = q.options ? q.options : [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate,
       std_error: q.std_error, ci_low: q.ci_low, ci_high: q.ci_high }];
     rows.forEach(function (o) {

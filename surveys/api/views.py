@@ -28,6 +28,7 @@ from deniable.errors import InvalidInput
 from privacy import rr
 from surveys import designs, export, selectors, services
 from surveys.api import serializers as s
+from surveys.ratelimit import submission_rate_check
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
@@ -226,12 +227,15 @@ class ResponseCreateView(APIView):
             400: ERRORS_400,
             404: ERROR_404,
             409: ERROR_409,
+            413: OpenApiResponse(s.ErrorSerializer, description="Body over the size cap."),
+            429: OpenApiResponse(s.ErrorSerializer, description="Survey rate limit reached."),
         },
         auth=[],
         tags=["responses"],
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = selectors.survey_get_public(slug=slug)
+        submission_rate_check(survey_id=survey.pk)
         data = _body(request)
         outcome = services.submission_create(
             survey=survey,

@@ -91,20 +91,20 @@ def test_gaussian_epsilon_delta_is_charged_at_most_the_request(client, owner):
     response = release(client, survey, mechanism="gaussian", epsilon=0.5, delta=1e-5)
     assert response.status_code == 202
     rel = Release.objects.get(pk=response.json()["id"])
-    assert rel.rho == pytest.approx(3 / (2 * rel.noise_scale**2))
+    assert rel.rho == pytest.approx(5 / (2 * rel.noise_scale**2))  # m = 5 (age counts twice)
     charged = budget(client, survey)["epsilon_spent"]
     assert charged <= 0.5 + 1e-9
     assert charged == pytest.approx(0.5, rel=1e-6)
 
 
-def test_laplace_event_is_q_per_question_pieces(client, owner):
+def test_laplace_event_is_one_piece_per_contribution(client, owner):
     survey = make_survey(owner, epsilon=1.0, respondents=5)
     assert release(client, survey, mechanism="laplace", epsilon=0.6).status_code == 202
     entry = LedgerEntry.objects.get()
     assert entry.event["type"] == "laplace"
-    assert entry.event["count"] == 3
-    assert entry.event["epsilon_each"] == pytest.approx(0.2)
-    assert entry.event["epsilon_each"] >= 0.6 / 3  # rounded up, never under-charged
+    assert entry.event["count"] == 5  # cheated, drug, region + age's sum and count
+    assert entry.event["epsilon_each"] == pytest.approx(0.12)
+    assert entry.event["epsilon_each"] >= 0.6 / 5  # rounded up, never under-charged
 
 
 def test_refunded_entries_do_not_count(client, owner):
@@ -125,14 +125,107 @@ def test_preview_reports_cost_and_accuracy_and_charges_nothing(client, owner):
     body = response.json()
     assert body["epsilon_cost"] == pytest.approx(0.5)
     assert body["epsilon_spent_before"] == pytest.approx(0.25)
-    assert body["epsilon_after"] == pytest.approx(0.75)
+    # 5 + 5 pieces of ε/5: RDP composes them a little below the basic 0.75.
+    assert 0.74 < body["epsilon_after"] <= 0.75 * (1 + 1e-9)
     assert body["fits"] is True
-    assert body["noise_scale"] == pytest.approx(6.0)
+    assert body["noise_scale"] == pytest.approx(10.0)  # m = 5 contributions at ε = 0.5
+    assert body["contributions"] == 5
     assert body["count_std_error"] == pytest.approx(
-        math.sqrt(2 * math.exp(-1 / 6) / (1 - math.exp(-1 / 6)) ** 2)
+        math.sqrt(2 * math.exp(-1 / 10) / (1 - math.exp(-1 / 10)) ** 2)
     )
-    assert [q["key"] for q in body["questions"]] == ["cheated", "drug", "region"]
+    assert [q["key"] for q in body["questions"]] == ["cheated", "drug", "region", "age"]
+    age = body["questions"][3]
+    assert age["grid_step"] == 0.05 and age["sum_sensitivity"] == 1981
+    # The sum's noise: discrete Laplace of scale K·t = 1981·10 grid units of 0.05.
+    t_sum = 1981 * 10
+    assert age["expected_sum_std_error"] == pytest.approx(
+        0.05 * math.sqrt(2 * math.exp(-1 / t_sum) / (1 - math.exp(-1 / t_sum)) ** 2)
+    )
     assert all(q["expected_half_width"] > q["expected_std_error"] > 0 for q in body["questions"])
     too_much = client.post(path, {"mechanism": "laplace", "epsilon": 0.9}, format="json").json()
     assert too_much["fits"] is False
     assert LedgerEntry.objects.count() == 1
+
+
+MIXED = ["cheated", "drug", "age"]  # yes_no + choice + number: m = 1 + 1 + 2 = 4
+
+
+def _sum_grid():
+    from fractions import Fraction
+
+    from privacy import release_math
+
+    step = release_math.grid_step(18, 99)
+    assert step == Fraction(1, 20)
+    return release_math.sum_sensitivity(18, 99, step)
+
+
+def test_mixed_laplace_charge_equals_the_request(client, owner):
+    """Σ_j Δ_j/t_j = ε over the four contributions, and the ledger charges exactly ε."""
+    survey = make_survey(owner, epsilon=1.0, respondents=10)
+    response = release(client, survey, mechanism="laplace", epsilon=0.4, questions=MIXED)
+    assert response.status_code == 202
+    rel = Release.objects.get(pk=response.json()["id"])
+    entry = LedgerEntry.objects.get(release=rel)
+    assert entry.event == {
+        "type": "laplace",
+        "epsilon_each": entry.event["epsilon_each"],
+        "count": 4,
+    }
+    assert 0.1 <= entry.event["epsilon_each"] <= 0.1 * (1 + 1e-15)
+    t = rel.noise_scale
+    assert t == pytest.approx(4 / 0.4)
+    k = _sum_grid()
+    # histogram, histogram, sum (Δ = K, scale K·t), count (Δ = 1, scale t)
+    spent_by_design = 1 / t + 1 / t + k / (k * t) + 1 / t
+    assert spent_by_design == pytest.approx(0.4)
+    charged = budget(client, survey)
+    assert charged["epsilon_spent"] == pytest.approx(0.4, rel=1e-12)
+    assert charged["epsilon_spent"] <= 0.4 * (1 + 1e-9)
+    assert charged["method"] == "basic"
+
+
+def test_mixed_gaussian_rho_charge_equals_the_request(client, owner):
+    """σ_j = Δ_j·σ: ρ = Σ_j Δ_j²/(2σ_j²) = m/(2σ²) = the requested ρ."""
+    survey = make_survey(owner, epsilon=5.0, delta=1e-5, respondents=10)
+    response = release(client, survey, mechanism="gaussian", rho=0.05, questions=MIXED)
+    assert response.status_code == 202
+    rel = Release.objects.get(pk=response.json()["id"])
+    sigma = rel.noise_scale
+    assert sigma == pytest.approx(math.sqrt(4 / (2 * 0.05)))
+    k = _sum_grid()
+    rho_by_design = 2 * (1 / (2 * sigma**2)) + k**2 / (2 * (k * sigma) ** 2) + 1 / (2 * sigma**2)
+    assert rho_by_design == pytest.approx(0.05)
+    entry = LedgerEntry.objects.get(release=rel)
+    assert entry.event["type"] == "zcdp"
+    assert entry.event["rho"] == pytest.approx(0.05, rel=1e-15)
+    assert entry.event["rho"] >= 0.05
+    expected = accounting.epsilon_spent([accounting.ZCDPEvent(0.05)], 1e-5).epsilon
+    assert budget(client, survey)["epsilon_spent"] == pytest.approx(expected)
+
+
+def test_mixed_gaussian_epsilon_delta_charge_is_the_request(client, owner):
+    survey = make_survey(owner, epsilon=1.0, delta=1e-5, respondents=10)
+    response = release(
+        client, survey, mechanism="gaussian", epsilon=0.5, delta=1e-5, questions=MIXED
+    )
+    assert response.status_code == 202
+    rel = Release.objects.get(pk=response.json()["id"])
+    assert rel.noise_scale == pytest.approx(
+        accounting.gaussian_sigma_for_budget(0.5, 1e-5, math.sqrt(4)), rel=1e-12
+    )
+    assert rel.rho == pytest.approx(4 / (2 * rel.noise_scale**2))
+    charged = budget(client, survey)["epsilon_spent"]
+    assert charged <= 0.5 * (1 + 1e-9)
+    assert charged == pytest.approx(0.5, rel=1e-6)
+
+
+def test_mixed_releases_fill_the_budget_exactly_then_409(client, owner):
+    survey = make_survey(owner, epsilon=1.0, respondents=5)
+    body = {"mechanism": "laplace", "epsilon": 0.25, "questions": MIXED}
+    for _ in range(4):
+        assert release(client, survey, **body).status_code == 202
+    assert release(client, survey, **body).status_code == 409
+    spent = accounting.epsilon_spent(survey_ledger_events(survey=survey), survey.budget_delta)
+    assert spent.epsilon <= 1.0 * (1 + 1e-9)
+    assert LedgerEntry.objects.count() == 4

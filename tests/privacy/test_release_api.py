@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 import pytest
 from rest_framework.test import APIClient
@@ -60,7 +61,11 @@ BAD_BODIES = [
     ({"epsilon": 0.5}, "mechanism"),
     ({"mechanism": "laplace", "epsilon": 0.5, "questions": ["nope"]}, "questions"),
     ({"mechanism": "laplace", "epsilon": 0.5, "questions": "cheated"}, "questions"),
-    ({"mechanism": "laplace", "epsilon": 0.5, "questions": ["age"]}, "questions"),
+    ({"mechanism": "laplace", "epsilon": 0.5, "questions": ["age", "age"]}, "questions"),
+    (
+        {"mechanism": "laplace", "epsilon": 0.5, "questions": ["region"], "group_by": "region"},
+        "questions",
+    ),
     ({"mechanism": "laplace", "epsilon": 0.5, "questions": []}, "questions"),
     ({"mechanism": "laplace", "epsilon": 0.5, "group_by": "nope"}, "group_by"),
     ({"mechanism": "laplace", "epsilon": 0.5, "group_by": "cheated"}, "group_by"),
@@ -132,10 +137,12 @@ def test_release_goes_pending_to_done_with_eager_tasks(
     assert detail["survey"] == survey.slug
     assert detail["mechanism"] == "laplace"
     assert detail["epsilon"] == 0.5
-    assert detail["noise_scale"] == pytest.approx(3 / 0.5)  # Q = 3: cheated, drug, region
+    # m = 5 contributions: cheated, drug, region (one each) and age (sum and count).
+    assert detail["noise_scale"] == pytest.approx(5 / 0.5)
+    assert detail["l1_sensitivity"] == 5.0
     assert detail["finished_at"] is not None
     keys = [q["key"] for q in detail["results"]["questions"]]
-    assert keys == ["cheated", "drug", "region"]
+    assert keys == ["cheated", "drug", "region", "age"]
     cheated = detail["results"]["questions"][0]
     assert set(cheated["noisy_counts"]) == {"yes", "no"}
     assert all(isinstance(v, int) for v in cheated["noisy_counts"].values())
@@ -153,8 +160,11 @@ def test_release_goes_pending_to_done_with_eager_tasks(
     assert csv_response.status_code == 200
     assert csv_response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(csv_response.content.decode())))
-    assert {r["question"] for r in rows} == {"cheated", "drug", "region"}
-    assert len(rows) == 1 + 3 + 2
+    assert {r["question"] for r in rows} == {"cheated", "drug", "region", "age"}
+    assert len(rows) == 1 + 3 + 2 + 1
+    age_row = next(r for r in rows if r["question"] == "age")
+    assert age_row["option"] == "mean"
+    assert float(age_row["noisy_sum"]) == detail["results"]["questions"][3]["noisy_sum"]
 
 
 def test_grouped_release_has_every_group_and_sums_to_the_overall(
@@ -168,12 +178,17 @@ def test_grouped_release_has_every_group_and_sums_to_the_overall(
         )
     assert response.status_code == 202
     release = Release.objects.get(pk=response.json()["id"])
-    assert release.questions == ["cheated", "drug"]  # not the group_by question itself
-    assert release.l1_sensitivity == 2.0
-    assert release.noise_scale == pytest.approx((2 / (2 * 0.01)) ** 0.5)
+    assert release.questions == ["cheated", "drug", "age"]  # not the group_by question itself
+    assert release.l1_sensitivity == 4.0  # m = 1 + 1 + 2
+    assert release.noise_scale == pytest.approx((4 / (2 * 0.01)) ** 0.5)
     results = release.results
     assert [g["group"] for g in results["groups"]] == ["north", "south"]
-    overall = {q["key"]: q["noisy_counts"] for q in results["questions"]}
+    age = next(q for q in results["questions"] if q["key"] == "age")
+    age_groups = [next(q for q in g["questions"] if q["key"] == "age") for g in results["groups"]]
+    assert age["noisy_sum_units"] == sum(a["noisy_sum_units"] for a in age_groups)
+    assert age["noisy_count"] == sum(a["noisy_count"] for a in age_groups)
+    assert age["sum_noise_variance"] == pytest.approx(2 * age_groups[0]["sum_noise_variance"])
+    overall = {q["key"]: q["noisy_counts"] for q in results["questions"] if q["kind"] != "number"}
     for key, counts in overall.items():
         for cell, value in counts.items():
             assert value == sum(
@@ -303,5 +318,108 @@ def test_dashboard_partial_renders_without_inline_script(rf, owner, survey):
     assert f'data-budget-url="/api/v1/surveys/{survey.slug}/budget/"' in html
     assert "js/releases.js" in html
     assert "<script>" not in html and "onclick" not in html
-    assert 'value="age"' not in html  # number questions are not releasable
+    assert 'value="age" checked' in html  # number questions are released by default
     assert '<option value="region">' in html
+
+
+def test_number_question_release_completes_with_sane_fields(
+    client, survey, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url(survey),
+            {"mechanism": "laplace", "epsilon": 0.5, "questions": ["cheated", "age"]},
+            format="json",
+        )
+    assert response.status_code == 202
+    detail = client.get(response.json()["url"]).json()
+    assert detail["status"] == "done"
+    assert detail["l1_sensitivity"] == 3.0  # cheated + age's sum and count
+    assert detail["noise_scale"] == pytest.approx(3 / 0.5)
+    age = detail["results"]["questions"][1]
+    assert age["key"] == "age" and age["kind"] == "number"
+    assert (age["min"], age["max"]) == (18.0, 99.0)
+    assert age["grid_step"] == 0.05
+    assert age["sum_sensitivity"] == 1981  # ⌈99/0.05⌉ + 1
+    assert isinstance(age["noisy_sum_units"], int)
+    assert isinstance(age["noisy_count"], int)
+    assert age["noisy_sum"] == pytest.approx(0.05 * age["noisy_sum_units"])
+    assert age["count_std_error"] > 0 and age["sum_std_error"] > age["count_std_error"]
+    if age["noisy_count"] > 0:
+        assert 18.0 <= age["mean"] <= 99.0
+        assert age["mean"] == age["estimate"]
+        assert 18.0 <= age["ci_low"] <= age["mean"] <= age["ci_high"] <= 99.0
+        assert age["std_error"] > 0 and age["note"] is None
+    else:
+        assert age["mean"] is None and age["note"]
+
+
+def test_number_release_is_accurate_at_a_large_epsilon(
+    client, owner, django_capture_on_commit_callbacks
+):
+    """ε = 200 on age alone (m = 2): t = 1/100, the sum's scale is K·t = 19.81 grid units
+    (≈ 1 year) and the count's noise is 0 except with probability ≈ 2e^-100. |noise on the
+    sum| ≥ 400 grid units (20 years) has probability e^(−400/19.81) ≈ 2e-9."""
+    rich = make_survey(owner, epsilon=5000.0, respondents=30)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url(rich),
+            {"mechanism": "laplace", "epsilon": 200, "questions": ["age"]},
+            format="json",
+        )
+    assert response.status_code == 202
+    age = client.get(response.json()["url"]).json()["results"]["questions"][0]
+    true_sum = sum(20 + i % 50 for i in range(30))  # 1035
+    assert age["noisy_count"] == 30
+    assert abs(age["noisy_sum"] - true_sum) < 20
+    assert age["mean"] == pytest.approx(true_sum / 30, abs=0.7)
+    # The conservative sampling term dominates the SE: ((99 − 18)/2)²/30.
+    assert age["std_error"] == pytest.approx(40.5 / math.sqrt(30), rel=1e-2)
+
+
+def test_grouped_number_release_gives_every_group(
+    client, survey, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url(survey),
+            {"mechanism": "laplace", "epsilon": 0.5, "questions": ["age"], "group_by": "region"},
+            format="json",
+        )
+    results = Release.objects.get(pk=response.json()["id"]).results
+    assert [g["group"] for g in results["groups"]] == ["north", "south"]
+    parts = [g["questions"][0] for g in results["groups"]]
+    overall = results["questions"][0]
+    assert overall["noisy_sum_units"] == sum(p["noisy_sum_units"] for p in parts)
+    assert overall["noisy_count"] == sum(p["noisy_count"] for p in parts)
+    assert overall["noise_variance"] == pytest.approx(2 * parts[0]["noise_variance"])
+
+
+def test_number_release_beyond_the_float_margin_fails_and_refunds(client, survey, monkeypatch):
+    from privacy import release_math
+
+    monkeypatch.setattr(release_math, "max_safe_respondents", lambda lo, hi, step=None: 10)
+    response = client.post(
+        url(survey), {"mechanism": "laplace", "epsilon": 0.5, "questions": ["age"]}, format="json"
+    )
+    with pytest.raises(ValueError):
+        release_run(release_id=response.json()["id"])
+    release = Release.objects.get(pk=response.json()["id"])
+    assert release.status == "failed" and release.results is None
+    assert LedgerEntry.objects.get(release=release).refunded
+
+
+def test_preview_of_a_number_question(client, survey):
+    response = client.post(
+        url(survey, "preview/"),
+        {"mechanism": "gaussian", "rho": 0.1, "questions": ["age"]},
+        format="json",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["contributions"] == 2
+    assert body["noise_scale"] == pytest.approx(math.sqrt(2 / 0.2))
+    age = body["questions"][0]
+    assert age["sum_sensitivity"] == 1981
+    assert age["expected_sum_std_error"] == pytest.approx(0.05 * 1981 * math.sqrt(10), rel=1e-9)
+    assert age["expected_half_width"] > age["expected_std_error"] > 40.5 / math.sqrt(30)
