@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -347,7 +348,8 @@ def test_builder_live_preview_and_save(live_server, new_page):
     second.locator('[data-path="options"]').fill("a\nb\nc")
     second.locator("[data-role=preview]").filter(has_text="Local ε").wait_for()
     page.click("#save")
-    page.wait_for_url("**/surveys/*/")
+    # "**/surveys/*/" would already match /surveys/new/: wait for the saved survey's own page.
+    page.wait_for_url(re.compile(r"/surveys/(?!new/)[a-z0-9]+/$"))
     survey = Survey.objects.get(owner=user)
     assert [q.key for q in survey.questions.all()] == ["q1", "q2"]
     assert survey.status == "draft"
