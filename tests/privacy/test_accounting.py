@@ -161,7 +161,12 @@ def test_empty_spends_nothing() -> None:
 
 
 def test_pure_events_basic_and_advanced() -> None:
-    assert epsilon_spent([LaplaceEvent(0.5)], DELTA).method == "basic"
+    # One ε₀-DP release: exact RR gives δ(ε) = p(1 − e^{ε−ε₀}), p = e^{ε₀}/(1 + e^{ε₀}), so the
+    # exact ε at δ sits a hair below the basic ε₀ — and exact_pure (the tightest) wins.
+    one = epsilon_spent([LaplaceEvent(0.5)], DELTA)
+    p = math.exp(0.5) / (1.0 + math.exp(0.5))
+    assert (one.method, one.candidates["basic"]) == ("exact_pure", 0.5)
+    assert one.epsilon == pytest.approx(0.5 + math.log1p(-DELTA / p), rel=1e-12)
     assert basic_composition_epsilon([PureDPEvent(0.1)] * 3) == pytest.approx(0.3)
     assert basic_composition_epsilon([GaussianEvent(1.0)]) == math.inf
     k, e0 = 1000, 0.01
