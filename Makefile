@@ -21,7 +21,7 @@ $(STAMP): requirements.txt requirements-dev.txt constraints.txt
 run: install
 	@mkdir -p var
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py migrate --noinput
-	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py seed_demo
+	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # The whole suite. Browser tests need Debian's chromium (installed here when missing and root).
