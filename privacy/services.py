@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from deniable.errors import Conflict, InvalidInput
@@ -852,6 +852,11 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
             release.error = ""
             release.save(update_fields=["results", "status", "finished_at", "error"])
             return release.status
+    except (OperationalError, InterfaceError):
+        # The database blinked (restart, failover): nothing was stored, the release stays
+        # running, and the task's autoretry (or, past its retries, the sweeper) runs it again.
+        # MAX_ATTEMPTS still bounds the total, so a release always ends done or refunded.
+        raise
     except Exception as exc:
         from celery.exceptions import SoftTimeLimitExceeded
 

@@ -279,6 +279,31 @@ def test_failure_before_results_refunds_the_charge(client, survey, monkeypatch):
     assert services.release_run(release_id=release_id) == "failed"
 
 
+def test_a_database_blip_keeps_the_charge_and_the_retry_finishes(client, survey, monkeypatch):
+    """OperationalError (a restart, a failover) is transient: no refund, no failure; the task's
+    autoretry runs the release again and it completes with its one charge."""
+    from django.db import OperationalError
+
+    response = client.post(url(survey), {"mechanism": "laplace", "epsilon": 0.5}, format="json")
+    release_id = response.json()["id"]
+    import privacy.services as services
+
+    def blip(**kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr("surveys.selectors.survey_counts", blip)
+    with pytest.raises(OperationalError):
+        services.release_run(release_id=release_id)
+    release = Release.objects.get(pk=release_id)
+    assert release.status == "running" and release.results is None
+    assert not LedgerEntry.objects.get(release=release).refunded
+    monkeypatch.undo()
+    assert services.release_run(release_id=release_id) == "done"
+    release.refresh_from_db()
+    assert release.attempts == 2 and release.results is not None
+    assert LedgerEntry.objects.filter(release=release, refunded=False).count() == 1
+
+
 def test_enqueue_failure_leaves_the_release_pending_for_the_sweeper(
     client, survey, monkeypatch, django_capture_on_commit_callbacks
 ):
