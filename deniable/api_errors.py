@@ -1,6 +1,6 @@
 """One error shape for the whole API (DESIGN.md §8).
 
-Validation errors: ``{"errors": {field: [messages]}}``; everything else:
+Validation and parse errors (every 400): ``{"errors": {field: [messages]}}``; everything else:
 ``{"error": code, "detail": text}``.
 """
 
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -48,6 +50,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     if isinstance(exc, exceptions.ValidationError):
         response.data = {"errors": _as_field_errors(exc.detail)}
+    elif isinstance(exc, exceptions.ParseError):
+        # A body that is not JSON is bad input like any other: every 400 has the errors shape.
+        response.data = {"errors": {"non_field_errors": [str(exc.detail)]}}
     else:
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
         code = getattr(exc, "default_code", "error")
@@ -56,3 +61,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             code = codes if isinstance(codes, str) else code
         response.data = {"error": code, "detail": str(detail)}
     return response
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler404``: a JSON error body under ``/api/`` (a URL no route matches, e.g. a slug
+    with characters a slug cannot have), Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": "not_found", "detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)

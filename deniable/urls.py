@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -16,7 +17,6 @@ from deniable.health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    path("admin/", admin.site.urls),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(
         "api/v1/docs/",
@@ -30,3 +30,9 @@ urlpatterns = [
     path("api/v1/", include("privacy.api.urls")),
     path("", include("surveys.urls")),
 ]
+# Where the admin lives is configuration (DJANGO_ADMIN_URL); production mounts none by default.
+if settings.ADMIN_URL:
+    urlpatterns.insert(1, path(settings.ADMIN_URL.strip("/") + "/", admin.site.urls))
+
+# Unmatched URLs under /api/ get the API's JSON error body (documented 404), pages Django's own.
+handler404 = "deniable.api_errors.page_not_found"

@@ -42,6 +42,12 @@ Which privacy-loss curve each event gets — and why (soundness notes):
   2016, Prop. 3.3).
 * :class:`ZCDPEvent`: r(α) = αρ by definition.
 
+**Overflow.** Events accept any finite parameter > 0 (a ``PrivacyParameterError`` otherwise); an
+absurd one (ε = 1e300, σ = 1e-300) makes some sums overflow. Every accountant then answers
+``math.inf`` — always a sound upper bound — instead of raising: Σε and Σρ are summed by
+:func:`_sum` (``math.inf`` on overflow), squares are taken as products (no ``OverflowError``),
+exact_pure declares itself inapplicable once Σkε exceeds 1e300, and GDP returns ∞ for μ = ∞.
+
 All accountants use the full δ (they are alternative bounds on the same composition, and the
 minimum of valid bounds is valid).
 
@@ -160,7 +166,11 @@ class GaussianEvent:
 
     @property
     def rho(self) -> float:
-        return self.l2_sensitivity**2 / (2.0 * self.sigma**2)
+        sigma, sens = self.sigma, self.l2_sensitivity
+        if 1e-100 < sigma < 1e100 and sens < 1e100:  # the usual range: the historical formula
+            return sens**2 / (2.0 * sigma**2)
+        ratio = sens / sigma  # extremes: ∞ (never an exception) or a value below 1e-200
+        return ratio * ratio / 2.0
 
 
 @dataclass(frozen=True)
@@ -218,6 +228,15 @@ def _group(events: Iterable[Event]) -> Counter[Event]:
     return groups
 
 
+def _sum(values: Iterable[float]) -> float:
+    """``math.fsum`` of non-negative values, ``math.inf`` when it overflows (sound: ∞ bounds
+    anything)."""
+    try:
+        return math.fsum(values)
+    except OverflowError:  # "intermediate overflow in fsum"
+        return math.inf
+
+
 def _repeat(pairs: Iterable[tuple[float, int]]) -> Iterable[float]:
     """Each value repeated k times, for ``math.fsum`` (exact, so equal to the per-event sum)."""
     return itertools.chain.from_iterable(itertools.repeat(x, k) for x, k in pairs)
@@ -248,7 +267,7 @@ def _basic(groups: Groups) -> float:
     by_eps = _pure_groups(groups)
     if by_eps is None:
         return math.inf
-    return math.fsum(_repeat(by_eps.items()))
+    return _sum(_repeat(by_eps.items()))
 
 
 def _advanced(groups: Groups, d: float) -> float:
@@ -257,7 +276,10 @@ def _advanced(groups: Groups, d: float) -> float:
         return basic
     eps0 = max(e for e in (_pure_epsilon(ev) for ev in groups) if e is not None)
     k = sum(groups.values())
-    advanced = eps0 * math.sqrt(2.0 * k * math.log(1.0 / d)) + k * eps0 * math.expm1(eps0)
+    try:
+        advanced = eps0 * math.sqrt(2.0 * k * _log_inv(d)) + k * eps0 * math.expm1(eps0)
+    except OverflowError:  # e^ε₀ overflows past ε₀ ≈ 709: the bound is +∞ (basic wins)
+        advanced = math.inf
     return min(advanced, basic)
 
 
@@ -286,16 +308,25 @@ def _event_rho(ev: Event) -> float:
         return ev.rho
     if isinstance(ev, ZCDPEvent):
         return ev.rho
-    return ev.epsilon**2 / 2.0  # pure ε-DP ⇒ ε²/2-zCDP (Bun & Steinke 2016, Prop. 3.3)
+    try:
+        return ev.epsilon**2 / 2.0  # pure ε-DP ⇒ ε²/2-zCDP (Bun & Steinke 2016, Prop. 3.3)
+    except OverflowError:  # ε > ~1.3e154
+        return math.inf
 
 
 def _rho(groups: Groups) -> float:
-    return math.fsum(_repeat((_event_rho(ev), k) for ev, k in groups.items()))
+    return _sum(_repeat((_event_rho(ev), k) for ev, k in groups.items()))
+
+
+def _log_inv(d: float) -> float:
+    """ln(1/δ); −ln δ when 1/δ overflows (subnormal δ), so that ρ = 0 never meets ln ∞."""
+    inv = 1.0 / d
+    return math.log(inv) if inv < math.inf else -math.log(d)
 
 
 def _zcdp(groups: Groups, d: float) -> float:
     rho = _rho(groups)
-    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / d))
+    return rho + 2.0 * math.sqrt(rho * _log_inv(d))
 
 
 def zcdp_rho(events: Sequence[Event]) -> float:
@@ -375,6 +406,13 @@ def _order_grid(orders: tuple[float, ...]) -> _OrderGrid:
 def _event_curve(ev: Event, orders: tuple[float, ...]) -> FloatArray:
     """``event_rdp(ev, α)`` over a whole order grid (numpy; cached per distinct event)."""
     g = _order_grid(orders)
+    with np.errstate(over="ignore"):  # an absurd ε or ρ (1e300): the curve is ∞, a sound bound
+        curve = _raw_curve(ev, g)
+    curve.flags.writeable = False
+    return curve
+
+
+def _raw_curve(ev: Event, g: _OrderGrid) -> FloatArray:
     if isinstance(ev, GaussianEvent | ZCDPEvent):
         curve = g.alpha * ev.rho
     else:
@@ -386,15 +424,15 @@ def _event_curve(ev: Event, orders: tuple[float, ...]) -> FloatArray:
             log_num = np.logaddexp(g.alpha * eps, (1.0 - g.alpha) * eps)
             raw = (log_num - _logaddexp(0.0, eps)) / g.am1
         curve = np.minimum(eps, np.maximum(0.0, raw))
-    curve.flags.writeable = False
-    return curve
+    return np.asarray(curve, dtype=np.float64)
 
 
 def _rdp_curve(groups: Groups, orders: tuple[float, ...]) -> FloatArray:
     """r(α) = Σ kᵢ·rᵢ(α) over distinct events (Mironov 2017, Prop. 1)."""
     total = np.zeros(len(orders))
-    for ev, k in groups.items():
-        total += k * _event_curve(ev, orders)
+    with np.errstate(over="ignore"):
+        for ev, k in groups.items():
+            total += k * _event_curve(ev, orders)
     return total
 
 
@@ -448,11 +486,10 @@ def rdp_epsilon(
 def _gdp(groups: Groups, d: float) -> float:
     if not groups or not all(isinstance(ev, GaussianEvent) and not ev.discrete for ev in groups):
         return math.inf
-    mu = math.sqrt(
-        math.fsum(
-            _repeat(((ev.l2_sensitivity / ev.sigma) ** 2, k) for ev, k in groups.items())  # type: ignore[union-attr]
-        )
-    )
+    ratios = ((ev.l2_sensitivity / ev.sigma, k) for ev, k in groups.items())  # type: ignore[union-attr]
+    mu = math.sqrt(_sum(_repeat((r * r, k) for r, k in ratios)))
+    if math.isinf(mu):
+        return math.inf
     if gaussian_delta(0.0, mu) <= d:
         return 0.0
     lo, hi = 0.0, 1.0
@@ -588,8 +625,8 @@ def _solve_exact(dist: _LossDistribution, d: float) -> float:
 
 def _exact_pure(groups: Groups, d: float) -> float:
     by_eps = _pure_groups(groups)
-    if not by_eps:
-        return math.inf
+    if not by_eps or not _sum(eps * k for eps, k in by_eps.items()) <= 1e300:
+        return math.inf  # not applicable, or losses so large their sums would overflow
     dist = _loss_distribution(by_eps)
     if dist is None:
         return math.inf

@@ -12,7 +12,8 @@
   and of a debiased randomized-response estimate, shown to a researcher before spending budget.
 
 All validation raises :class:`privacy.errors.PrivacyParameterError` (a ``ValueError`` with
-``.field``).
+``.field``) — including a result that would not be a finite float (e.g. σ for Δ = 1e308, the
+variance of the discrete Laplace at scale 1e200): the error names the input responsible.
 """
 
 from __future__ import annotations
@@ -52,7 +53,10 @@ def check_positive(value: float, field: str) -> float:
     """Return ``value`` as a float if it is a finite number > 0, else raise."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PrivacyParameterError(field, "must be a number")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an int too large for a float (10**400)
+        raise PrivacyParameterError(field, "must be finite") from None
     if math.isnan(v):
         raise PrivacyParameterError(field, "must not be NaN")
     if math.isinf(v):
@@ -60,6 +64,21 @@ def check_positive(value: float, field: str) -> float:
     if v <= 0:
         raise PrivacyParameterError(field, "must be > 0")
     return v
+
+
+def _finite_result(value: float, field: str, what: str) -> float:
+    if not math.isfinite(value):
+        raise PrivacyParameterError(field, f"out of range: {what} is not a finite float")
+    return value
+
+
+def _check_real(value: object, field: str) -> float:
+    """A finite real number (not bool) as a float."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PrivacyParameterError(field, "must be a number")
+    if not -1e308 < value < 1e308:  # NaN, ±∞ and ints beyond the float range
+        raise PrivacyParameterError(field, "must be a finite number")
+    return float(value)
 
 
 def check_epsilon(epsilon: float, field: str = "epsilon") -> float:
@@ -100,10 +119,21 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
         δ(ε) = Φ(−ε/μ + μ/2) − e^ε · Φ(−ε/μ − μ/2),  μ = Δ/σ.
 
     Computed as Φ(a)·(1 − exp(ε + lnΦ(b) − lnΦ(a))) so both terms stay in log space.
+    ``mu = 0`` (no sensitivity left) gives 0; ``mu = ∞`` gives 1 (for finite ε).
     """
+    if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or not epsilon >= 0:
+        raise PrivacyParameterError("epsilon", "must be a number ≥ 0")
+    if isinstance(mu, bool) or not isinstance(mu, int | float) or not mu >= 0:
+        raise PrivacyParameterError("mu", "must be a number ≥ 0")
+    if mu == 0 or epsilon > 1e308:  # no sensitivity left, or ε = ∞
+        return 0.0
+    if mu > 1e308:  # μ = ∞ (an int beyond the float range too): Φ(∞) − e^ε·Φ(−∞)
+        return 1.0
     a = mu / 2.0 - epsilon / mu
     b = -mu / 2.0 - epsilon / mu
     log_a = log_ndtr(a)
+    if log_a == -math.inf:  # Φ(a) underflows: δ ≤ Φ(a) = 0
+        return 0.0
     ratio = epsilon + log_ndtr(b) - log_a
     if ratio >= 0.0:  # only by rounding: the true difference is ≥ 0
         return 0.0
@@ -121,7 +151,8 @@ def classical_gaussian_sigma(epsilon: float, delta: float, l2_sensitivity: float
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
     sens = check_positive(l2_sensitivity, "l2_sensitivity")
-    return math.sqrt(2.0 * math.log(1.25 / d)) * sens / eps
+    sigma = math.sqrt(2.0 * math.log(1.25 / d)) * sens / eps
+    return _finite_result(sigma, "l2_sensitivity", "σ")
 
 
 def analytic_gaussian_sigma(
@@ -147,6 +178,7 @@ def analytic_gaussian_sigma(
     hi = sens
     while too_small(hi):
         hi *= 2.0
+        _finite_result(hi, "l2_sensitivity", "σ")
     lo = hi / 2.0
     while not too_small(lo):
         lo /= 2.0
@@ -155,7 +187,8 @@ def analytic_gaussian_sigma(
     for _ in range(200):
         if hi - lo <= rel_tol * hi:
             break
-        mid = math.sqrt(lo * hi)
+        product = lo * hi  # underflows for a tiny Δ (1e-300): then take the roots apart
+        mid = math.sqrt(product) if product > 1e-290 else math.sqrt(lo) * math.sqrt(hi)
         if too_small(mid):
             lo = mid
         else:
@@ -167,21 +200,22 @@ def rho_from_sigma(sigma: float, l2_sensitivity: float = 1.0) -> float:
     """ρ = Δ₂²/(2σ²): Gaussian (continuous or discrete, CKS 2020 Thm. 14) is ρ-zCDP."""
     s = check_positive(sigma, "sigma")
     sens = check_positive(l2_sensitivity, "l2_sensitivity")
-    return sens * sens / (2.0 * s * s)
+    ratio = sens / s  # not sens²/(2σ²): σ² underflows (σ = 1e-300) and both overflow at 1e308
+    return _finite_result(ratio * ratio / 2.0, "sigma", "ρ = Δ²/(2σ²)")
 
 
 def sigma_from_rho(rho: float, l2_sensitivity: float = 1.0) -> float:
     """σ = Δ₂/√(2ρ), the inverse of :func:`rho_from_sigma`."""
     r = check_positive(rho, "rho")
     sens = check_positive(l2_sensitivity, "l2_sensitivity")
-    return sens / math.sqrt(2.0 * r)
+    return _finite_result(sens / math.sqrt(2.0 * r), "rho", "σ = Δ/√(2ρ)")
 
 
 def laplace_scale(epsilon: float, l1_sensitivity: float = 1.0) -> float:
     """Scale t = Δ₁/ε of the (discrete) Laplace mechanism; ε-DP."""
     eps = check_epsilon(epsilon)
     sens = check_positive(l1_sensitivity, "l1_sensitivity")
-    return sens / eps
+    return _finite_result(sens / eps, "epsilon", "the scale Δ₁/ε")
 
 
 # --------------------------------------------------------------------------- error planning
@@ -194,7 +228,10 @@ def discrete_laplace_variance(scale: float) -> float:
     """
     t = check_positive(scale, "scale")
     q = math.exp(-1.0 / t)
-    return 2.0 * q / (-math.expm1(-1.0 / t)) ** 2
+    denominator = (-math.expm1(-1.0 / t)) ** 2  # underflows to 0 for t > ~1e154 (variance ~2t²)
+    if denominator == 0.0:
+        raise PrivacyParameterError("scale", "out of range: the variance is not a finite float")
+    return _finite_result(2.0 * q / denominator, "scale", "the variance")
 
 
 def discrete_gaussian_variance(sigma: float) -> float:
@@ -206,8 +243,10 @@ def discrete_gaussian_variance(sigma: float) -> float:
     """
     s = check_positive(sigma, "sigma")
     if s >= 10.0:
-        return s * s
+        return _finite_result(s * s, "sigma", "σ²")
     two_s2 = 2.0 * s * s
+    if two_s2 == 0.0:  # σ < 1e-162: the variance ≈ 2e^{−1/(2σ²)} underflowed long before
+        return 0.0
     bound = math.ceil(40 * s) + 10
     weights = [math.exp(-(x * x) / two_s2) for x in range(1, bound + 1)]
     normalizer = 1.0 + 2.0 * math.fsum(weights)
@@ -237,8 +276,8 @@ def expected_count_error(mechanism: Mechanism, scale: float) -> float:
 
 def _estimate_variance(lam: float, n: float, noise_var: float, c: float) -> float:
     sampling = lam * (1.0 - lam) / n
-    noise = noise_var * (lam * lam + (1.0 - lam) ** 2) / (n * n)
-    return (sampling + noise) / (c * c)
+    noise = noise_var * (lam * lam + (1.0 - lam) ** 2) / n / n  # n² underflows for n < 1e-162
+    return (sampling + noise) / c / c  # c² underflows for |c| < 1e-162
 
 
 def expected_estimate_error(
@@ -262,20 +301,22 @@ def expected_estimate_error(
     at an end point). Multiply by z (1.96) for a 95 % half-width. ``n`` is the expected number
     of respondents; ``noise_variance`` comes from :func:`noise_variance`.
     """
-    c_ = float(c)
-    d_ = float(d)
-    if not math.isfinite(c_) or c_ == 0.0:
+    c_ = _check_real(c, "c")
+    d_ = _check_real(d, "d")
+    if c_ == 0.0:
         raise PrivacyParameterError("c", "must be finite and non-zero")
-    if not math.isfinite(d_) or not 0.0 <= d_ <= 1.0:
+    if not 0.0 <= d_ <= 1.0:
         raise PrivacyParameterError("d", "must lie in [0, 1]")
     n_ = check_positive(n, "n")
-    if isinstance(noise_variance, bool) or not math.isfinite(noise_variance) or noise_variance < 0:
+    noise_variance = _check_real(noise_variance, "noise_variance")
+    if noise_variance < 0:
         raise PrivacyParameterError("noise_variance", "must be finite and ≥ 0")
     lo, hi = sorted((d_, c_ + d_))
     if lo < 0.0 or hi > 1.0:
         raise PrivacyParameterError("c", "c·π + d must stay in [0, 1] for π ∈ [0, 1]")
     if prevalence is not None:
-        if not math.isfinite(prevalence) or not 0.0 <= prevalence <= 1.0:
+        prevalence = _check_real(prevalence, "prevalence")
+        if not 0.0 <= prevalence <= 1.0:
             raise PrivacyParameterError("prevalence", "must lie in [0, 1]")
         candidates = [c_ * prevalence + d_]
     else:

@@ -25,6 +25,24 @@ limited-denominator approximation: rounding a scale *down* would add less noise 
 is charged for. The sampler therefore realizes exactly the distribution for the float that is
 recorded with the release. Large denominators cost only big-int arithmetic.
 
+Bounds (documented; :class:`~privacy.errors.PrivacyParameterError` otherwise). The expected number
+of loop iterations of Algorithms 2 and 3 does not grow in either direction of the scale: for a tiny
+scale the geometric loop of Algorithm 2 almost always yields 0 and the only rejection is the
+"−0" one (probability ½), for a huge scale U is accepted with probability ≥ 1 − e^{−1} and V is a
+Geometric(1 − e^{−1}); Algorithm 3's acceptance probability is bounded below (CKS 2020, §5). What
+grows is the *cost of each iteration*: every coin is big-integer arithmetic on the numerator and
+denominator of the parameter, so the work per draw is about linear in their bit length, and the
+work per call is that times ``size``. Hence:
+
+* a parameter's exact numerator and denominator must each fit in :data:`MAX_PARAMETER_BITS` bits
+  (2048: every finite float, whose exact fraction needs at most 1075 bits, and decimals such as
+  10⁻⁴⁰⁰ pass — in particular the scale lies in [2⁻²⁰⁴⁸, 2²⁰⁴⁸]); decimal strings and Decimals
+  are screened by exponent and digit count *before* conversion, so ``"1e999999999"`` is refused
+  without building a 10⁹-digit integer;
+* ``size`` is at most :data:`MAX_SIZE` (100 000) per call — tens of µs per draw at the largest
+  parameters keep one call to a few seconds. A release draws one value per cell, far below it;
+  callers needing more draws call again.
+
 No timing-side-channel hardening is attempted (the loops are data-independent only in
 distribution); DESIGN.md §3 keeps sampling in a worker and never exposes its duration.
 """
@@ -32,6 +50,7 @@ distribution); DESIGN.md §3 keeps sampling in a worker and never exposes its du
 from __future__ import annotations
 
 import math
+import numbers
 import secrets
 from decimal import Decimal
 from fractions import Fraction
@@ -40,6 +59,8 @@ from typing import Protocol
 from privacy.errors import PrivacyParameterError
 
 __all__ = [
+    "MAX_PARAMETER_BITS",
+    "MAX_SIZE",
     "RandomSource",
     "SecretsRandomSource",
     "discrete_gaussian_pmf",
@@ -72,34 +93,79 @@ class SecretsRandomSource:
 
 _DEFAULT_SOURCE: RandomSource = SecretsRandomSource()
 
+#: Largest bit length of a parameter's exact numerator or denominator (module notes).
+MAX_PARAMETER_BITS = 2048
+#: Largest ``size`` of one ``*_many`` call (module notes).
+MAX_SIZE = 100_000
+# Decimal screening before exact conversion: |adjusted exponent| and digit count (10^700 > 2^2048).
+_MAX_DECIMAL_EXPONENT = 700
+_MAX_DECIMAL_DIGITS = 700
+
 
 # --------------------------------------------------------------------------- parameters
+
+
+def _screen_decimal(value: Decimal, field: str) -> Decimal:
+    if not value.is_finite():
+        raise PrivacyParameterError(field, "must be finite")
+    if (
+        len(value.as_tuple().digits) > _MAX_DECIMAL_DIGITS
+        or abs(value.adjusted()) > _MAX_DECIMAL_EXPONENT
+    ):
+        raise PrivacyParameterError(
+            field, f"is out of range (more than {MAX_PARAMETER_BITS} bits when made exact)"
+        )
+    return value
 
 
 def exact_fraction(value: Rational, field: str = "value") -> Fraction:
     """Convert a parameter to an exact, finite, strictly positive :class:`Fraction`.
 
     Floats are converted exactly (``Fraction(0.1) == 3602879701896397/2**55``); strings and
-    Decimals are read as exact decimals. Raises :class:`PrivacyParameterError` otherwise.
+    Decimals are read as exact decimals (a string may also be ``"n/d"``). Numerator and
+    denominator must fit in :data:`MAX_PARAMETER_BITS` bits. Raises
+    :class:`PrivacyParameterError` otherwise.
     """
     if isinstance(value, bool):
         raise PrivacyParameterError(field, "must be a number, not a boolean")
     if isinstance(value, float) and not math.isfinite(value):
         raise PrivacyParameterError(field, "must be finite")
-    if isinstance(value, Decimal) and not value.is_finite():
-        raise PrivacyParameterError(field, "must be finite")
     try:
-        frac = Fraction(value)
-    except (ValueError, TypeError, ZeroDivisionError) as exc:
-        raise PrivacyParameterError(field, f"is not a rational number: {value!r}") from exc
+        if isinstance(value, str):
+            text = value.strip()
+            if len(text) > 2 * _MAX_DECIMAL_DIGITS:
+                raise PrivacyParameterError(field, "is too long to be a parameter")
+            if "/" in text:
+                frac = Fraction(text)  # "n/d": two integers of bounded length, no exponent
+            else:
+                frac = Fraction(_screen_decimal(Decimal(text), field))
+        elif isinstance(value, Decimal):
+            frac = Fraction(_screen_decimal(value, field))
+        elif isinstance(value, numbers.Rational | float):
+            frac = Fraction(value)
+        else:
+            raise TypeError(type(value).__name__)
+    except PrivacyParameterError:
+        raise
+    except (ArithmeticError, ValueError, TypeError) as exc:  # decimal.InvalidOperation too
+        raise PrivacyParameterError(field, f"is not a rational number: {value!r:.60}") from exc
     if frac <= 0:
         raise PrivacyParameterError(field, "must be > 0")
+    if max(frac.numerator.bit_length(), frac.denominator.bit_length()) > MAX_PARAMETER_BITS:
+        raise PrivacyParameterError(
+            field,
+            f"is out of range: its exact numerator and denominator must fit in "
+            f"{MAX_PARAMETER_BITS} bits (scale between 2^-{MAX_PARAMETER_BITS} and "
+            f"2^{MAX_PARAMETER_BITS})",
+        )
     return frac
 
 
 def _check_size(size: int) -> int:
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise PrivacyParameterError("size", "must be a non-negative integer")
+    if size > MAX_SIZE:
+        raise PrivacyParameterError("size", f"must be at most {MAX_SIZE} per call")
     return size
 
 

@@ -54,6 +54,7 @@ Higham 2002, *Accuracy and Stability of Numerical Algorithms*, §4.2 (floating-p
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -82,36 +83,95 @@ GRID_CELLS = 1000
 UNIT_ROUNDOFF = Fraction(1, 2**53)
 
 
+# Validation (every public function): a bad argument raises ValueError naming it. Counts are
+# bounded by 2⁵³ (exact in a float; far above any survey, and noise of that size is no release).
+MAX_COUNT = 2**53
+
+
+def _real(field: str, value: object) -> float:
+    """A finite real number (int, float, Fraction, ...; not bool) as a float, else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{field} must be a number (got {value!r:.60})")
+    if not -1e308 < value < 1e308:  # also NaN; compares ints exactly, before float() could raise
+        raise ValueError(f"{field} must be a finite number (got {value!r:.60})")
+    return float(value)
+
+
+def _count(field: str, value: object) -> int:
+    """An integer (or integral float) count with |value| ≤ 2⁵³ (noisy counts may be negative)."""
+    if type(value) is int and -MAX_COUNT <= value <= MAX_COUNT:  # the common case
+        return value
+    x = _real(field, value)
+    if not x.is_integer() or abs(x) > MAX_COUNT:
+        raise ValueError(f"{field} must be an integer of magnitude at most 2**53 (got {x!r})")
+    return int(value)  # type: ignore[call-overload]
+
+
+def _step(value: object) -> Fraction:
+    """A grid step: a finite number > 0, converted exactly."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"step must be a positive number (got {value!r:.60})")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"step must be finite (got {value!r})")
+    step = Fraction(value)  # type: ignore[arg-type]
+    if step <= 0:
+        raise ValueError(f"step must be > 0 (got {value!r})")
+    return step
+
+
 def z_value(confidence: float) -> float:
     """Two-sided standard-normal quantile: z = Φ⁻¹((1 + confidence)/2)."""
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+        raise ValueError(f"confidence must be a number in (0, 1) (got {confidence!r:.60})")
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must lie in (0, 1)")
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
 def wilson_bounds(rate: float, n: float, z: float) -> tuple[float, float]:
-    """Wilson score interval for a proportion ``rate`` observed on ``n`` (possibly fractional)."""
-    rate = min(1.0, max(0.0, rate))
+    """Wilson score interval for a proportion ``rate`` observed on ``n`` (possibly fractional).
+
+    ``n ≤ 0`` (or so small that z²/n overflows) gives [0, 1], the limit of the interval as
+    n → 0; ``n = ∞`` gives the point [rate, rate].
+    """
+    rate = min(1.0, max(0.0, _real("rate", rate)))
+    if isinstance(n, bool) or not isinstance(n, numbers.Real) or n != n:
+        raise ValueError(f"n must be a number (got {n!r:.60})")
+    z = _real("z", z)
     if n <= 0:
         return 0.0, 1.0
+    n = float(n) if n < 1e308 else math.inf
     z2 = z * z
     denom = 1.0 + z2 / n
+    if not math.isfinite(denom):
+        return 0.0, 1.0
     centre = (rate + z2 / (2.0 * n)) / denom
-    half = z * math.sqrt(rate * (1.0 - rate) / n + z2 / (4.0 * n * n)) / denom
+    half = z * math.sqrt(rate * (1.0 - rate) / n + z2 / (4.0 * n) / n) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def lambda_variance(lam: float, n: float, noise_variance: float, k: int) -> float:
     """Var(λ̂_v) ≈ λ(1 − λ)/N + V·[(1 − λ)² + (k − 1)λ²]/N² (see the module docstring)."""
+    lam, n = _real("lam", lam), _real("n", n)
+    noise_variance = _real("noise_variance", noise_variance)
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= MAX_COUNT:
+        raise ValueError(f"k must be a positive number of cells (got {k!r:.60})")
+    if not 0.0 <= lam <= 1.0 or noise_variance < 0.0:
+        raise ValueError("lam must lie in [0, 1] and noise_variance be ≥ 0")
     if n <= 0:
         return math.inf
     sampling = lam * (1.0 - lam) / n
-    noise = noise_variance * ((1.0 - lam) ** 2 + (k - 1) * lam * lam) / (n * n)
+    noise = noise_variance * ((1.0 - lam) ** 2 + (k - 1) * lam * lam) / n / n
     return sampling + noise
 
 
 def count_estimate(noisy_count: float, noisy_total: float, c: float, d: float) -> float:
     """Debiased count of respondents with the trait/option: (C̃_v − d·Ñ)/c — linear, unbiased."""
+    noisy_count = _real("noisy_count", noisy_count)
+    noisy_total = _real("noisy_total", noisy_total)
+    c, d = _real("c", c), _real("d", d)
+    if c == 0.0:
+        raise ValueError("c must be non-zero")
     return (noisy_count - d * noisy_total) / c
 
 
@@ -154,15 +214,25 @@ def cell_estimates(
     the ones present in the data) to its noisy count; ``(c, d)`` is the linear form of the design
     (module docstring); ``noise_variance`` is V, the variance of the noise added to each cell.
     """
-    if c == 0 or not math.isfinite(c):
+    c, d = _real("c", c), _real("d", d)
+    if c == 0.0:
         raise ValueError("c must be finite and non-zero")
+    noise_variance = _real("noise_variance", noise_variance)
+    if noise_variance < 0.0:
+        raise ValueError(f"noise_variance must be ≥ 0 (got {noise_variance!r})")
+    if not isinstance(noisy_counts, Mapping):
+        raise ValueError("noisy_counts must map each cell to its noisy count")
     order = list(cells) if cells is not None else list(noisy_counts)
+    missing = [v for v in order if v not in noisy_counts]
+    if missing:
+        raise ValueError(f"noisy_counts has no count for cell {missing[0]!r:.60}")
+    counts = {v: _count(f"noisy_counts[{v!r:.60}]", noisy_counts[v]) for v in order}
     k = len(order)
-    total = float(sum(noisy_counts[v] for v in order))
+    total = float(sum(counts.values()))
     z = z_value(confidence)
     out: list[CellEstimate] = []
     for v in order:
-        count = int(noisy_counts[v])
+        count = counts[v]
         if total < 1.0:
             out.append(CellEstimate(v, count, None, None, None, 0.0, 1.0))
             continue
@@ -172,7 +242,8 @@ def cell_estimates(
         se = math.sqrt(lambda_variance(lam_clip, total, noise_variance, k)) / abs(c)
         edge = 1.0 / (2.0 * total)
         lam_star = min(1.0 - edge, max(edge, lam_clip))
-        n_eff = lam_star * (1.0 - lam_star) / lambda_variance(lam_star, total, noise_variance, k)
+        var_star = lambda_variance(lam_star, total, noise_variance, k)
+        n_eff = lam_star * (1.0 - lam_star) / var_star if var_star > 0.0 else math.inf
         lo, hi = wilson_bounds(lam_clip, n_eff, z)
         a, b = (lo - d) / c, (hi - d) / c
         if a > b:
@@ -196,7 +267,8 @@ def cell_estimates(
 
 def _bound(lo: float, hi: float) -> Fraction:
     """B = max(|min|, |max|) as an exact rational (the largest |value| an answer can have)."""
-    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+    lo, hi = _real("lo", lo), _real("hi", hi)
+    if not lo < hi:
         raise ValueError("number bounds must be finite with min < max")
     bound = max(abs(Fraction(lo)), abs(Fraction(hi)))
     if bound == 0:  # pragma: no cover — impossible with lo < hi
@@ -216,7 +288,9 @@ def grid_step(lo: float, hi: float) -> Fraction:
     print cleanly.
     """
     target = _bound(lo, hi) / GRID_CELLS
-    k = math.floor(math.log10(target))  # a float guess, corrected exactly below
+    # A float guess, corrected exactly below (log10 of num and den: a subnormal bound's Fraction
+    # would underflow to 0.0 as a float).
+    k = math.floor(math.log10(target.numerator) - math.log10(target.denominator))
     best: Fraction | None = None
     for exp in (k - 1, k, k + 1):
         for m in (1, 2, 5):
@@ -254,25 +328,35 @@ def sum_sensitivity(lo: float, hi: float, step: Fraction | None = None) -> int:
     η < 1 holds for every N ≤ :func:`max_safe_respondents` (over a million with B/s < 2500); the
     release refuses to run beyond it rather than rely on an unproven bound.
     """
-    s = grid_step(lo, hi) if step is None else step
+    s = grid_step(lo, hi) if step is None else _step(step)
     return math.ceil(_bound(lo, hi) / s) + 1
 
 
 def float_sum_error_units(n: int, lo: float, hi: float, step: Fraction | None = None) -> Fraction:
     """η = 2γ_N·N·B/s: the bound, in grid units, on the floating-point error of two stored sums
     of at most N answers each (see :func:`sum_sensitivity`, step 2). Exact rational."""
-    s = grid_step(lo, hi) if step is None else step
+    s = grid_step(lo, hi) if step is None else _step(step)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise ValueError(f"n must be an integer (got {n!r:.60})")
     if n <= 1:
         return Fraction(0)
+    if n >= 2**53:  # γ_n needs n·u < 1; far beyond max_safe_respondents anyway
+        raise ValueError(f"n must be below 2**53 (got {n!r:.60})")
     gamma = n * UNIT_ROUNDOFF / (1 - n * UNIT_ROUNDOFF)
     return 2 * gamma * n * _bound(lo, hi) / s
 
 
 def max_safe_respondents(lo: float, hi: float, step: Fraction | None = None) -> int:
-    """The largest N with η(N) < 1 (:func:`float_sum_error_units`); η grows with N."""
-    s = grid_step(lo, hi) if step is None else step
+    """The largest N with η(N) < 1 (:func:`float_sum_error_units`); η grows with N.
+
+    Capped at 2⁵² (a caller's own, very coarse ``step`` could otherwise push N to where
+    γ_N = Nu/(1 − Nu) is undefined).
+    """
+    s = grid_step(lo, hi) if step is None else _step(step)
     lo_n, hi_n = 1, 2
     while float_sum_error_units(hi_n, lo, hi, s) < 1:
+        if hi_n >= 2**52:
+            return hi_n
         lo_n, hi_n = hi_n, hi_n * 2
     while hi_n - lo_n > 1:
         mid = (lo_n + hi_n) // 2
@@ -285,9 +369,11 @@ def max_safe_respondents(lo: float, hi: float, step: Fraction | None = None) -> 
 
 def grid_sum(total: float, step: Fraction) -> int:
     """U = round(S/s), computed exactly (S's binary value as a Fraction; ties to even)."""
-    if not math.isfinite(total):
+    if isinstance(total, bool) or not isinstance(total, numbers.Real):
+        raise ValueError(f"total must be a number (got {total!r:.60})")
+    if isinstance(total, float) and not math.isfinite(total):
         raise ValueError("the stored sum must be finite")
-    return round(Fraction(total) / step)
+    return round(Fraction(total) / _step(step))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -329,7 +415,20 @@ def number_estimate(
       need its own budget.
     * interval: mean ± z·SE, clipped to [lo, hi]; [lo, hi] when there is no mean.
     """
-    noisy_sum = float(step * noisy_sum_units)
+    units = _count("noisy_sum_units", noisy_sum_units)
+    noisy_count = _count("noisy_count", noisy_count)
+    lo, hi = _real("lo", lo), _real("hi", hi)
+    if not lo < hi:
+        raise ValueError("number bounds must be finite with min < max")
+    sum_noise_variance = _real("sum_noise_variance", sum_noise_variance)
+    count_noise_variance = _real("count_noise_variance", count_noise_variance)
+    if sum_noise_variance < 0.0 or count_noise_variance < 0.0:
+        raise ValueError("noise variances must be ≥ 0")
+    z = z_value(confidence)
+    exact_sum = _step(step) * units
+    if not -1e308 < exact_sum < 1e308:
+        raise ValueError(f"step · noisy_sum_units is beyond the float range (step = {step!r:.60})")
+    noisy_sum = float(exact_sum)
     if noisy_count <= 0:
         return NumberEstimate(
             noisy_sum=noisy_sum,
@@ -349,7 +448,7 @@ def number_estimate(
         sum_noise_variance + mean * mean * count_noise_variance
     ) / (n * n)
     se = math.sqrt(variance)
-    half = z_value(confidence) * se
+    half = z * se
     return NumberEstimate(
         noisy_sum=noisy_sum,
         noisy_count=noisy_count,

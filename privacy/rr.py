@@ -39,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final
 
@@ -48,11 +48,11 @@ import numpy.typing as npt
 from privacy.rr_intervals import (
     INTERVAL_KINDS,
     FloatArray,
+    _point_and_interval,
     check_confidence,
     check_interval_kind,
     exact_coverage_cd,
     interval_table,
-    point_and_interval,
     wilson_interval,
     z_value,
 )
@@ -144,7 +144,10 @@ class DesignError(ValueError):
 def _number(field: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
         raise DesignError(field, f"must be a number (got {value!r})")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an int too large for a float (10**400)
+        x = math.inf
     if not math.isfinite(x):
         raise DesignError(field, f"must be a finite number (got {value!r})")
     return x
@@ -157,19 +160,26 @@ def _probability(field: str, value: object) -> float:
     return x
 
 
+#: Largest count (n, reported_yes, counts[i]) accepted: 2⁵³, the largest integer every float
+#: operation on it represents exactly (and far above any survey).
+MAX_COUNT: Final = 2**53
+
+
 def _count(field: str, value: object) -> int:
-    if type(value) is int and value >= 0:  # the hot path: skip the ABC checks
+    if type(value) is int and 0 <= value <= MAX_COUNT:  # the hot path: skip the ABC checks
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{field} must be an integer (got {value!r})")
+        raise ValueError(f"{field} must be an integer (got {value!r:.60})")
     if value < 0:
         raise ValueError(f"{field} must be non-negative (got {value!r})")
+    if value > MAX_COUNT:
+        raise ValueError(f"{field} must be at most 2**53 (got {value!r:.60})")
     return int(value)
 
 
 def _check_prior(prior: float, field: str = "prior") -> float:
     if isinstance(prior, bool) or not isinstance(prior, int | float) or not 0.0 <= prior <= 1.0:
-        raise ValueError(f"{field} must be a probability between 0 and 1 (got {prior!r})")
+        raise ValueError(f"{field} must be a probability between 0 and 1 (got {prior!r:.60})")
     return float(prior)
 
 
@@ -278,6 +288,8 @@ class KRRDesign:
         eps = _number("epsilon", self.epsilon)
         if eps <= 0.0:
             raise DesignError("epsilon", f"must be > 0 (got {eps!r})")
+        if not self.c > 0.0:  # p and q round to the same float (ε below ~1e-16·k)
+            raise DesignError("epsilon", f"too small: p = q in floating point (got {eps!r})")
 
     @property
     def keep_probability(self) -> float:
@@ -498,7 +510,7 @@ def estimate_binary(
     if n == 0:
         return BinaryEstimate(0, 0, None, None, None, None, None, None, confidence, interval)
     rate = reported_yes / n
-    est = point_and_interval(rate, n, design.c, design.d, z, interval)
+    est = _point_and_interval(rate, n, design.c, design.d, z, interval)
     return BinaryEstimate(n, reported_yes, rate, *est, confidence, interval)
 
 
@@ -515,6 +527,8 @@ def estimate_krr(
     binary formulas apply with ``c = p − q``, ``d = q``. The display ``estimate`` is the Euclidean
     projection of the unbiased proportions onto the probability simplex (Duchi et al. 2008).
     """
+    if isinstance(counts, str | bytes | Mapping) or not isinstance(counts, Sequence | Iterable):
+        raise ValueError(f"counts must be a sequence of k integers (got {type(counts).__name__})")
     values = tuple(_count(f"counts[{i}]", count) for i, count in enumerate(counts))
     if len(values) != design.k:
         raise ValueError(f"counts has {len(values)} entries but the design has k = {design.k}")
@@ -525,7 +539,7 @@ def estimate_krr(
         empty = OptionEstimate(0, None, None, None, None, None, None)
         return KRREstimate(0, confidence, tuple(empty for _ in values))
     c, d = design.c, design.d
-    rows = [point_and_interval(count / n, n, c, d, z, interval) for count in values]
+    rows = [_point_and_interval(count / n, n, c, d, z, interval) for count in values]
     display = project_to_simplex([row.estimate_unclipped for row in rows])
     options = tuple(
         OptionEstimate(
@@ -576,8 +590,12 @@ def _report_variance(design: Design, pi: float) -> float:
 
 
 def _ldp_term(epsilon: float) -> float:
-    """``e^ε/(e^ε − 1)²``, written as ``e^−ε/(1 − e^−ε)²`` (→ 0 as ε → ∞, no overflow)."""
-    return math.exp(-epsilon) / math.expm1(-epsilon) ** 2
+    """``e^ε/(e^ε − 1)²``, written as ``e^−ε/(1 − e^−ε)²`` (→ 0 as ε → ∞, no overflow; → ∞ as
+    ε → 0: ``math.inf`` once (1 − e^−ε)² underflows, ε ≲ 1e-154, where the true value > 1e308)."""
+    denominator = math.expm1(-epsilon) ** 2
+    if denominator == 0.0:
+        return math.inf
+    return math.exp(-epsilon) / denominator
 
 
 def variance_bound(epsilon: float, pi: float, n: int) -> float:
@@ -586,10 +604,11 @@ def variance_bound(epsilon: float, pi: float, n: int) -> float:
     π = ½: 1/n. ε = ∞ gives π(1 − π)/n (direct questioning).
     """
     if isinstance(epsilon, bool) or not isinstance(epsilon, int | float) or not epsilon > 0:
-        raise ValueError(f"epsilon must be > 0 (got {epsilon!r})")
+        raise ValueError(f"epsilon must be > 0 (got {epsilon!r:.60})")
     pi = _check_prior(pi, "pi")
     n = _check_n(n)
-    return (pi * (1.0 - pi) + _ldp_term(float(epsilon))) / n
+    eps = math.inf if epsilon > 1e308 else float(epsilon)  # an int beyond the float range: ∞
+    return (pi * (1.0 - pi) + _ldp_term(eps)) / n
 
 
 def estimator_variance(design: Design, pi: float, n: int) -> float:
@@ -667,10 +686,19 @@ def _planning_variance(design: Design, prior: float | None) -> float:
 
 def _check_half_width(half_width: float) -> float:
     if isinstance(half_width, bool) or not isinstance(half_width, int | float):
-        raise ValueError(f"half_width must be a number (got {half_width!r})")
-    if not 0.0 < half_width < math.inf:
-        raise ValueError(f"half_width must be positive and finite (got {half_width!r})")
+        raise ValueError(f"half_width must be a number (got {half_width!r:.60})")
+    if not 0.0 < half_width < 1e308:  # also rejects NaN, ∞ and ints beyond the float range
+        raise ValueError(f"half_width must be positive and finite (got {half_width!r:.60})")
     return float(half_width)
+
+
+def _planned_n(numerator: float, h: float) -> int:
+    """``⌈numerator/h²⌉``, dividing by h twice (h² underflows to 0 for h < 1e-162); a plan
+    needing more respondents than a float holds is refused, naming ``half_width``."""
+    n = numerator / h / h
+    if not math.isfinite(n):
+        raise ValueError(f"half_width is too small: over 1e308 respondents needed (got {h!r})")
+    return _ceil(n)
 
 
 def _ceil(x: float) -> int:
@@ -693,7 +721,7 @@ def sample_size(
     h = _check_half_width(half_width)
     z = z_value(confidence)
     c = design.c
-    return _ceil(z * z * _planning_variance(design, prior) / (c * c * h * h))
+    return _planned_n(z * z * _planning_variance(design, prior) / (c * c), h)
 
 
 def sample_size_direct(
@@ -703,7 +731,7 @@ def sample_size_direct(
     h = _check_half_width(half_width)
     z = z_value(confidence)
     pi = 0.5 if prior is None else _check_prior(prior)
-    return _ceil(z * z * pi * (1.0 - pi) / (h * h))
+    return _planned_n(z * z * pi * (1.0 - pi), h)
 
 
 def planned_half_width(

@@ -47,8 +47,18 @@ def check_confidence(confidence: float) -> float:
     return float(confidence)
 
 
+def _real(field: str, value: object) -> float:
+    """``value`` as a finite float, or ``ValueError`` naming ``field`` (bool, non-numbers, NaN,
+    ±∞ and ints beyond the float range are refused)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{field} must be a number (got {value!r:.60})")
+    if not -1e308 < value < 1e308:  # also NaN; compares ints exactly, before float() could raise
+        raise ValueError(f"{field} must be a finite number (got {value!r:.60})")
+    return float(value)
+
+
 def check_interval_kind(interval: str) -> str:
-    if interval not in INTERVAL_KINDS:
+    if not isinstance(interval, str) or interval not in INTERVAL_KINDS:
         raise ValueError(f"interval must be one of {', '.join(INTERVAL_KINDS)} (got {interval!r})")
     return interval
 
@@ -99,8 +109,10 @@ def wilson_interval(
     JASA 22(158):209–212. Unlike the Wald interval it never collapses to a point at λ̂ ∈ {0, 1} and
     keeps close to nominal coverage near the boundaries.
     """
-    if not n > 0 or not math.isfinite(n):
-        raise ValueError(f"n must be positive and finite (got {n!r})")
+    n = _real("n", n)
+    if not n >= 1.0:
+        raise ValueError(f"n must be at least 1 (got {n!r})")
+    successes = _real("successes", successes)
     if not 0 <= successes <= n:
         raise ValueError(f"successes must be between 0 and n = {n} (got {successes!r})")
     return wilson_bounds(successes / n, n, z_value(confidence))
@@ -109,7 +121,38 @@ def wilson_interval(
 def point_and_interval(
     rate: float, n: int, c: float, d: float, z: float, interval: str = "wilson"
 ) -> PointAndInterval:
-    """Estimate π from the report rate ``λ̂`` of a design ``λ = cπ + d`` (no validation).
+    """:func:`_point_and_interval` with its arguments validated (``ValueError`` naming the
+    argument): ``0 ≤ rate ≤ 1``, ``1 ≤ n < 1e308``, ``0 < c ≤ 1``, ``0 ≤ d`` with ``c + d ≤ 1``
+    (a design's ``P(yes | trait)``), ``0 ≤ z < 1e308`` and a known ``interval``. A ``c`` so
+    small that the estimate is not representable (∞ − ∞) raises too.
+    """
+    rate = _real("rate", rate)
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"rate must lie in [0, 1] (got {rate!r})")
+    n = _real("n", n)
+    if not n >= 1.0:
+        raise ValueError(f"n must be at least 1 (got {n!r})")
+    c = _real("c", c)
+    if not 0.0 < c <= 1.0:
+        raise ValueError(f"c must lie in (0, 1] (got {c!r})")
+    d = _real("d", d)
+    if not 0.0 <= d <= 1.0 - c + 1e-9:
+        raise ValueError(f"d must lie in [0, 1 − c] (got {d!r})")
+    z = _real("z", z)
+    if z < 0.0:
+        raise ValueError(f"z must be ≥ 0 (got {z!r})")
+    check_interval_kind(interval)
+    result = _point_and_interval(rate, n, c, d, z, interval)
+    if any(math.isnan(x) for x in result):
+        raise ValueError(f"c is too small for a representable estimate (got {c!r})")
+    return result
+
+
+def _point_and_interval(
+    rate: float, n: int | float, c: float, d: float, z: float, interval: str = "wilson"
+) -> PointAndInterval:
+    """Estimate π from the report rate ``λ̂`` of a design ``λ = cπ + d`` (no validation: the
+    callers in :mod:`privacy.rr` have validated n, the counts, the design and z already).
 
     * ``π̂ = (λ̂ − d)/c`` (unbiased; Warner 1965), ``estimate = clip(π̂, 0, 1)`` (the MLE);
     * ``SE = √(λ̂(1 − λ̂)/n) / c``;

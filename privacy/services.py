@@ -98,6 +98,15 @@ DEFAULT_CONFIDENCE = 0.95
 # A release whose task crashed this many times is failed (and refunded) instead of retried.
 MAX_ATTEMPTS = 5
 _REQUEST_FIELDS = {"mechanism", "epsilon", "delta", "rho", "questions", "group_by", "request_id"}
+# Parameters outside these ranges are refused (400 naming the field), never computed with:
+# beyond them the accountants and the noise variance leave the float range (ε²/2 overflows past
+# ε ≈ 1.3e154, a discrete-Laplace variance 2t² past t ≈ 1e154) and the release is meaningless
+# anyway (ε = 1e6 is no privacy; ε = 1e-12 is noise of scale 1e12 on every count).
+PARAMETER_RANGES: dict[str, tuple[float, float]] = {
+    "epsilon": (1e-12, 1e6),
+    "rho": (1e-24, 1e12),
+    "delta": (1e-100, 1.0),
+}
 
 
 # --------------------------------------------------------------------------- planning
@@ -207,6 +216,15 @@ def _positive(value: float | None, name: str, errors: dict[str, list[str]]) -> f
     if value is not None and value <= 0:
         errors.setdefault(name, []).append("Must be greater than 0.")
         return None
+    return _in_range(value, name, errors)
+
+
+def _in_range(value: float | None, name: str, errors: dict[str, list[str]]) -> float | None:
+    """Refuse a positive parameter outside :data:`PARAMETER_RANGES` (see there)."""
+    low, high = PARAMETER_RANGES[name]
+    if value is not None and value > 0 and not low <= value <= high:
+        errors.setdefault(name, []).append(f"Must lie between {low:g} and {high:g}.")
+        return None
     return value
 
 
@@ -303,6 +321,7 @@ def release_plan(*, survey: Survey, data: Mapping[str, Any]) -> ReleasePlan:
     if delta is not None and not 0 < delta < 1:
         errors.setdefault("delta", []).append("Must lie strictly between 0 and 1.")
         delta = None
+    delta = _in_range(delta, "delta", errors)
     rho = _positive(_number(data, "rho", errors), "rho", errors)
 
     if mechanism == "laplace":

@@ -6,3 +6,8 @@ from django.apps import AppConfig
 class SurveysConfig(AppConfig):
     name = "surveys"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Connects the login signal that stamps a session's start (absolute session lifetime),
+        # also for logins outside a request cycle that loaded the middleware (tests, shell).
+        from deniable import security  # noqa: F401

@@ -36,6 +36,8 @@ def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = Non
     """Build the ``privacy.rr`` design for a kind and spec; raises ``rr.DesignError``."""
     if kind not in RANDOMIZED_KINDS:
         return None
+    if spec is not None and not isinstance(spec, Mapping):
+        raise rr.DesignError("spec", "must be an object with a 'name'")
     spec = dict(spec) if spec else default_design_spec(kind)
     if kind == CHOICE:
         return rr.design_from_spec(spec, k=k)

@@ -15,6 +15,7 @@ Privacy invariants enforced here (DESIGN.md §3):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -29,7 +30,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from deniable.errors import Conflict, InvalidInput, NotFound
@@ -62,6 +63,17 @@ def _add(errors: Errors, field: str, message: str) -> None:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_finite_number(value: Any) -> bool:
+    """A JSON number that is a finite float: not NaN/±∞, and not an int too large for a float
+    (``math.isfinite(10**400)`` raises OverflowError)."""
+    if not _is_number(value):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 # --- Surveys ------------------------------------------------------------------------------------
@@ -178,7 +190,7 @@ def _clean_questions(raw: Any, errors: Errors) -> list[_CleanQuestion]:
             lo, hi = item.get("min"), item.get("max")
             ok = True
             for name, value in (("min", lo), ("max", hi)):
-                if not _is_number(value) or not math.isfinite(value):
+                if not _is_finite_number(value):
                     _add(errors, f"{f}.{name}", "A finite number is required.")
                     ok = False
             if ok and not lo < hi:
@@ -256,11 +268,11 @@ def _clean_survey_fields(data: Mapping[str, Any], errors: Errors, *, partial: bo
         else:
             eps = budget.get("epsilon", settings.DENIABLE_DEFAULT_BUDGET_EPSILON)
             delta = budget.get("delta", settings.DENIABLE_DEFAULT_BUDGET_DELTA)
-            if not _is_number(eps) or not math.isfinite(eps) or eps <= 0:
+            if not _is_finite_number(eps) or eps <= 0:
                 _add(errors, "budget.epsilon", "A finite number > 0 is required.")
             else:
                 out["budget_epsilon"] = float(eps)
-            if not _is_number(delta) or not math.isfinite(delta) or not 0 < delta < 1:
+            if not _is_finite_number(delta) or not 0 < delta < 1:
                 _add(errors, "budget.delta", "A number strictly between 0 and 1 is required.")
             else:
                 out["budget_delta"] = float(delta)
@@ -447,7 +459,7 @@ def _clean_answers(questions: Sequence[Question], answers: Any) -> dict[str, Any
                 _add(errors, field, "Must be one of the question's options.")
                 continue
         else:  # number
-            if not _is_number(value) or not math.isfinite(value):
+            if not _is_finite_number(value):
                 _add(errors, field, "Must be a finite number.")
                 continue
             value = float(value)
@@ -534,21 +546,143 @@ def _tallies_upsert(rows: Sequence[tuple]) -> None:
         cursor.execute(sql, params)
 
 
-def _reports_for(submission: Submission, questions: Sequence[Question], answers: dict) -> list:
-    reports = []
+def _report_rows(
+    sid: uuid.UUID, questions: Sequence[Question], answers: dict
+) -> list[tuple[uuid.UUID, uuid.UUID, int, bool | None, str | None, float | None]]:
+    """(id, submission_id, question_id, value_bool, value_text, value_number) per answer."""
+    rows = []
     for q in questions:
         if q.key not in answers:
             continue
         value = answers[q.key]
-        report = Report(submission=submission, question=q)
+        b = t = n = None
         if q.kind == Question.Kind.YES_NO:
-            report.value_bool = value
+            b = value
         elif q.kind == Question.Kind.NUMBER:
-            report.value_number = value
+            n = value
         else:
-            report.value_text = value
-        reports.append(report)
-    return reports
+            t = value
+        rows.append((uuid.uuid4(), sid, q.pk, b, t, n))
+    return rows
+
+
+_REPORT_COLUMNS = ("id", "submission_id", "question_id", "value_bool", "value_text", "value_number")
+_TALLY_COLUMNS = ("survey_id", "question_key", "value", "group_key", "group_value", "shard",
+                  "count", "total", "total_sq")  # fmt: skip
+# PostgreSQL array types of the one-statement path: rows travel as one array per column, so the
+# statement text and its 21 parameters are the same for every survey (parsed and planned once per
+# connection) instead of one placeholder per value.
+_REPORT_TYPES = ("uuid", "bigint", "boolean", "varchar", "double precision")
+_TALLY_TYPES = ("bigint", "varchar", "varchar", "varchar", "varchar", "integer", "bigint",
+                "double precision", "double precision")  # fmt: skip
+_SUBMISSION_TYPES = ("uuid", "varchar", "date", "varchar", "bigint", "varchar", "timestamptz")
+
+
+def _submission_insert_sql(types: Sequence[str] | None = None) -> str:
+    """INSERT the submission only if its survey still accepts answers and its id is new.
+
+    The survey may come from a per-process cache (``selectors.survey_get_public_cached``), so
+    the authoritative "is it open?" check is this statement's WHERE: closing a survey takes
+    effect at once. ``ON CONFLICT DO NOTHING`` replaces the look-up-then-insert (and its
+    savepoint): a retried id inserts nothing and is answered by :func:`_existing_outcome`.
+    """
+    qn = connection.ops.quote_name
+    sub, srv = qn(Submission._meta.db_table), qn(Survey._meta.db_table)
+    p = [f"%s::{t}" for t in types] if types else ["%s"] * 7
+    return (
+        f"INSERT INTO {sub} ({qn('id')}, {qn('survey_id')}, {qn('randomizer')}, "  # noqa: S608
+        f"{qn('submitted_on')}, {qn('fingerprint')}) "
+        f"SELECT {p[0]}, s.{qn('id')}, {p[1]}, {p[2]}, {p[3]} FROM {srv} s "
+        f"WHERE s.{qn('id')} = {p[4]} AND s.{qn('status')} = {p[5]} "
+        f"AND (s.{qn('closes_at')} IS NULL OR s.{qn('closes_at')} > {p[6]}) "
+        f"ON CONFLICT ({qn('id')}) DO NOTHING"
+    )
+
+
+def _submission_params(
+    *, sid: uuid.UUID, survey: Survey, randomizer: str, fingerprint: str
+) -> list[Any]:
+    ops = connection.ops
+    uuid_field = Submission._meta.pk
+    return [
+        uuid_field.get_db_prep_value(sid, connection),
+        randomizer,
+        ops.adapt_datefield_value(timezone.localdate()),
+        fingerprint,
+        survey.pk,
+        Survey.Status.OPEN,
+        ops.adapt_datetimefield_value(timezone.now()),
+    ]
+
+
+def _reports_insert(rows: Sequence[tuple]) -> None:
+    """All of a submission's reports in ONE multi-row INSERT (no model instances)."""
+    if not rows:
+        return
+    qn = connection.ops.quote_name
+    prep = Report._meta.pk.get_db_prep_value
+    placeholders = ", ".join(["(" + ", ".join(["%s"] * len(_REPORT_COLUMNS)) + ")"] * len(rows))
+    params: list[Any] = []
+    for rid, sid, qid, b, t, n in rows:
+        params += [prep(rid, connection), prep(sid, connection), qid, b, t, n]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {qn(Report._meta.db_table)} "  # noqa: S608 - identifiers from metadata
+            f"({', '.join(qn(c) for c in _REPORT_COLUMNS)}) VALUES {placeholders}",
+            params,
+        )
+
+
+def _unnest(types: Sequence[str]) -> str:
+    return "unnest(" + ", ".join(f"%s::{t}[]" for t in types) + ")"
+
+
+def _columns(rows: Sequence[tuple], width: int) -> list[list[Any]]:
+    return [[row[i] for row in rows] for i in range(width)] if rows else [[]] * width
+
+
+@functools.cache
+def _one_statement_sql() -> str:
+    qn = connection.ops.quote_name
+    rep, tally = qn(Report._meta.db_table), qn(Tally._meta.db_table)
+    conflict = ", ".join(qn(c) for c in _TALLY_COLUMNS[:6])
+    # Identifiers come from model metadata; every value is a query parameter.
+    return (
+        f"WITH sub AS ({_submission_insert_sql(_SUBMISSION_TYPES)} RETURNING {qn('id')}), "  # noqa: S608
+        f"rep AS (INSERT INTO {rep} ({', '.join(qn(c) for c in _REPORT_COLUMNS)}) "
+        f"SELECT r.id, sub.{qn('id')}, r.q, r.b, r.t, r.n FROM sub, "
+        f"{_unnest(_REPORT_TYPES)} AS r(id, q, b, t, n)) "
+        f"INSERT INTO {tally} ({', '.join(qn(c) for c in _TALLY_COLUMNS)}) "
+        f"SELECT * FROM {_unnest(_TALLY_TYPES)} AS v WHERE EXISTS (SELECT 1 FROM sub) "
+        f"ON CONFLICT ({conflict}) DO UPDATE SET "
+        f"{qn('count')} = {tally}.{qn('count')} + EXCLUDED.{qn('count')}, "
+        f"{qn('total')} = {tally}.{qn('total')} + EXCLUDED.{qn('total')}, "
+        f"{qn('total_sq')} = {tally}.{qn('total_sq')} + EXCLUDED.{qn('total_sq')}"
+    )
+
+
+def _submission_store_one_statement(
+    *, submission_params: list[Any], reports: Sequence[tuple], tallies: Sequence[tuple]
+) -> bool:
+    """PostgreSQL, open-access surveys without a cap: submission, reports and tallies in ONE
+    statement (data-modifying CTEs), so one round trip and one implicit transaction — no
+    BEGIN/SAVEPOINT/COMMIT statements. Reports and tallies are written only if the submission
+    row was (``FROM sub`` / ``EXISTS (… sub)``); ``unnest`` keeps the rows' (sorted) order, so
+    tally locks are still taken in a fixed order. True if it was stored.
+
+    It runs on a psycopg cursor with server-side binding and ``prepare=True`` (Django's own
+    cursors bind client-side): the constant statement is parsed and planned once per connection,
+    and its parameters are sent as they are instead of being spliced into the SQL text.
+    """
+    import psycopg
+
+    report_columns = _columns([(r[0], r[2], r[3], r[4], r[5]) for r in reports], 5)
+    params = [*submission_params, *report_columns, *_columns(tallies, len(_TALLY_COLUMNS))]
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(_one_statement_sql(), params, prepare=True)
+        # Every stored submission increments at least the respondents cell.
+        return cursor.rowcount > 0
 
 
 def submission_create(
@@ -582,13 +716,52 @@ def submission_create(
     fingerprint = _fingerprint(
         survey=survey, randomizer=randomizer, digest=digest, answers=cleaned
     )
-    # A retry of an accepted submission is answered as such even after the survey closed.
+    if not survey.is_accepting():
+        # A retry of an accepted submission is answered as such even after the survey closed.
+        outcome = _existing_outcome(sid, fingerprint)
+        if outcome is not None:
+            return outcome
+        raise Conflict("This survey is closed.", code="survey_closed")
+
+    submission_params = _submission_params(
+        sid=sid, survey=survey, randomizer=randomizer, fingerprint=fingerprint
+    )
+    reports = _report_rows(sid, questions, cleaned)
+    tallies = _tally_rows(survey, questions, cleaned, secrets.randbelow(TALLY_SHARDS))
+    if digest is None and survey.response_cap is None and connection.vendor == "postgresql":
+        stored = _submission_store_one_statement(
+            submission_params=submission_params, reports=reports, tallies=tallies
+        )
+    else:
+        stored = _submission_store(
+            survey=survey, submission_params=submission_params, digest=digest,
+            reports=reports, tallies=tallies,
+        )  # fmt: skip
+    if stored:
+        return SubmissionOutcome(submission_id=sid, status="accepted")
+    # Nothing was written: the id exists (a retry, or a concurrent twin that won), or the survey
+    # stopped accepting answers after it was read (e.g. closed while cached).
     outcome = _existing_outcome(sid, fingerprint)
     if outcome is not None:
         return outcome
-    if not survey.is_accepting():
-        raise Conflict("This survey is closed.", code="survey_closed")
+    from surveys.selectors import survey_public_cache_evict
 
+    survey_public_cache_evict(slug=survey.slug)
+    if not Survey.objects.filter(pk=survey.pk).exclude(status=Survey.Status.DRAFT).exists():
+        raise NotFound("No such survey.")
+    raise Conflict("This survey is closed.", code="survey_closed")
+
+
+def _submission_store(
+    *,
+    survey: Survey,
+    submission_params: list[Any],
+    digest: str | None,
+    reports: Sequence[tuple],
+    tallies: Sequence[tuple],
+) -> bool:
+    """The general path (invitations, response caps, SQLite): one transaction, no savepoint.
+    True if stored; False if the conditional insert wrote nothing (see the caller)."""
     with transaction.atomic():
         if survey.response_cap is not None:
             # Serialize submissions of capped surveys on the survey row, then count.
@@ -599,22 +772,10 @@ def submission_create(
                     "This survey has reached its number of responses.",
                     code="response_cap_reached",
                 )
-        submission = Submission(
-            id=sid,
-            survey=survey,
-            randomizer=randomizer,
-            submitted_on=timezone.localdate(),
-            fingerprint=fingerprint,
-        )
-        try:
-            with transaction.atomic():
-                submission.save(force_insert=True)
-        except IntegrityError:
-            # A concurrent request with the same id won the insert: compare the bodies.
-            outcome = _existing_outcome(sid, fingerprint)
-            if outcome is not None:
-                return outcome
-            raise
+        with connection.cursor() as cursor:
+            cursor.execute(_submission_insert_sql(), submission_params)
+            if cursor.rowcount != 1:
+                return False
         if digest is not None:
             used = Invitation.objects.filter(survey=survey, digest=digest, used=False).update(
                 used=True
@@ -623,9 +784,9 @@ def submission_create(
                 if Invitation.objects.filter(survey=survey, digest=digest).exists():
                     raise Conflict("This invitation has already been used.", code="token_used")
                 raise InvalidInput.single("token", "Unknown invitation token.")
-        Report.objects.bulk_create(_reports_for(submission, questions, cleaned))
-        _tallies_upsert(_tally_rows(survey, questions, cleaned, secrets.randbelow(TALLY_SHARDS)))
-    return SubmissionOutcome(submission_id=sid, status="accepted")
+        _reports_insert(reports)
+        _tallies_upsert(tallies)
+    return True
 
 
 def _respondents(survey: Survey) -> int:

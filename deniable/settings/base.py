@@ -7,6 +7,7 @@ database, a Redis cache and a real Celery worker.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -40,6 +41,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",
+    # Researcher login lockout; it sees login attempts only, never a respondent request.
+    "axes",
     "surveys",
     "privacy",
 ]
@@ -48,13 +51,21 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "deniable.middleware.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise: static files keep their cache headers, dynamic responses get no-store.
+    "deniable.security.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "deniable.security.SessionLifetimeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A database outage answers 503 + Retry-After, not 500 (view exceptions only; inner, so the
+    # 503 still gets every header above).
+    "deniable.middleware.DatabaseUnavailableMiddleware",
+    # Last, as django-axes requires: turns a lockout flagged during the view into its response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "deniable.urls"
@@ -164,13 +175,57 @@ X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_AGE = 60 * 60 * 8  # a working day; researchers log in again after that
+# Idle timeout: a session unused for 30 minutes expires (the expiry slides with every request,
+# SESSION_SAVE_EVERY_REQUEST); SessionLifetimeMiddleware caps any session at a working day.
+# Respondents have no session at all (empty sessions are never saved), so this costs them nothing.
+SESSION_COOKIE_AGE = env.int("DENIABLE_SESSION_IDLE_SECONDS", default=30 * 60)
+SESSION_SAVE_EVERY_REQUEST = True
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+DENIABLE_SESSION_MAX_AGE_SECONDS = env.int("DENIABLE_SESSION_MAX_AGE_SECONDS", default=8 * 3600)
+# Powerful browser features no page here uses; denying them limits what injected code could do.
+# Only features every current browser knows (an unknown one is a console error in Chromium).
+DENIABLE_PERMISSIONS_POLICY = (
+    "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), "
+    "payment=(), usb=()"
+)
+# The admin's address; prod.py mounts no admin unless DJANGO_ADMIN_URL is set.
+ADMIN_URL = env.str("DJANGO_ADMIN_URL", default="admin/")
 
 # --- Auth, i18n, static ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 12},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# AxesStandaloneBackend first: it refuses a locked-out username before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Lockout: 5 failures lock the *username* for 15 minutes, whatever the address (an attacker
+# rotating IPs gets no more guesses). Trade-off: anyone can lock a researcher out for 15 minutes;
+# the token endpoint and the login page share the counter.
+AXES_ENABLED = True
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["username"]
+# axes.W006 wants 'ip_address' in the lockout key. Deliberately not: behind the reverse proxy
+# the address is either the proxy's (one researcher's typos would lock everyone out) or a
+# client-supplied X-Forwarded-For (free to rotate, or to forge a victim's). A username-keyed
+# lockout is not bypassed by rotating user agents, cookies or addresses, which is W006's concern.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "deniable.security.lockout_response"
+# Axes' log lines name the username and path only, never the client's IP or user agent.
+AXES_CLIENT_STR_CALLABLE = "deniable.security.axes_client_str"
+AXES_VERBOSE = False
+# No per-login access log rows (IP + user agent of every successful login); failures are kept in
+# axes' attempt table, which holds researcher IPs only (respondent requests never reach axes).
+AXES_DISABLE_ACCESS_LOG = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "researcher-home"
 LOGOUT_REDIRECT_URL = "login"
@@ -212,6 +267,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # 401/403 on authenticated operations, 413 on those with a body (deniable/openapi.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "deniable.openapi.add_common_error_responses",
+    ],
     # Stable enum component names (several serializers share field names such as "status").
     "ENUM_NAME_OVERRIDES": {
         "SurveyStatusEnum": "surveys.models.Survey.Status",

@@ -14,3 +14,7 @@ STORAGES = {
 }
 # Unit tests run tasks in-process; integration tests start a real worker with their own settings.
 CELERY_TASK_ALWAYS_EAGER = True
+# django-axes stays on in tests, as in production: a test that logs in without a request must
+# use ``force_login`` (axes refuses ``authenticate()`` without one). Tests that need it off
+# override AXES_ENABLED themselves.
+AXES_ENABLED = True

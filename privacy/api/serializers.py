@@ -48,6 +48,52 @@ class ReleaseRequestSerializer(serializers.Serializer):
     )
 
 
+class RemainingBudgetSerializer(serializers.Serializer):
+    epsilon = serializers.FloatField()
+    delta = serializers.FloatField()
+
+
+class BudgetExceededSerializer(serializers.Serializer):
+    error = serializers.CharField(help_text="budget_exceeded")
+    detail = serializers.CharField()
+    remaining = RemainingBudgetSerializer()
+
+
+class QuestionPreviewSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    kind = serializers.CharField()
+    expected_std_error = serializers.FloatField()
+    expected_half_width = serializers.FloatField()
+    grid_step = serializers.FloatField(required=False, help_text="number questions")
+    sum_sensitivity = serializers.IntegerField(required=False, help_text="number questions")
+    expected_sum_std_error = serializers.FloatField(required=False, help_text="number questions")
+
+
+class ReleasePreviewSerializer(serializers.Serializer):
+    """The body of ``POST …/releases/preview/`` (:func:`privacy.services.release_preview`)."""
+
+    mechanism = serializers.CharField()
+    questions = QuestionPreviewSerializer(many=True)
+    group_by = serializers.CharField(allow_null=True)
+    groups = serializers.IntegerField()
+    contributions = serializers.IntegerField()
+    l1_sensitivity = serializers.FloatField()
+    l2_sensitivity = serializers.FloatField()
+    noise_scale = serializers.FloatField()
+    analytic_sigma = serializers.FloatField(allow_null=True)
+    rho = serializers.FloatField(allow_null=True)
+    count_std_error = serializers.FloatField()
+    epsilon_cost = serializers.FloatField()
+    epsilon_spent_before = serializers.FloatField()
+    epsilon_after = serializers.FloatField()
+    method_after = serializers.CharField()
+    epsilon_total = serializers.FloatField()
+    delta_total = serializers.FloatField()
+    fits = serializers.BooleanField()
+    respondents_assumed = serializers.IntegerField()
+    confidence = serializers.FloatField()
+
+
 class ReleaseAcceptedSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     status = serializers.CharField()

@@ -29,9 +29,12 @@ from deniable.errors import Conflict, InvalidInput
 from privacy import selectors, services
 from privacy.api import serializers as s
 from privacy.models import Release
+from surveys.api.serializers import ErrorSerializer, FieldErrorsSerializer
 from surveys.selectors import survey_get_for_owner
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
+ERRORS_400 = OpenApiResponse(FieldErrorsSerializer, description="Invalid input, per field.")
+ERROR_404 = OpenApiResponse(ErrorSerializer, description="No such survey (or not yours).")
 
 
 class LenientJSONParser(JSONParser):
@@ -61,7 +64,7 @@ class SurveyReleasesView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        responses={200: s.ReleaseSummarySerializer(many=True)},
+        responses={200: s.ReleaseSummarySerializer(many=True), 404: ERROR_404},
         summary="List a survey's releases",
     )
     def get(self, request: Request, slug: str) -> Response:
@@ -75,9 +78,11 @@ class SurveyReleasesView(APIView):
         responses={
             202: s.ReleaseAcceptedSerializer,
             200: OpenApiResponse(s.ReleaseAcceptedSerializer, description="Same request_id."),
-            400: OpenApiResponse(description="Invalid input, per field."),
-            404: OpenApiResponse(description="No such survey (or not yours)."),
-            409: OpenApiResponse(description="budget_exceeded, with `remaining`."),
+            400: ERRORS_400,
+            404: ERROR_404,
+            409: OpenApiResponse(
+                s.BudgetExceededSerializer, description="budget_exceeded, with `remaining`."
+            ),
         },
         summary="Request a central-DP release (charges the budget)",
     )
@@ -96,7 +101,7 @@ class ReleasePreviewView(APIView):
     @extend_schema(
         parameters=[SLUG],
         request=s.ReleaseRequestSerializer,
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.ReleasePreviewSerializer, 400: ERRORS_400, 404: ERROR_404},
         summary="Preview a release's ε cost and expected error (charges nothing)",
     )
     def post(self, request: Request, slug: str) -> Response:
@@ -116,9 +121,22 @@ class ReleaseDetailView(APIView):
         except Exception:  # noqa: BLE001 — NotAcceptable: fall back to JSON
             return (JSONRenderer(), JSONRenderer.media_type)
 
+    def handle_exception(self, exc: Exception) -> Response:
+        # Errors are always JSON ({"errors": …} / {"error": …}), even when CSV was asked for.
+        response = super().handle_exception(exc)
+        self.request.accepted_renderer = JSONRenderer()
+        self.request.accepted_media_type = JSONRenderer.media_type
+        return response
+
     @extend_schema(
         parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])],
-        responses={200: s.ReleaseSerializer, (200, "text/csv"): OpenApiTypes.STR},
+        responses={
+            (200, "application/json"): s.ReleaseSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+            400: ERRORS_400,
+            404: OpenApiResponse(ErrorSerializer, description="No such release (or not yours)."),
+            409: OpenApiResponse(ErrorSerializer, description="CSV asked before it is done."),
+        },
         summary="A release, with its results once done",
     )
     def get(self, request: Request, release_id: str) -> Response:
@@ -141,7 +159,9 @@ class ReleaseDetailView(APIView):
 
 
 class SurveyBudgetView(APIView):
-    @extend_schema(parameters=[SLUG], responses={200: s.BudgetSerializer}, summary="Budget")
+    @extend_schema(
+        parameters=[SLUG], responses={200: s.BudgetSerializer, 404: ERROR_404}, summary="Budget"
+    )
     def get(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
         body = selectors.survey_budget(survey=survey)

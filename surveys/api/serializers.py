@@ -105,11 +105,15 @@ class QuestionOutSerializer(serializers.Serializer):
     epsilon = serializers.SerializerMethodField()
     randomized = serializers.BooleanField(source="is_randomized")
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(
+        serializers.DictField(allow_null=True, help_text="null for category and number.")
+    )
     def get_design(self, question: Question) -> dict[str, Any] | None:
         return designs.design_description(question)
 
-    @extend_schema_field(OpenApiTypes.DOUBLE)
+    @extend_schema_field(
+        serializers.FloatField(allow_null=True, help_text="null when asked directly.")
+    )
     def get_epsilon(self, question: Question) -> float | None:
         return designs.question_epsilon(question)
 

@@ -5,7 +5,6 @@ The browser is shared by the whole session; every test opens fresh contexts (fre
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,14 +23,22 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-# Playwright's sync API keeps an asyncio loop in this thread; Django then refuses ORM calls from
-# the test body ("cannot call this from an async context") although they are plain synchronous
-# calls between browser steps. The live server itself runs in its own thread and is unaffected.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+@pytest.fixture(scope="module", autouse=True)
+def _allow_orm_beside_playwright() -> Iterator[None]:
+    """Playwright's sync API keeps an asyncio loop in this thread; Django then refuses ORM calls
+    from the test body ("cannot call this from an async context") although they are plain
+    synchronous calls between browser steps. Scoped to the browser tests only: set process-wide
+    it would leak into other tests (and into `check --deploy`, which rightly warns about it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+# Module scope: Playwright's loop must be gone before tests outside this folder run, since
+# DJANGO_ALLOW_ASYNC_UNSAFE is only set for the tests in here.
+@pytest.fixture(scope="module")
+def browser(_allow_orm_beside_playwright: None) -> Iterator[Any]:
     require_service(CHROMIUM.exists(), "chromium (/usr/bin/chromium)")
     from playwright.sync_api import sync_playwright
 

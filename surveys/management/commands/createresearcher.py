@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
@@ -30,6 +32,13 @@ class Command(BaseCommand):
             user = User.objects.filter(username=username).first()
             if user is not None and not options["update"]:
                 raise CommandError(f"User {username!r} exists (use --update to reset it).")
+            # The same rules as the login form's password change (AUTH_PASSWORD_VALIDATORS):
+            # researcher accounts guard sensitive data, a weak password is refused here too.
+            candidate = user or User(username=username, email=options["email"])
+            try:
+                validate_password(password, candidate)
+            except ValidationError as exc:
+                raise CommandError("Password refused: " + " ".join(exc.messages)) from exc
             if user is None:
                 user = User.objects.create_user(
                     username=username, email=options["email"], password=password

@@ -1,0 +1,193 @@
+"""Object-level permissions over the whole URLconf, not a hand-written list.
+
+Every route is enumerated from the resolver. Routes with an object parameter (``<slug>``,
+``<release_id>``, …) are filled with researcher A's objects and requested by researcher B — with a
+session and with an API token, with every method — and must answer 403/404/405, never 2xx and
+never 5xx. Anonymous requests to anything but the public allowlist must be refused (401/403/405)
+or sent to the login page. A new route with an unknown parameter fails until it gets a filler
+here; a new route that leaks fails outright.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client, override_settings
+from django.urls import clear_url_caches
+
+from surveys.models import Invitation
+from tests.security.conftest import Route, World, walk_urlconf
+
+pytestmark = pytest.mark.django_db
+
+METHODS = ("get", "post", "put", "patch", "delete")
+
+# Routes anyone may call, by name. Everything else is a researcher's.
+PUBLIC = {
+    "home",
+    "login",
+    "respond",
+    "respond-submit",
+    "respond-thanks",
+    "api-survey-responses",
+    "api-auth-token",
+    "healthz",
+    "api-schema",
+    "api-docs",
+}
+
+# Plausible bodies, so that a view which validated its input before checking ownership would
+# answer B with 2xx (a leak) rather than hide behind a 400.
+BODIES: dict[str, dict[str, Any]] = {
+    "api-survey": {"title": "hijacked"},
+    "api-survey-invitations": {"count": 1},
+    "survey-invitations": {"count": 1},
+    "privacy-survey-releases": {"mechanism": "laplace", "epsilon": 0.1},
+    "privacy-release-preview": {"mechanism": "laplace", "epsilon": 0.1},
+}
+
+
+def _fillers(w: World) -> dict[str, str]:
+    return {"slug": w.survey.slug, "release_id": str(w.release.pk)}
+
+
+def _routes() -> list[Route]:
+    routes = [r for r in walk_urlconf() if r.namespace != "admin"]
+    assert all(not r.is_regex for r in routes), "regex routes need their own handling here"
+    return routes
+
+
+def _object_routes() -> list[Route]:
+    return [r for r in _routes() if r.params and r.name not in PUBLIC]
+
+
+def _request(client: Client, method: str, url: str, name: str | None, **extra: Any):
+    body = BODIES.get(name or "", {})
+    if name and not name.startswith(("api-", "privacy-")):  # pages take form posts
+        return getattr(client, method)(url, body if method == "post" else None, **extra)
+    if method == "get":
+        return client.get(url, **extra)
+    return getattr(client, method)(url, json.dumps(body), content_type="application/json",
+                                   **extra)
+
+
+def _clients(w: World) -> dict[str, Client]:
+    session = Client()
+    session.force_login(w.bob)
+    return {"session": session, "token": Client(HTTP_AUTHORIZATION=f"Token {w.token_b}")}
+
+
+def test_allowlist_and_fillers_are_current():
+    names = {r.name for r in _routes()}
+    assert PUBLIC <= names, f"stale PUBLIC entries: {sorted(PUBLIC - names)}"
+    assert set(BODIES) <= names, f"stale BODIES entries: {sorted(set(BODIES) - names)}"
+    # Every object route can be filled (a new parameter name fails here, naming the route).
+    for route in _object_routes():
+        route.url({"slug": "x", "release_id": "x"})
+
+
+def test_the_walk_covers_the_known_researcher_routes():
+    """A floor, so that a resolver change cannot silently empty the walk."""
+    names = {r.name for r in _object_routes()}
+    assert {"survey-detail", "survey-edit", "survey-open", "survey-close", "survey-invitations",
+            "api-survey", "api-survey-open", "api-survey-close", "api-survey-invitations",
+            "api-survey-export", "api-survey-estimates", "privacy-survey-releases",
+            "privacy-release-preview", "privacy-survey-budget",
+            "privacy-release-detail"} <= names
+    assert len(_object_routes()) >= 15
+
+
+def test_owner_control_the_filled_urls_are_real(world):
+    """A's own GETs succeed: B's 404s below are about ownership, not about broken URLs."""
+    client = Client()
+    client.force_login(world.alice)
+    fillers = _fillers(world) | {"slug": world.draft.slug}
+    for route in _object_routes():
+        url = route.url(fillers)
+        status = client.get(url).status_code
+        assert status in (200, 302, 405), f"owner GET {url} → {status}"
+    token = Client(HTTP_AUTHORIZATION=f"Token {world.token_a}")
+    assert token.get(f"/api/v1/releases/{world.release.pk}/").status_code == 200
+    assert token.get(f"/api/v1/surveys/{world.survey.slug}/").status_code == 200
+
+
+def find_leaks(world: World) -> tuple[list[str], int]:
+    """B's requests to every object route of the active URLconf; returns (leaks, requests)."""
+    fillers = _fillers(world)
+    leaks: list[str] = []
+    count = 0
+    for route in _object_routes():
+        url = route.url(fillers)
+        for auth, client in _clients(world).items():
+            for method in METHODS:
+                response = _request(client, method, url, route.name)
+                status = response.status_code
+                count += 1
+                # An API token is no page credential: pages treat it as anonymous.
+                to_login = (auth == "token" and status == 302
+                            and response["Location"].startswith("/accounts/login/"))
+                if status not in (403, 404, 405) and not to_login:
+                    leaks.append(f"{auth} {method.upper()} {url} ({route.name}) → {status}")
+    return leaks, count
+
+
+def test_second_researcher_gets_404_or_403_everywhere(world):
+    leaks, count = find_leaks(world)
+    assert not leaks, "researcher B reached A's objects:\n" + "\n".join(leaks)
+    assert count == len(_object_routes()) * 2 * len(METHODS)
+    # Nothing of A's changed hands or state.
+    world.survey.refresh_from_db()
+    world.draft.refresh_from_db()
+    assert world.survey.status == "open" and world.draft.status == "draft"
+    assert world.draft.title == "Alice draft survey"
+    assert Invitation.objects.filter(survey__owner=world.alice).count() == 0
+    assert world.release.survey.releases.count() == 1
+
+
+@override_settings(ROOT_URLCONF="tests.security.leaky_urls")
+def test_the_walk_catches_a_leaking_endpoint(world):
+    """Mutation check: the project's URLconf plus one endpoint that forgets the owner."""
+    clear_url_caches()
+    try:
+        leaks, _ = find_leaks(world)
+    finally:
+        clear_url_caches()
+    assert leaks and all("(leaky-survey-title)" in leak for leak in leaks)
+    assert any(leak.startswith("session GET") and leak.endswith("200") for leak in leaks)
+
+
+def test_lists_show_a_second_researcher_nothing_of_the_first(world):
+    """Routes without an object parameter (lists, create, design preview) must not mention A's
+    surveys or releases in what they return to B."""
+    secrets = [world.survey.slug, world.survey.title, world.draft.slug, world.invite.slug,
+               str(world.release.pk)]
+    for route in _routes():
+        if route.params or route.name in PUBLIC or route.name == "logout":
+            continue
+        for auth, client in _clients(world).items():
+            response = client.get("/" + route.route)
+            body = response.content.decode(errors="replace")
+            assert response.status_code < 500
+            for secret in secrets:
+                assert secret not in body, f"{auth} GET /{route.route} shows {secret!r}"
+
+
+def test_anonymous_is_refused_everywhere_but_the_public_routes(world):
+    fillers = _fillers(world)
+    bad: list[str] = []
+    count = 0
+    for route in _routes():
+        if route.name in PUBLIC:
+            continue
+        url = route.url(fillers)
+        for method in METHODS:
+            response = _request(Client(), method, url, route.name)
+            count += 1
+            status = response.status_code
+            to_login = status == 302 and response["Location"].startswith("/accounts/login/")
+            if not (status in (401, 403, 405) or to_login):
+                bad.append(f"anonymous {method.upper()} {url} ({route.name}) → {status}")
+    assert not bad, "\n".join(bad)
+    assert count >= 20 * len(METHODS)
