@@ -317,70 +317,42 @@ def _percent(x: float | None) -> float | None:
     return None if x is None else 100.0 * x
 
 
+def _row(
+    base: dict[str, Any], label: str, n: int, source: dict[str, Any], rate: str | None,
+    estimate: str = "estimate", *, proportion: bool = True, direct: bool = False,
+) -> dict[str, Any]:
+    """One table row from an estimate entry (or one of its options); absent fields are None."""
+    return {
+        **base,
+        "label": label,
+        "n": n,
+        "reported_rate": source.get(rate) if rate else None,
+        "estimate": source.get(estimate),
+        "std_error": source.get("std_error"),
+        "ci_low": source.get("ci_low"),
+        "ci_high": source.get("ci_high"),
+        "proportion": proportion,
+        "direct": direct,
+    }  # fmt: skip
+
+
 def _rows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Flatten the estimates JSON into table rows (one per yes/no question or per option)."""
     rows: list[dict[str, Any]] = []
     for e in entries:
         base = {"key": e["key"], "text": e["text"], "kind": e["kind"], "epsilon": e.get("epsilon")}
         if e["kind"] == Question.Kind.YES_NO:
-            rows.append(
-                {
-                    **base,
-                    "label": "yes",
-                    "n": e["n"],
-                    "reported_rate": e["reported_yes_rate"],
-                    "estimate": e["estimate"],
-                    "std_error": e["std_error"],
-                    "ci_low": e["ci_low"],
-                    "ci_high": e["ci_high"],
-                    "proportion": True,
-                }
-            )
+            rows.append(_row(base, "yes", e["n"], e, "reported_yes_rate"))
         elif e["kind"] == Question.Kind.CHOICE:
-            for o in e["options"]:
-                rows.append(
-                    {
-                        **base,
-                        "label": o["option"],
-                        "n": e["n"],
-                        "reported_rate": o["reported_rate"],
-                        "estimate": o["estimate"],
-                        "std_error": o["std_error"],
-                        "ci_low": o["ci_low"],
-                        "ci_high": o["ci_high"],
-                        "proportion": True,
-                    }
-                )
+            rows += [_row(base, o["option"], e["n"], o, "reported_rate") for o in e["options"]]
         elif e["kind"] == Question.Kind.CATEGORY:
-            for o in e["options"]:
-                rows.append(
-                    {
-                        **base,
-                        "label": o["option"],
-                        "n": e["n"],
-                        "reported_rate": o["share"],
-                        "estimate": o["share"],
-                        "std_error": None,
-                        "ci_low": None,
-                        "ci_high": None,
-                        "proportion": True,
-                        "direct": True,
-                    }
-                )
+            # Asked directly: the share is the estimate, with no randomization to undo.
+            rows += [
+                _row(base, o["option"], e["n"], o, "share", "share", direct=True)
+                for o in e["options"]
+            ]
         else:
-            rows.append(
-                {
-                    **base,
-                    "label": "mean",
-                    "n": e["n"],
-                    "reported_rate": None,
-                    "estimate": e["mean"],
-                    "std_error": e["std_error"],
-                    "ci_low": e["ci_low"],
-                    "ci_high": e["ci_high"],
-                    "proportion": False,
-                }
-            )
+            rows.append(_row(base, "mean", e["n"], e, None, "mean", proportion=False))
     return rows
 
 

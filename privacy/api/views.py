@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
-from typing import Any
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import JSONParser
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from deniable.api import CSVRenderer, json_object_body
 from deniable.errors import Conflict, InvalidInput
 from privacy import selectors, services
 from privacy.api import serializers as s
@@ -42,21 +41,6 @@ class LenientJSONParser(JSONParser):
     them with a 400 *naming the field* (the strict parser gives an anonymous parse error)."""
 
     strict = False
-
-
-class CSVRenderer(BaseRenderer):
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
-
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context=None):
-        return data if isinstance(data, str | bytes) else str(data)
-
-
-def _body(request: Request) -> Mapping[str, Any]:
-    if not isinstance(request.data, Mapping):
-        raise InvalidInput.single("non_field_errors", "The body must be a JSON object.")
-    return request.data
 
 
 class SurveyReleasesView(APIView):
@@ -89,7 +73,7 @@ class SurveyReleasesView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
         release, created = services.release_request(
-            survey=survey, user=request.user, data=_body(request)
+            survey=survey, user=request.user, data=json_object_body(request)
         )
         body = {"id": str(release.pk), "status": release.status, "url": s.release_url(release)}
         return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
@@ -106,7 +90,7 @@ class ReleasePreviewView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
-        return Response(services.release_preview(survey=survey, data=_body(request)))
+        return Response(services.release_preview(survey=survey, data=json_object_body(request)))
 
 
 class ReleaseDetailView(APIView):

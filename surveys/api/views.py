@@ -22,11 +22,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from deniable.api import CSVRenderer, json_object_body
 from deniable.errors import DomainError, InvalidInput
 from privacy import rr
 from surveys import designs, export, selectors, services
@@ -39,21 +40,7 @@ ERROR_409 = OpenApiResponse(s.ErrorSerializer, description="The survey's state f
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
 
 
-class CSVRenderer(BaseRenderer):
-    """Lets ``?format=csv`` through content negotiation; the views build the CSV text."""
 
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
-
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context=None):
-        return data if isinstance(data, str | bytes) else str(data)
-
-
-def _body(request: Request) -> Mapping[str, Any]:
-    if not isinstance(request.data, Mapping):
-        raise InvalidInput.single("non_field_errors", "The body must be a JSON object.")
-    return request.data
 
 
 class FormatMixin:
@@ -108,7 +95,7 @@ class AuthTokenView(APIView):
         tags=["auth"],
     )
     def post(self, request: Request) -> Response:
-        data = _body(request)
+        data = json_object_body(request)
         username, password = data.get("username"), data.get("password")
         errors: dict[str, list[str]] = {}
         for name, value in (("username", username), ("password", password)):
@@ -153,7 +140,7 @@ class SurveyListCreateView(APIView):
         tags=["surveys"],
     )
     def post(self, request: Request) -> Response:
-        survey = services.survey_create(owner=request.user, data=_body(request))
+        survey = services.survey_create(owner=request.user, data=json_object_body(request))
         return Response(_survey_out(_reload(request, survey.slug), request), status=201)
 
 
@@ -173,7 +160,7 @@ class SurveyDetailView(APIView):
     )
     def patch(self, request: Request, slug: str) -> Response:
         survey = _reload(request, slug)
-        services.survey_update(survey=survey, data=_body(request))
+        services.survey_update(survey=survey, data=json_object_body(request))
         return Response(_survey_out(_reload(request, slug), request))
 
 
@@ -218,7 +205,8 @@ class InvitationCreateView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = _reload(request, slug)
-        tokens = services.invitations_create(survey=survey, count=_body(request).get("count"))
+        count = json_object_body(request).get("count")
+        tokens = services.invitations_create(survey=survey, count=count)
         return Response({"tokens": tokens}, status=201)
 
 
@@ -247,7 +235,7 @@ class ResponseCreateView(APIView):
         tags=["responses"],
     )
     def post(self, request: Request, slug: str) -> Response:
-        body, code = _submit(slug, _body(request))
+        body, code = _submit(slug, json_object_body(request))
         return Response(body, status=code)
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -429,7 +417,7 @@ class DesignPreviewView(APIView):
         description="Live ε, deniability and planned precision for the survey builder.",
     )
     def post(self, request: Request) -> Response:
-        serializer = s.DesignPreviewRequestSerializer(data=_body(request))
+        serializer = s.DesignPreviewRequestSerializer(data=json_object_body(request))
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         kind = data["kind"]
