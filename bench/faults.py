@@ -453,7 +453,8 @@ def integrity(stack: Stack, slug: str) -> dict[str, int]:
         "WHERE q.survey_id = %s",
         (survey_id,),
     )
-    # Recount independently of surveys.services._tally_rows (the semantics of Tally's docstring).
+    # Recount independently of surveys.services.submission_rows.tally_rows (the semantics of
+    # Tally's docstring).
     by_submission: dict[str, list[tuple[str, str, float]]] = {}
     group_values: dict[str, dict[str, str]] = {}
     for sid, key, kind, vbool, vtext, vnum in rows:

@@ -207,7 +207,7 @@ def test_gunicorn_access_log_format_has_no_client_fields():
 def test_celery_tasks_take_only_ids():
     """A worker logs a task's name, id and (at INFO) its return value; the arguments are ids."""
     assert list(inspect.signature(release_compute.run).parameters) == ["release_id"]
-    source = (ROOT / "privacy" / "services.py").read_text()
+    source = (ROOT / "privacy" / "services" / "enqueue.py").read_text()
     assert "release_compute.apply_async(args=[str(release_id)]" in source
     assert settings.CELERY_WORKER_HIJACK_ROOT_LOGGER is False
 

@@ -1,0 +1,117 @@
+"""The privacy budget: charge it under a row lock, refund a failed release (DESIGN.md §5, §6).
+
+:func:`release_request` charges the budget *before* anything runs, in ONE transaction that
+holds a lock on the survey row (``SELECT … FOR UPDATE`` on PostgreSQL; on SQLite, which ignores
+it, a no-op UPDATE of the row takes the database write lock at the start of the transaction):
+all non-refunded ledger events + the new ones are composed with
+:func:`privacy.accounting.epsilon_spent` at the survey's δ; over ``budget_epsilon`` → 409
+``budget_exceeded`` with what remains. Otherwise the ``Release`` (pending) and its
+``LedgerEntry`` are created and the task is enqueued on commit. Broker failures are logged and
+swallowed: the release stays pending and :func:`privacy.services.sweep.releases_sweep`
+re-enqueues it.
+
+:func:`release_fail` refunds the charge of a release that failed before storing any result.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+from django.utils import timezone
+
+from deniable.errors import Conflict
+from privacy import accounting
+from privacy.models import LedgerEntry, Release
+from privacy.selectors import survey_ledger_events
+from privacy.services.enqueue import release_enqueue
+from privacy.services.plan import release_plan
+from surveys.models import Survey
+
+
+def _lock_survey(survey: Survey) -> Survey:
+    """Take the survey's budget lock for the rest of the current transaction.
+
+    PostgreSQL: ``SELECT … FOR UPDATE`` on the survey row. SQLite ignores FOR UPDATE, so a no-op
+    UPDATE takes the database write lock up front (SQLite has one writer at a time), which
+    serializes concurrent charges as well.
+    """
+    if connection.vendor == "sqlite":
+        Survey.objects.filter(pk=survey.pk).update(budget_epsilon=survey.budget_epsilon)
+        return Survey.objects.get(pk=survey.pk)
+    return Survey.objects.select_for_update().get(pk=survey.pk)
+
+
+def _remaining(survey: Survey, spent: float) -> dict[str, float]:
+    return {
+        "epsilon": max(0.0, survey.budget_epsilon - spent),
+        "delta": survey.budget_delta,
+    }
+
+
+def release_request(
+    *, survey: Survey, user: AbstractBaseUser | None, data: Mapping[str, Any]
+) -> tuple[Release, bool]:
+    """Validate, charge the budget and create a pending release; enqueue it on commit.
+
+    Returns ``(release, created)``. The same ``request_id`` again returns the existing release
+    with ``created=False`` and charges nothing (whatever the rest of the body says).
+    Raises :class:`InvalidInput` (400) or :class:`Conflict` ``budget_exceeded`` (409); neither
+    writes anything.
+    """
+    plan = release_plan(survey=survey, data=data)
+    with transaction.atomic():
+        locked = _lock_survey(survey)
+        if plan.request_id is not None:
+            existing = Release.objects.filter(survey=locked, request_id=plan.request_id).first()
+            if existing is not None:
+                return existing, False
+        before = survey_ledger_events(survey=locked)
+        spent_before = accounting.epsilon_spent(before, locked.budget_delta).epsilon
+        if not accounting.can_afford(
+            before, plan.events, locked.budget_epsilon, locked.budget_delta
+        ):
+            after = accounting.epsilon_spent([*before, *plan.events], locked.budget_delta)
+            raise Conflict(
+                f"This release would bring the composed ε to {after.epsilon:.6g} "
+                f"({after.method}), over the survey's budget of {locked.budget_epsilon:g}.",
+                code="budget_exceeded",
+                remaining=_remaining(locked, spent_before),
+            )
+        release = Release.objects.create(
+            survey=locked,
+            requested_by=user if getattr(user, "is_authenticated", False) else None,
+            request_id=plan.request_id,
+            mechanism=plan.mechanism,
+            epsilon=plan.epsilon,
+            delta=plan.delta,
+            rho=plan.rho,
+            noise_scale=plan.noise_scale,
+            l1_sensitivity=plan.l1_sensitivity,
+            l2_sensitivity=plan.l2_sensitivity,
+            questions=plan.questions,
+            group_by=plan.group_by,
+        )
+        LedgerEntry.objects.create(survey=locked, release=release, event=plan.event)
+        release_id = release.pk
+        transaction.on_commit(lambda: release_enqueue(release_id=release_id))
+    return release, True
+
+
+def release_fail(*, release_id: uuid.UUID | str, error: str) -> Release | None:
+    """Mark a release failed and refund its charge — only if no result was stored (not done)."""
+    with transaction.atomic():
+        release = Release.objects.select_for_update().filter(pk=release_id).first()
+        if release is None or release.is_final:
+            return release
+        release.status = Release.Status.FAILED
+        release.error = error[:2000]
+        release.finished_at = timezone.now()
+        release.save(update_fields=["status", "error", "finished_at"])
+        LedgerEntry.objects.filter(release=release, refunded=False).update(
+            refunded=True, refunded_at=timezone.now()
+        )
+    return release

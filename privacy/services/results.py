@@ -1,0 +1,238 @@
+"""Release results: add exact integer noise to every contribution and debias.
+
+The noise parameters are the *unit* ones (Δ = 1), scaled per contribution
+(:mod:`privacy.services.sensitivity`; the derivation is in :mod:`privacy.services.plan`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from privacy import noise, release_math
+from privacy.models import Release
+from privacy.services.sensitivity import (
+    NumberGrid,
+    number_grid,
+    parameter_variance,
+    scaled_parameter,
+)
+from surveys import designs
+from surveys.models import Question
+
+if TYPE_CHECKING:
+    from surveys.selectors import NumberSums
+
+
+DEFAULT_CONFIDENCE = 0.95
+
+
+def linear_form(question: Question) -> tuple[float, float]:
+    """(c, d) with P(report cell) = c·π + d: the design's for yes/no and k-RR, (1, 0) direct."""
+    design = designs.question_design(question)
+    if design is None:
+        return 1.0, 0.0
+    return float(design.c), float(design.d)
+
+
+def _sample(plan_mechanism: str, parameter: Fraction, size: int) -> list[int]:
+    if plan_mechanism == "laplace":
+        return noise.sample_discrete_laplace_many(parameter, size)
+    return noise.sample_discrete_gaussian_many(parameter, size)
+
+
+def _noisy_cells(mechanism: str, parameter: Fraction, cells: Mapping[str, int]) -> dict[str, int]:
+    keys = list(cells)
+    draws = _sample(mechanism, parameter, len(keys))
+    return {k: int(cells[k]) + z for k, z in zip(keys, draws, strict=True)}
+
+
+@dataclass(frozen=True)
+class _NoisyNumber:
+    """A number question's noisy grid sum Ũ = U + η_S and noisy count ñ = n + η_n."""
+
+    sum_units: int
+    count: int
+
+
+def _noisy_number(
+    mechanism: str, unit: Fraction, grid: NumberGrid, sums: NumberSums
+) -> _NoisyNumber:
+    """Grid the stored float sum (U = round(S/s), exact), then add integer noise to U and n.
+
+    Refuses (ValueError → the release fails and is refunded) when the tally holds more answers
+    than the floating-point margin of :func:`privacy.release_math.sum_sensitivity` covers.
+    """
+    if sums.n + 1 > grid.max_respondents:
+        raise ValueError("too many answers for the float-sum sensitivity bound")
+    units = release_math.grid_sum(sums.total, grid.step)
+    sum_draw = _sample(mechanism, scaled_parameter(mechanism, unit, grid.sensitivity), 1)[0]
+    count_draw = _sample(mechanism, unit, 1)[0]
+    return _NoisyNumber(sum_units=units + sum_draw, count=int(sums.n) + count_draw)
+
+
+def _number_result(
+    question: Question,
+    grid: NumberGrid,
+    noisy: _NoisyNumber,
+    sum_noise_variance: float,
+    count_noise_variance: float,
+    confidence: float,
+) -> dict[str, Any]:
+    """Result entry of a number question; variances are of the noise on Ũ (grid units²) and ñ."""
+    value_variance = float(grid.step) ** 2 * sum_noise_variance
+    est = release_math.number_estimate(
+        noisy_sum_units=noisy.sum_units,
+        noisy_count=noisy.count,
+        step=grid.step,
+        lo=grid.lo,
+        hi=grid.hi,
+        sum_noise_variance=value_variance,
+        count_noise_variance=count_noise_variance,
+        confidence=confidence,
+    )
+    return {
+        "key": question.key,
+        "kind": question.kind,
+        "min": grid.lo,
+        "max": grid.hi,
+        "grid_step": float(grid.step),
+        "sum_sensitivity": grid.sensitivity,
+        "noisy_sum_units": noisy.sum_units,
+        "noisy_sum": est.noisy_sum,
+        "noisy_count": est.noisy_count,
+        "noisy_total": est.noisy_count,
+        "sum_noise_variance": value_variance,
+        "sum_std_error": math.sqrt(value_variance),
+        "noise_variance": count_noise_variance,
+        "count_std_error": math.sqrt(count_noise_variance),
+        "mean": est.mean,
+        "estimate": est.mean,
+        "estimate_unclipped": est.mean_unclipped,
+        "std_error": est.std_error,
+        "ci_low": est.ci_low,
+        "ci_high": est.ci_high,
+        "note": est.note,
+    }
+
+
+def _question_result(
+    question: Question, noisy: Mapping[str, int], noise_variance: float, confidence: float
+) -> dict[str, Any]:
+    c, d = linear_form(question)
+    estimates = release_math.cell_estimates(
+        noisy, c=c, d=d, noise_variance=noise_variance, confidence=confidence
+    )
+    entry: dict[str, Any] = {
+        "key": question.key,
+        "kind": question.kind,
+        "noisy_counts": dict(noisy),
+        "noisy_total": int(sum(noisy.values())),
+        "noise_variance": noise_variance,
+    }
+    if question.kind == Question.Kind.YES_NO:
+        yes = next(e for e in estimates if e.cell == "yes")
+        entry.update(
+            estimate=yes.estimate,
+            estimate_unclipped=yes.estimate_unclipped,
+            std_error=yes.std_error,
+            ci_low=yes.ci_low,
+            ci_high=yes.ci_high,
+        )
+    else:
+        entry.update(estimate=None, std_error=None, ci_low=None, ci_high=None)
+        entry["options"] = [e.as_dict() for e in estimates]
+    return entry
+
+
+def release_results(
+    *,
+    release: Release,
+    counts_cells: Mapping[str, Mapping[str, Mapping[str, int]]],
+    questions: Sequence[Question],
+    noise_parameter: Fraction,
+    noise_variance: float,
+    counts_sums: Mapping[str, Mapping[str, NumberSums]] | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> dict[str, Any]:
+    """Add noise to every contribution and debias. ``counts_cells``/``counts_sums`` are
+    ``SurveyCounts.cells``/``.sums``; ``noise_parameter`` and ``noise_variance`` are the *unit*
+    ones (Δ = 1), scaled per contribution (:mod:`privacy.services.plan`).
+
+    With ``group_by`` only the grouped cells get noise; the overall counts (and number sums) are
+    their sums (post-processing, free), whose noise variance is G·V for G groups.
+    """
+    mechanism = release.mechanism
+    grids = {q.key: number_grid(q) for q in questions if q.kind == Question.Kind.NUMBER}
+    sum_variances = {
+        key: parameter_variance(
+            mechanism, scaled_parameter(mechanism, noise_parameter, grid.sensitivity)
+        )
+        for key, grid in grids.items()
+    }
+    sums_by_group = counts_sums or {}
+    results: dict[str, Any] = {
+        "confidence": confidence,
+        "mechanism": mechanism,
+        "noise_scale": release.noise_scale,
+        "noise_variance": noise_variance,
+        "group_by": release.group_by or None,
+    }
+
+    def noisy_group(group: str) -> dict[str, dict[str, int] | _NoisyNumber]:
+        out: dict[str, dict[str, int] | _NoisyNumber] = {}
+        for q in questions:
+            if q.kind == Question.Kind.NUMBER:
+                out[q.key] = _noisy_number(
+                    mechanism, noise_parameter, grids[q.key], sums_by_group[group][q.key]
+                )
+            else:
+                out[q.key] = _noisy_cells(mechanism, noise_parameter, counts_cells[group][q.key])
+        return out
+
+    def entry(q: Question, noisy: dict[str, int] | _NoisyNumber, groups: int) -> dict[str, Any]:
+        if isinstance(noisy, _NoisyNumber):
+            return _number_result(
+                q,
+                grids[q.key],
+                noisy,
+                sum_variances[q.key] * groups,
+                noise_variance * groups,
+                confidence,
+            )
+        return _question_result(q, noisy, noise_variance * groups, confidence)
+
+    if not release.group_by:
+        noisy = noisy_group("")
+        results["questions"] = [entry(q, noisy[q.key], 1) for q in questions]
+        return results
+    groups = list(counts_cells)
+    noisy_by_group = {g: noisy_group(g) for g in groups}
+    results["groups"] = [
+        {
+            "group": g,
+            "questions": [entry(q, noisy_by_group[g][q.key], 1) for q in questions],
+        }
+        for g in groups
+    ]
+    overall = []
+    for q in questions:
+        parts = [noisy_by_group[g][q.key] for g in groups]
+        summed: dict[str, int] | _NoisyNumber
+        if q.kind == Question.Kind.NUMBER:
+            numbers = [p for p in parts if isinstance(p, _NoisyNumber)]
+            summed = _NoisyNumber(
+                sum_units=sum(p.sum_units for p in numbers), count=sum(p.count for p in numbers)
+            )
+        else:
+            summed = {}
+            for part in parts:
+                assert isinstance(part, dict)
+                for cell, value in part.items():
+                    summed[cell] = summed.get(cell, 0) + value
+        overall.append(entry(q, summed, len(groups)))
+    results["questions"] = overall
+    return results

@@ -1,0 +1,120 @@
+"""Running a release: the body of the Celery task (DESIGN.md §6).
+
+:func:`release_run` (the Celery task body) computes counts, adds exact integer noise and stores
+the results and ``done`` in ONE transaction under a row lock; it skips finished releases, so
+redelivery is harmless. A failure before any result is stored marks the release ``failed`` and
+refunds its ledger entry; a ``done`` release is never changed (also enforced by
+``Release.save`` and a database trigger).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+from collections.abc import Sequence
+from fractions import Fraction
+
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, transaction
+from django.utils import timezone
+
+from privacy import calibrate
+from privacy.models import Release
+from privacy.services.budget import release_fail
+from privacy.services.results import release_results
+from privacy.services.sensitivity import contribution_count
+from surveys.models import Question
+
+# A release whose task crashed this many times is failed (and refunded) instead of retried.
+MAX_ATTEMPTS = 5
+
+
+def _noise_parameter(release: Release, questions: Sequence[Question]) -> tuple[Fraction, float]:
+    """Rebuild the exact *unit* sampler parameter (t or σ²) the plan derived for this release."""
+    m = contribution_count(questions)
+    if release.mechanism == "laplace":
+        t = Fraction(m) / Fraction(release.epsilon)
+        return t, calibrate.discrete_laplace_variance(float(t))
+    if release.delta is None:  # ρ given: σ² = m/(2ρ)
+        sigma2 = Fraction(m) / (2 * Fraction(release.rho))
+    else:  # (ε, δ): σ was calibrated at request time and stored
+        sigma2 = Fraction(release.noise_scale) ** 2
+    return sigma2, calibrate.discrete_gaussian_variance(math.sqrt(sigma2))
+
+
+def _store_delay() -> None:
+    """Test hook: ``DENIABLE_RELEASE_STORE_DELAY`` seconds (env; 0 in production) slept while
+    holding the row lock just before the results are stored, so an integration test can SIGKILL
+    the worker mid-task deterministically."""
+    delay = float(getattr(settings, "DENIABLE_RELEASE_STORE_DELAY", 0) or 0)
+    if delay > 0:
+        time.sleep(delay)
+
+
+def release_run(*, release_id: uuid.UUID | str) -> str:
+    """Compute one release (the body of :func:`privacy.tasks.release_compute`); returns status.
+
+    Idempotent: a done or failed release is skipped. Raises ``Release.DoesNotExist`` if the row
+    is not there (the task retries). Any other exception before the results are stored fails and
+    refunds the release, then propagates.
+    """
+    from surveys.selectors import survey_counts
+
+    with transaction.atomic():
+        release = Release.objects.select_for_update().get(pk=release_id)
+        if release.is_final:
+            return release.status
+        if release.attempts >= MAX_ATTEMPTS:
+            release_fail(release_id=release.pk, error="Too many attempts; the charge is refunded.")
+            return Release.Status.FAILED
+        release.status = Release.Status.RUNNING
+        release.started_at = timezone.now()
+        release.attempts += 1
+        release.save(update_fields=["status", "started_at", "attempts"])
+
+    try:
+        with transaction.atomic():
+            release = (
+                Release.objects.select_for_update().select_related("survey").get(pk=release_id)
+            )
+            if release.is_final:  # another delivery finished it meanwhile
+                return release.status
+            survey = release.survey
+            by_key = {q.key: q for q in survey.questions.all()}
+            questions = [by_key[k] for k in release.questions]
+            counts = survey_counts(
+                survey=survey,
+                question_keys=release.questions,
+                group_by=release.group_by or None,
+            )
+            parameter, variance = _noise_parameter(release, questions)
+            results = release_results(
+                release=release,
+                counts_cells=counts.cells,
+                counts_sums=counts.sums,
+                questions=questions,
+                noise_parameter=parameter,
+                noise_variance=variance,
+            )
+            _store_delay()
+            release.results = results
+            release.status = Release.Status.DONE
+            release.finished_at = timezone.now()
+            release.error = ""
+            release.save(update_fields=["results", "status", "finished_at", "error"])
+            return release.status
+    except (OperationalError, InterfaceError):
+        # The database blinked (restart, failover): nothing was stored, the release stays
+        # running, and the task's autoretry (or, past its retries, the sweeper) runs it again.
+        # MAX_ATTEMPTS still bounds the total, so a release always ends done or refunded.
+        raise
+    except Exception as exc:
+        from celery.exceptions import SoftTimeLimitExceeded
+
+        if isinstance(exc, SoftTimeLimitExceeded):
+            message = "The computation took too long; the charge is refunded."
+        else:
+            message = f"The computation failed ({type(exc).__name__}); the charge is refunded."
+        release_fail(release_id=release_id, error=message)
+        raise

@@ -1,0 +1,45 @@
+"""The sweeper: re-enqueue releases stuck pending or running (DESIGN.md §6)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from privacy.models import Release
+from privacy.services.enqueue import logger, release_enqueue
+
+
+def releases_sweep(
+    *, pending_after_seconds: float | None = None, running_after_seconds: float | None = None
+) -> list[str]:
+    """Re-enqueue releases stuck pending (enqueue lost, broker down) or running past the hard
+    time limit (worker killed). Returns the ids re-enqueued (all of them are attempted)."""
+    now = timezone.now()
+    pending_after = (
+        pending_after_seconds
+        if pending_after_seconds is not None
+        else settings.DENIABLE_RELEASE_PENDING_STALE_SECONDS
+    )
+    running_after = (
+        running_after_seconds
+        if running_after_seconds is not None
+        else settings.DENIABLE_RELEASE_RUNNING_STALE_SECONDS
+    )
+    stale = list(
+        Release.objects.filter(
+            status=Release.Status.PENDING, created_at__lte=now - timedelta(seconds=pending_after)
+        ).values_list("pk", flat=True)
+    ) + list(
+        Release.objects.filter(
+            status=Release.Status.RUNNING, started_at__lte=now - timedelta(seconds=running_after)
+        ).values_list("pk", flat=True)
+    )
+    sent = []
+    for pk in stale:
+        if release_enqueue(release_id=pk):
+            sent.append(str(pk))
+    if stale:
+        logger.info("releases sweep: %d stale, %d re-enqueued", len(stale), len(sent))
+    return sent

@@ -1,0 +1,54 @@
+"""Writes: surveys, invitations and submissions.
+
+Every public function is ``<noun>_<verb>``, keyword-only and transactional. Services raise the
+domain errors of :mod:`deniable.errors` (never DRF exceptions), so pages and the API share them.
+
+Privacy invariants enforced here (DESIGN.md §3):
+
+* only *reported* answers are accepted and stored — the API has no field for a true answer;
+* a submission stores a random client UUID, the randomizer and the date; nothing about the client;
+* invitation tokens are stored only as HMAC-SHA256 digests and consumed with one conditional
+  ``UPDATE``, so a token is accepted exactly once even under concurrent posts;
+* tallies are upserted in the submission's own transaction with one statement, so estimates never
+  read reports and a rejected submission leaves no trace.
+
+Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
+:mod:`~surveys.services.invitations`, :mod:`~surveys.services.submissions` (validation and
+:func:`submission_create`), :mod:`~surveys.services.submission_rows` (reports and tally cells),
+:mod:`~surveys.services.submission_storage` (the SQL) and :mod:`~surveys.services.validation`.
+"""
+
+from surveys.services.invitations import MAX_INVITATIONS, invitation_digest, invitations_create
+from surveys.services.submissions import SubmissionOutcome, submission_create
+from surveys.services.surveys import (
+    KEY_RE,
+    MAX_OPTION_LENGTH,
+    MAX_OPTIONS,
+    MAX_QUESTIONS,
+    MIN_OPTIONS,
+    TITLE_MAX,
+    survey_close,
+    survey_create,
+    survey_open,
+    survey_update,
+)
+from surveys.services.validation import Errors
+
+__all__ = [
+    "KEY_RE",
+    "MAX_INVITATIONS",
+    "MAX_OPTIONS",
+    "MAX_OPTION_LENGTH",
+    "MAX_QUESTIONS",
+    "MIN_OPTIONS",
+    "TITLE_MAX",
+    "Errors",
+    "SubmissionOutcome",
+    "invitation_digest",
+    "invitations_create",
+    "submission_create",
+    "survey_close",
+    "survey_create",
+    "survey_open",
+    "survey_update",
+]
