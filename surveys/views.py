@@ -303,6 +303,8 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
             "description": survey.description if survey else "",
             "access": survey.access if survey else Survey.Access.OPEN,
             "planned_n": survey.planned_n if survey else 1000,
+            "closes_at": survey.closes_at.isoformat() if survey and survey.closes_at else None,
+            "response_cap": survey.response_cap if survey else None,
             "budget": {
                 "epsilon": survey.budget_epsilon if survey else 1.0,
                 "delta": survey.budget_delta if survey else 1e-6,

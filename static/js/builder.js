@@ -212,12 +212,31 @@
   }
 
   // ---------------------------------------------------------------- save
+  // <input type="datetime-local"> is in the researcher's own time zone and has no offset; send
+  // an absolute instant (ISO 8601, UTC) so the server never guesses the zone.
+  function closesAtValue() {
+    const raw = document.getElementById("b-closes").value;
+    if (!raw) return null;
+    const when = new Date(raw);
+    return Number.isNaN(when.getTime()) ? raw : when.toISOString();
+  }
+
+  function localInputValue(iso) {
+    if (!iso) return "";
+    const when = new Date(iso);
+    const pad = (x) => String(x).padStart(2, "0");
+    return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}` +
+      `T${pad(when.getHours())}:${pad(when.getMinutes())}`;
+  }
+
   function surveyBody() {
     return {
       title: document.getElementById("b-title").value.trim(),
       description: document.getElementById("b-description").value,
       access: document.getElementById("b-access").value,
       planned_n: num(document.getElementById("b-planned")),
+      closes_at: closesAtValue(),
+      response_cap: num(document.getElementById("b-cap")),
       budget: { epsilon: num(document.getElementById("b-eps")), delta: num(document.getElementById("b-delta")) },
       questions: [...list.children].map(cardValue),
     };
@@ -254,6 +273,8 @@
   document.getElementById("b-description").value = s.description;
   document.getElementById("b-access").value = s.access;
   document.getElementById("b-planned").value = s.planned_n;
+  document.getElementById("b-closes").value = localInputValue(s.closes_at);
+  document.getElementById("b-cap").value = s.response_cap ?? "";
   document.getElementById("b-eps").value = s.budget.epsilon;
   document.getElementById("b-delta").value = s.budget.delta;
   const initial = s.questions.length ? s.questions : [{ key: "q1", text: "", kind: "yes_no" }];

@@ -330,6 +330,9 @@ def test_builder_live_preview_and_save(live_server, new_page):
     page.click("button[type=submit]")
     page.wait_for_url("**/surveys/new/")
     page.fill("#b-title", "Built in the browser")
+    # Close date (the browser's local time; the page sends an absolute UTC instant) and a cap.
+    page.fill("#b-closes", "2031-06-15T18:30")
+    page.fill("#b-cap", "250")
     first = page.locator("#questions > li").first
     first.locator('[data-path="text"]').fill("Have you ever lied to your doctor?")
     preview = first.locator("[data-role=preview]")
@@ -353,6 +356,13 @@ def test_builder_live_preview_and_save(live_server, new_page):
     survey = Survey.objects.get(owner=user)
     assert [q.key for q in survey.questions.all()] == ["q1", "q2"]
     assert survey.status == "draft"
+    assert survey.response_cap == 250
+    local = page.evaluate("new Date('2031-06-15T18:30').toISOString()")
+    assert survey.closes_at.isoformat().replace("+00:00", "Z") == local.replace(".000Z", "Z")
+    # Editing shows the saved values again, in local time.
+    page.goto(f"{live_server.url}/surveys/{survey.slug}/edit/")
+    assert page.input_value("#b-closes") == "2031-06-15T18:30"
+    assert page.input_value("#b-cap") == "250"
     # The one expected console line is the browser's note about the deliberate 400 above.
     assert all("status of 400" in m for m in problems.messages), problems.messages
 
