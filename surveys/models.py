@@ -124,7 +124,11 @@ class Report(models.Model):
     """One reported answer. For randomized kinds this is the *randomized* value, never the truth."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="reports")
+    # No index of its own: the unique (submission, question) index below starts with it and
+    # serves every look-up by submission; a second index would only slow down each insert.
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="reports", db_index=False
+    )
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
     value_bool = models.BooleanField(null=True)
     value_text = models.CharField(max_length=200, null=True)
