@@ -276,19 +276,20 @@ def _f(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def _binary_entry(q: Question, cells: dict[str, int], confidence: float) -> dict[str, Any]:
-    design = designs.question_design(q)
-    yes, no = cells["yes"], cells["no"]
-    est = rr.estimate_binary(design, n=yes + no, reported_yes=yes, confidence=confidence)
+def _question_header(q: Question) -> dict[str, Any]:
+    """The fields every estimates entry starts with (ε and design are None for direct kinds)."""
     return {
         "key": q.key,
         "text": q.text,
         "kind": q.kind,
         "epsilon": designs.question_epsilon(q),
         "design": designs.design_description(q),
-        "n": int(est.n),
-        "reported_yes": int(est.reported_yes),
-        "reported_yes_rate": _f(est.reported_yes_rate),
+    }
+
+
+def _estimate_fields(est: Any) -> dict[str, float | None]:
+    """Point estimate, SE and interval of a BinaryEstimate or an OptionEstimate."""
+    return {
         "estimate": _f(est.estimate),
         "estimate_unclipped": _f(est.estimate_unclipped),
         "std_error": _f(est.std_error),
@@ -297,27 +298,32 @@ def _binary_entry(q: Question, cells: dict[str, int], confidence: float) -> dict
     }
 
 
+def _binary_entry(q: Question, cells: dict[str, int], confidence: float) -> dict[str, Any]:
+    design = designs.question_design(q)
+    yes, no = cells["yes"], cells["no"]
+    est = rr.estimate_binary(design, n=yes + no, reported_yes=yes, confidence=confidence)
+    return {
+        **_question_header(q),
+        "n": int(est.n),
+        "reported_yes": int(est.reported_yes),
+        "reported_yes_rate": _f(est.reported_yes_rate),
+        **_estimate_fields(est),
+    }
+
+
 def _choice_entry(q: Question, cells: dict[str, int], confidence: float) -> dict[str, Any]:
     design = designs.question_design(q)
     counts = [cells[o] for o in q.options]
     est = rr.estimate_krr(design, counts=counts, confidence=confidence)
     return {
-        "key": q.key,
-        "text": q.text,
-        "kind": q.kind,
-        "epsilon": designs.question_epsilon(q),
-        "design": designs.design_description(q),
+        **_question_header(q),
         "n": int(est.n),
         "options": [
             {
                 "option": option,
                 "reported": int(o.reported),
                 "reported_rate": _f(o.reported_rate),
-                "estimate": _f(o.estimate),
-                "estimate_unclipped": _f(o.estimate_unclipped),
-                "std_error": _f(o.std_error),
-                "ci_low": _f(o.ci_low),
-                "ci_high": _f(o.ci_high),
+                **_estimate_fields(o),
             }
             for option, o in zip(q.options, est.options, strict=True)
         ],
@@ -327,11 +333,7 @@ def _choice_entry(q: Question, cells: dict[str, int], confidence: float) -> dict
 def _category_entry(q: Question, cells: dict[str, int]) -> dict[str, Any]:
     n = sum(cells.values())
     return {
-        "key": q.key,
-        "text": q.text,
-        "kind": q.kind,
-        "epsilon": None,
-        "design": None,
+        **_question_header(q),
         "n": n,
         "options": [
             {"option": o, "count": cells[o], "share": (cells[o] / n) if n else None}
@@ -352,11 +354,7 @@ def _number_entry(q: Question, sums: NumberSums, confidence: float) -> dict[str,
         ci_low = max(q.min_value, mean - half)
         ci_high = min(q.max_value, mean + half)
     return {
-        "key": q.key,
-        "text": q.text,
-        "kind": q.kind,
-        "epsilon": None,
-        "design": None,
+        **_question_header(q),
         "n": n,
         "min": q.min_value,
         "max": q.max_value,
