@@ -1,8 +1,8 @@
 """Admin: surveys and questions are editable; collected data is read-only.
 
-Reports, submissions and tallies are evidence of what respondents sent: the admin can look but not
-edit (an edited report would silently bias estimates, and tallies must match reports). Invitations
-show only digests. Submissions and reports are not registered at all: there is nothing useful to
+Submissions and tallies are evidence of what respondents sent: the admin can look but not
+edit (an edited answer would silently bias estimates, and tallies must match the submissions).
+Invitations show only digests. Submissions are not registered at all: there is nothing useful to
 see row by row, and browsing them invites re-identification attempts.
 """
 
@@ -50,7 +50,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Tally)
 class TallyAdmin(ReadOnlyAdmin):
-    list_display = ("survey", "question_key", "value", "group_key", "group_value", "shard", "count")
+    list_display = ("survey", "group_key", "group_value", "shard", "sums")
     list_filter = ("survey",)
 
 

@@ -3,8 +3,8 @@
 One row per submission, one column per question; ``yes_no`` as 1/0 (the *reported* answer),
 ``choice``/``category`` as the option string, ``number`` as a number, empty when skipped. No
 submission id, no date, no randomizer: nothing that links a row to a time or a request. Rows come
-in random order (``ORDER BY random()`` per submission, in the database), so row order carries no
-arrival-time information either.
+in random order (``ORDER BY random()``, in the database), so row order carries no arrival-time
+information either.
 
 The CSV starts with ``#`` comment lines giving every randomized question's design::
 
@@ -35,10 +35,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from django.db import connection
-
 from surveys import designs
-from surveys.models import Question, Report, Submission, Survey
+from surveys.models import Question, Submission, Survey
 
 CHUNK = 2000
 
@@ -63,14 +61,14 @@ def _rr_hint(key: str, design: dict[str, Any]) -> str | None:
     name = design.get("name")
     if name == "forced_response":
         return (
-            f'rrreg({key} ~ 1, data = d, p = {design["p_truth"]!r}, p0 = {design["p_no"]!r}, '
+            f"rrreg({key} ~ 1, data = d, p = {design['p_truth']!r}, p0 = {design['p_no']!r}, "
             f'p1 = {design["p_yes"]!r}, design = "forced-known")'
         )
     if name == "warner":
         return f'rrreg({key} ~ 1, data = d, p = {design["p"]!r}, design = "mirrored")'
     if name == "unrelated_question":
         return (
-            f'rrreg({key} ~ 1, data = d, p = {design["p"]!r}, '
+            f"rrreg({key} ~ 1, data = d, p = {design['p']!r}, "
             f'q = {design["innocuous_prevalence"]!r}, design = "unrelated-known")'
         )
     return None
@@ -107,44 +105,20 @@ def csv_header_lines(survey: Survey) -> list[str]:
 
 
 def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
-    """Rows {question_key: value}, submissions in random order, streamed in chunks."""
-    questions = {q.pk: q for q in survey.questions.all()}
-    keys = [q.key for q in questions.values()]
-    qn = connection.ops.quote_name
-    sub, rep = qn(Submission._meta.db_table), qn(Report._meta.db_table)
-    # Every report joined to a per-submission random sort key, so reports of one submission are
-    # adjacent. random() exists in PostgreSQL and SQLite.
-    # MATERIALIZED (PostgreSQL ≥ 12, SQLite ≥ 3.35) makes random() run once per submission;
-    # inlined, SQLite would draw a fresh key per report and scatter a submission's reports.
-    # Identifiers come from model metadata; the only value is a query parameter.
-    sql = (
-        f"WITH s AS MATERIALIZED (SELECT id, random() AS k FROM {sub} WHERE survey_id = %s) "  # noqa: S608
-        f"SELECT r.submission_id, r.question_id, r.value_bool, r.value_text, r.value_number "
-        f"FROM {rep} r JOIN s ON r.submission_id = s.id ORDER BY s.k, s.id"
+    """Rows {question_key: value}, submissions in random order (``ORDER BY random()`` in the
+    database), streamed from a server-side cursor in chunks."""
+    kinds = {q.key: q.kind for q in survey.questions.all()}
+    stored = (
+        Submission.objects.filter(survey=survey)
+        .order_by("?")
+        .values_list("answers", flat=True)
+        .iterator(chunk_size=CHUNK)
     )
-    current: Any = None
-    row: dict[str, Any] = {}
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, [survey.pk])
-        while True:
-            chunk = cursor.fetchmany(CHUNK)
-            if not chunk:
-                break
-            for submission_id, question_id, v_bool, v_text, v_number in chunk:
-                if submission_id != current:
-                    if current is not None:
-                        yield row
-                    current, row = submission_id, dict.fromkeys(keys)
-                q = questions.get(question_id)
-                if q is None:
-                    continue
-                if q.kind == Question.Kind.YES_NO:
-                    row[q.key] = None if v_bool is None else int(bool(v_bool))
-                elif q.kind == Question.Kind.NUMBER:
-                    row[q.key] = v_number
-                else:
-                    row[q.key] = v_text
-    if current is not None:
+    for answers in stored:
+        row = dict.fromkeys(kinds)
+        for key, value in answers.items():
+            if key in row:
+                row[key] = int(value) if kinds[key] == Question.Kind.YES_NO else value
         yield row
 
 

@@ -2,23 +2,25 @@
 
 What is stored is deliberately thin (DESIGN.md §3):
 
-* a ``Report`` is the *randomized* answer the respondent's device reported — never the truth;
-* a ``Submission`` has a client-generated random UUID key, the randomizer used, and the *date*
-  only: no IP address, no user agent, no time of day;
+* a ``Submission`` holds the *randomized* answers the respondent's device reported — never the
+  truth — with a client-generated random UUID key, the randomizer used, and the *date* only: no
+  IP address, no user agent, no time of day;
 * an ``Invitation`` is an HMAC digest and a used flag, in a table with no link to submissions;
-* ``Tally`` rows are counters maintained in the submission's transaction, so estimates never
-  scan reports. They are sharded so concurrent submissions rarely wait on the same row lock.
+* ``Tally`` rows are counter vectors maintained in the submission's own statement, so estimates
+  never scan submissions. They are sharded so concurrent submissions rarely wait on the same
+  row lock.
 """
 
 from __future__ import annotations
 
 import secrets
-import uuid
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+
+from surveys.fields import SumsVectorField
 
 SLUG_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no look-alikes (l/1, o/0)
 TALLY_SHARDS = 16
@@ -115,58 +117,34 @@ class Submission(models.Model):
     submitted_on = models.DateField()
     # SHA-256 of the canonical request body: same id + same body is a duplicate, other body a 409.
     fingerprint = models.CharField(max_length=64)
+    # The *reported* answers, {question key: value} (bool for yes_no, the option for
+    # choice/category, a float for number): one row per respondent, never the truth.
+    answers = models.JSONField(default=dict)
 
     class Meta:
         indexes = [models.Index(fields=["survey", "submitted_on"])]
 
 
-class Report(models.Model):
-    """One reported answer. For randomized kinds this is the *randomized* value, never the truth."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    # No index of its own: the unique (submission, question) index below starts with it and
-    # serves every look-up by submission; a second index would only slow down each insert.
-    submission = models.ForeignKey(
-        Submission, on_delete=models.CASCADE, related_name="reports", db_index=False
-    )
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
-    value_bool = models.BooleanField(null=True)
-    value_text = models.CharField(max_length=200, null=True)
-    value_number = models.FloatField(null=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["submission", "question"], name="one_report_per_question_per_submission"
-            )
-        ]
-
-
 class Tally(models.Model):
-    """A sharded counter cell, updated in the submission's own transaction.
+    """A sharded counter vector: the sums of ``surveys.tally_layout.submission_vector`` over the
+    submissions of one slice that landed in one shard, upserted in the submission's own
+    statement.
 
-    ``question_key`` "" with ``value`` "" counts respondents. A yes/no question has cells
-    ``value`` "yes"/"no"; choice and category questions one cell per option; a number question one
-    cell ``value`` "" whose ``total``/``total_sq`` hold the sum and the sum of squares.
-    ``group_key``/``group_value`` name a category question and its option for ``group_by``
-    ("" for the ungrouped cells). The estimate for a cell is the SUM over its shards.
+    ``group_key``/``group_value`` "" is the slice of all respondents; otherwise a category
+    question and one of its options (for ``group_by``). The estimate for a slice is the
+    element-wise SUM over its shards (at most ``TALLY_SHARDS`` rows).
     """
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="tallies")
-    question_key = models.CharField(max_length=64, blank=True, default="")
-    value = models.CharField(max_length=200, blank=True, default="")
     group_key = models.CharField(max_length=64, blank=True, default="")
     group_value = models.CharField(max_length=200, blank=True, default="")
     shard = models.PositiveSmallIntegerField(default=0)
-    count = models.BigIntegerField(default=0)
-    total = models.FloatField(default=0.0)
-    total_sq = models.FloatField(default=0.0)
+    sums = SumsVectorField(default=list)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["survey", "question_key", "value", "group_key", "group_value", "shard"],
-                name="tally_cell_unique",
+                fields=["survey", "group_key", "group_value", "shard"], name="tally_slice_unique"
             )
         ]
 

@@ -1,8 +1,8 @@
 """Reads: surveys for respondents and owners, counts and debiased estimates.
 
-Counts come from the sharded ``Tally`` counters with ONE grouped aggregate query (≤ 16 rows per
-cell whatever the number of respondents), so estimates cost the same at 10 or 10⁶ respondents and
-never load reports (DESIGN.md §2, issue #3).
+Counts come from the sharded ``Tally`` counter vectors with ONE query (≤ 16 rows per slice
+whatever the number of respondents), so estimates cost the same at 10 or 10⁶ respondents and
+never load submissions (DESIGN.md §2, issue #3).
 """
 
 from __future__ import annotations
@@ -14,13 +14,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
+from django.db.models import (
+    FloatField,
+    Func,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
 from django.db.models.functions import Coalesce
 
 from deniable.errors import InvalidInput, NotFound
 from privacy import rr
 from surveys import designs
 from surveys.models import Question, Survey, Tally
+from surveys.tally_layout import RESPONDENTS_SLOT, tally_layout, vector_add
 
 
 def _with_questions(qs: QuerySet[Survey]) -> QuerySet[Survey]:
@@ -84,11 +96,21 @@ def survey_get_for_owner(*, user: AbstractBaseUser, slug: str) -> Survey:
     return survey
 
 
+class _RespondentsSlot(Func):
+    """The respondents slot (0) of a tally vector, in SQL."""
+
+    output_field = FloatField()
+    template = "(%(expressions)s)[1]"  # PostgreSQL arrays are 1-based
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, template="json_extract(%(expressions)s, '$[0]')")
+
+
 def _respondents_subquery() -> Subquery:
     return Subquery(
-        Tally.objects.filter(survey=OuterRef("pk"), question_key="", value="", group_key="")
+        Tally.objects.filter(survey=OuterRef("pk"), group_key="")
         .values("survey")
-        .annotate(n=Sum("count"))
+        .annotate(n=Sum(_RespondentsSlot("sums")))
         .values("n")[:1],
         output_field=IntegerField(),
     )
@@ -104,9 +126,9 @@ def survey_list_for_owner(*, user: AbstractBaseUser) -> QuerySet[Survey]:
 
 
 def survey_respondent_count(*, survey: Survey) -> int:
-    total = Tally.objects.filter(
-        survey=survey, question_key="", value="", group_key=""
-    ).aggregate(n=Sum("count"))["n"]
+    total = Tally.objects.filter(survey=survey, group_key="").aggregate(
+        n=Sum(_RespondentsSlot("sums"))
+    )["n"]
     return int(total or 0)
 
 
@@ -172,27 +194,33 @@ class _Sums:
     total_sq: float = 0.0
 
 
-def _tally_sums(survey: Survey, group_by: str | None) -> dict[tuple[str | None, str, str], _Sums]:
-    """ONE grouped aggregate over the shards: {(group_value | None, key, value): sums}.
+def _tally_sums(
+    survey: Survey, questions: Sequence[Question], group_by: str | None
+) -> dict[tuple[str | None, str, str], _Sums]:
+    """ONE query over the slices' shards (≤ 16 rows a slice), summed element-wise and read
+    through the survey's slot layout: {(group_value | None, key, value): sums}.
 
-    ``group_value`` is None for the ungrouped cells; with ``group_by`` both the ungrouped and the
-    grouped cells come back from the same query.
+    ``group_value`` is None for the ungrouped slice; with ``group_by`` both the ungrouped and the
+    grouped slices come back from the same query.
     """
     condition = Q(group_key="")
     if group_by:
         condition |= Q(group_key=group_by)
-    rows = (
-        Tally.objects.filter(condition, survey=survey)
-        .values("group_key", "group_value", "question_key", "value")
-        .annotate(c=Sum("count"), t=Sum("total"), t2=Sum("total_sq"))
-        .order_by()
+    totals: dict[str | None, list[float]] = {}
+    rows = Tally.objects.filter(condition, survey=survey).values_list(
+        "group_key", "group_value", "sums"
     )
+    for group_key, group_value, sums in rows:
+        vector_add(totals.setdefault(group_value if group_key else None, []), sums)
+    layout = tally_layout(questions)
     out: dict[tuple[str | None, str, str], _Sums] = {}
-    for row in rows:
-        group = row["group_value"] if row["group_key"] else None
-        out[(group, row["question_key"], row["value"])] = _Sums(
-            int(row["c"] or 0), float(row["t"] or 0.0), float(row["t2"] or 0.0)
-        )
+    for group, total in totals.items():
+        total.extend([0.0] * (layout.size - len(total)))
+        out[(group, "", "")] = _Sums(int(total[RESPONDENTS_SLOT]))
+        for (key, value), slot in layout.cells.items():
+            out[(group, key, value)] = _Sums(int(total[slot]))
+        for key, slot in layout.numbers.items():
+            out[(group, key, "")] = _Sums(int(total[slot]), total[slot + 1], total[slot + 2])
     return out
 
 
@@ -225,7 +253,7 @@ def survey_counts(
     group_by: str | None = None,
 ) -> SurveyCounts:
     """Report counts per cell (for releases and estimates). Unknown keys → InvalidInput."""
-    questions = _questions_of(survey)
+    questions = all_questions = _questions_of(survey)
     group_q = _group_question(questions, group_by)
     if question_keys is not None:
         known = {q.key for q in questions}
@@ -234,7 +262,7 @@ def survey_counts(
             raise InvalidInput.single("questions", f"Unknown question(s): {', '.join(unknown)}.")
         wanted = set(question_keys)
         questions = [q for q in questions if q.key in wanted]
-    sums = _tally_sums(survey, group_q.key if group_q else None)
+    sums = _tally_sums(survey, all_questions, group_q.key if group_q else None)
     respondents, cells, numbers = _counts_from(sums, questions, None)
     if group_q is None:
         return SurveyCounts(
@@ -397,7 +425,7 @@ def survey_estimates(
     confidence = validate_confidence(confidence)
     questions = _questions_of(survey)
     group_q = _group_question(questions, group_by)
-    sums = _tally_sums(survey, group_q.key if group_q else None)
+    sums = _tally_sums(survey, questions, group_q.key if group_q else None)
     respondents, cells, numbers = _counts_from(sums, questions, None)
     body: dict[str, Any] = {
         "survey": survey.slug,

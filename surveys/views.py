@@ -320,8 +320,15 @@ def _percent(x: float | None) -> float | None:
 
 
 def _row(
-    base: dict[str, Any], label: str, n: int, source: dict[str, Any], rate: str | None,
-    estimate: str = "estimate", *, proportion: bool = True, direct: bool = False,
+    base: dict[str, Any],
+    label: str,
+    n: int,
+    source: dict[str, Any],
+    rate: str | None,
+    estimate: str = "estimate",
+    *,
+    proportion: bool = True,
+    direct: bool = False,
 ) -> dict[str, Any]:
     """One table row from an estimate entry (or one of its options); absent fields are None."""
     return {

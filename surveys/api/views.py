@@ -40,9 +40,6 @@ ERROR_409 = OpenApiResponse(s.ErrorSerializer, description="The survey's state f
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
 
 
-
-
-
 class FormatMixin:
     """``?format=`` picks JSON or CSV; an unknown format is a 400 naming ``format``."""
 
@@ -332,9 +329,11 @@ def estimates_csv(body: dict[str, Any]) -> str:
                 "confidence": body["confidence"],
                 "n": q["n"],
             }
-            rows = [{**base, **option} for option in q["options"]] if "options" in q else [
-                {**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}
-            ]
+            rows = (
+                [{**base, **option} for option in q["options"]]
+                if "options" in q
+                else [{**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}]
+            )
             for row in rows:
                 row.update({k: base[k] for k in ("design", "group")})
                 writer.writerow(

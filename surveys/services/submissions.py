@@ -24,7 +24,7 @@ from django.db import connection
 from deniable.errors import Conflict, InvalidInput, NotFound
 from surveys.models import TALLY_SHARDS, Question, Submission, Survey
 from surveys.services.invitations import invitation_digest
-from surveys.services.submission_rows import report_rows, tally_rows
+from surveys.services.submission_rows import tally_increment
 from surveys.services.submission_storage import (
     submission_insert_params,
     submission_store,
@@ -144,9 +144,7 @@ def submission_create(
         if not token:
             raise Conflict("This survey needs an invitation token.", code="token_required")
         digest = invitation_digest(token)
-    fingerprint = _fingerprint(
-        survey=survey, randomizer=randomizer, digest=digest, answers=cleaned
-    )
+    fingerprint = _fingerprint(survey=survey, randomizer=randomizer, digest=digest, answers=cleaned)
     if not survey.is_accepting():
         # A retry of an accepted submission is answered as such even after the survey closed.
         outcome = _existing_outcome(sid, fingerprint)
@@ -155,19 +153,17 @@ def submission_create(
         raise Conflict("This survey is closed.", code="survey_closed")
 
     submission_params = submission_insert_params(
-        sid=sid, survey=survey, randomizer=randomizer, fingerprint=fingerprint
+        sid=sid, survey=survey, randomizer=randomizer, fingerprint=fingerprint, answers=cleaned
     )
-    reports = report_rows(sid, questions, cleaned)
-    tallies = tally_rows(survey, questions, cleaned, secrets.randbelow(TALLY_SHARDS))
+    increment = tally_increment(survey, questions, cleaned, secrets.randbelow(TALLY_SHARDS))
     if digest is None and survey.response_cap is None and connection.vendor == "postgresql":
         stored = submission_store_one_statement(
-            submission_params=submission_params, reports=reports, tallies=tallies
+            submission_params=submission_params, increment=increment
         )
     else:
         stored = submission_store(
-            survey=survey, submission_params=submission_params, digest=digest,
-            reports=reports, tallies=tallies,
-        )  # fmt: skip
+            survey=survey, submission_params=submission_params, digest=digest, increment=increment
+        )
     if stored:
         return SubmissionOutcome(submission_id=sid, status="accepted")
     # Nothing was written: the id exists (a retry, or a concurrent twin that won), or the survey
