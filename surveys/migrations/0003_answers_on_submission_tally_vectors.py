@@ -15,30 +15,32 @@ from surveys.tally_layout import tally_layout, tally_recount
 SHARDS = 16
 
 
+# One set-based UPDATE per backend (a per-row loop would take minutes at 10⁶ submissions). Each
+# report becomes a JSON value of its kind: yes_no → true/false, number → a number, else a string.
+_ANSWERS_SQL = {
+    "postgresql": (
+        "UPDATE surveys_submission AS s SET answers = a.doc FROM ("
+        " SELECT r.submission_id, jsonb_object_agg(q.key, CASE q.kind"
+        "  WHEN 'yes_no' THEN to_jsonb(r.value_bool) WHEN 'number' THEN to_jsonb(r.value_number)"
+        "  ELSE to_jsonb(r.value_text) END) AS doc"
+        " FROM surveys_report AS r JOIN surveys_question AS q ON q.id = r.question_id"
+        " WHERE coalesce(r.value_bool::text, r.value_text, r.value_number::text) IS NOT NULL"
+        " GROUP BY r.submission_id) AS a WHERE a.submission_id = s.id"
+    ),
+    "sqlite": (
+        "UPDATE surveys_submission AS s SET answers = a.doc FROM ("
+        " SELECT r.submission_id, json_group_object(q.key, CASE q.kind"
+        "  WHEN 'yes_no' THEN json(CASE WHEN r.value_bool THEN 'true' ELSE 'false' END)"
+        "  WHEN 'number' THEN r.value_number ELSE r.value_text END) AS doc"
+        " FROM surveys_report AS r JOIN surveys_question AS q ON q.id = r.question_id"
+        " WHERE coalesce(r.value_bool, r.value_text, r.value_number) IS NOT NULL"
+        " GROUP BY r.submission_id) AS a WHERE a.submission_id = s.id"
+    ),
+}
+
+
 def reports_to_answers(apps, schema_editor):
-    Submission = apps.get_model("surveys", "Submission")
-    Report = apps.get_model("surveys", "Report")
-    pending: dict = {}
-    reports = Report.objects.select_related("question").order_by("submission_id")
-    for report in reports.iterator(chunk_size=5000):
-        q = report.question
-        if q.kind == "yes_no":
-            value = report.value_bool
-        elif q.kind == "number":
-            value = report.value_number
-        else:
-            value = report.value_text
-        if value is not None:
-            pending.setdefault(report.submission_id, {})[q.key] = value
-        if len(pending) >= 1000:
-            _flush(Submission, pending)
-    _flush(Submission, pending)
-
-
-def _flush(Submission, pending: dict) -> None:
-    for sid, answers in pending.items():
-        Submission.objects.filter(pk=sid).update(answers=answers)
-    pending.clear()
+    schema_editor.execute(_ANSWERS_SQL[schema_editor.connection.vendor])
 
 
 def recount_tallies(apps, schema_editor):
