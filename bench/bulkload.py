@@ -1,10 +1,10 @@
 """Bulk-load a bench survey with N respondents, as ``submission_create`` would have stored them.
 
-Generated inside PostgreSQL (``generate_series``; no rows cross the wire): N submissions, one
-report per question each (random reported values of the right kind), each submission in a random
-tally shard, then the tallies computed FROM those reports — the ungrouped cells and the cells
-grouped by every category question — so tallies equal the reports by construction, and
-:func:`verify` checks it with one aggregate query. Surveys are kept between runs (slug
+The N submissions are generated inside PostgreSQL (``generate_series``; no rows cross the wire),
+each with an answer to every question (random reported values of the right kind) in its
+``answers`` document. The tallies are then recounted from those documents by the product's own
+``tallies_rebuild`` (the code a migration or a restore uses), and :func:`verify` checks them
+against an independent aggregate over the documents in SQL. Surveys are kept between runs (slug
 ``bench-n<N>``) and reused when they verify, so only the first full run pays the 10⁶ load.
 """
 
@@ -19,85 +19,73 @@ SLUG = "bench-n{n}"
 def _load(survey_id: int, n: int) -> None:
     from django.db import connection, transaction
 
+    from surveys.models import Survey
+    from surveys.services.tallies import tallies_rebuild
+
     with transaction.atomic(), connection.cursor() as c:
-        c.execute("SET LOCAL work_mem = '256MB'")
         c.execute("SET LOCAL synchronous_commit = off")  # a bulk load, not a measurement
+        # The subquery mentions g, so it is evaluated per row (else once, for every row).
         c.execute(
-            "INSERT INTO surveys_submission (id, survey_id, randomizer, submitted_on, fingerprint)"
-            " SELECT gen_random_uuid(), %s, 'browser', current_date, md5(g::text) || md5(g::text)"
+            "INSERT INTO surveys_submission"
+            " (id, survey_id, randomizer, submitted_on, fingerprint, answers)"
+            " SELECT gen_random_uuid(), %s, 'browser', current_date,"
+            "  md5(g::text) || md5(g::text),"
+            "  (SELECT jsonb_object_agg(q.key, CASE q.kind"
+            "    WHEN 'yes_no' THEN to_jsonb(random() < 0.4)"
+            "    WHEN 'number' THEN to_jsonb(round((q.min_value"
+            "     + random() * (q.max_value - q.min_value))::numeric, 1)::float8)"
+            "    ELSE q.options -> floor(random() * jsonb_array_length(q.options))::int END)"
+            "   FROM surveys_question q WHERE q.survey_id = %s AND g IS NOT NULL)"
             " FROM generate_series(1, %s) g",
-            [survey_id, n],
+            [survey_id, survey_id, n],
         )
-        c.execute(
-            "INSERT INTO surveys_report (id, submission_id, question_id, value_bool, value_text,"
-            " value_number)"
-            " SELECT gen_random_uuid(), s.id, q.id,"
-            "  CASE WHEN q.kind = 'yes_no' THEN random() < 0.4 END,"
-            "  CASE WHEN q.kind IN ('choice', 'category') THEN"
-            "   q.options ->> floor(random() * jsonb_array_length(q.options))::int END,"
-            "  CASE WHEN q.kind = 'number' THEN"
-            "   round((q.min_value + random() * (q.max_value - q.min_value))::numeric, 1)::float8"
-            "  END"
-            " FROM surveys_submission s CROSS JOIN surveys_question q"
-            " WHERE s.survey_id = %s AND q.survey_id = %s",
-            [survey_id, survey_id],
-        )
-        # The shard of a submission: any fixed function of it (the service draws it at random).
-        c.execute(
-            "CREATE TEMP TABLE bench_cells ON COMMIT DROP AS"
-            " SELECT s.id AS sub, '' AS key, '' AS value, 0::float8 AS num, '' AS kind,"
-            "  abs(hashtext(s.id::text)) %% 16 AS shard"
-            " FROM surveys_submission s WHERE s.survey_id = %s"
-            " UNION ALL"
-            " SELECT r.submission_id, q.key,"
-            "  CASE q.kind WHEN 'yes_no' THEN CASE WHEN r.value_bool THEN 'yes' ELSE 'no' END"
-            "   WHEN 'number' THEN '' ELSE r.value_text END,"
-            "  coalesce(r.value_number, 0), q.kind, abs(hashtext(r.submission_id::text)) %% 16"
-            " FROM surveys_report r JOIN surveys_question q ON q.id = r.question_id"
-            " WHERE q.survey_id = %s",
-            [survey_id, survey_id],
-        )
-        c.execute(
-            "INSERT INTO surveys_tally (survey_id, question_key, value, group_key, group_value,"
-            " shard, count, total, total_sq)"
-            " SELECT %s, key, value, '', '', shard, count(*), sum(num), sum(num * num)"
-            " FROM bench_cells GROUP BY key, value, shard"
-            " UNION ALL"
-            " SELECT %s, c.key, c.value, g.key, g.value, c.shard, count(*), sum(c.num),"
-            "  sum(c.num * c.num)"
-            " FROM bench_cells c JOIN bench_cells g ON g.sub = c.sub AND g.kind = 'category'"
-            "  AND c.key <> g.key"
-            " GROUP BY c.key, c.value, g.key, g.value, c.shard",
-            [survey_id, survey_id],
-        )
+    tallies_rebuild(survey=Survey.objects.get(pk=survey_id))
     with connection.cursor() as c:
         c.execute("ANALYZE surveys_tally")
+        c.execute("ANALYZE surveys_submission")
 
 
 def verify(survey_id: int) -> dict[str, Any]:
-    """ONE aggregate query: every ungrouped tally cell (summed over shards) against a count of
-    the reports (and the submissions for the respondents cell); returns the mismatches."""
+    """Every ungrouped cell as the product reads it (``survey_counts``, from the tallies) against
+    ONE aggregate over the submissions' answer documents in SQL; returns the mismatches."""
     from django.db import connection
+
+    from surveys.models import Survey
+    from surveys.selectors import survey_counts
 
     with connection.cursor() as c:
         c.execute(
-            "WITH t AS (SELECT question_key AS key, value, sum(count) AS n, sum(total) AS total"
-            "  FROM surveys_tally WHERE survey_id = %s AND group_key = '' GROUP BY 1, 2),"
-            " r AS (SELECT q.key, CASE q.kind WHEN 'yes_no' THEN"
-            "   CASE WHEN r.value_bool THEN 'yes' ELSE 'no' END WHEN 'number' THEN ''"
-            "   ELSE r.value_text END AS value, count(*) AS n, sum(coalesce(r.value_number, 0))"
-            "   AS total"
-            "  FROM surveys_report r JOIN surveys_question q ON q.id = r.question_id"
-            "  WHERE q.survey_id = %s GROUP BY 1, 2"
-            "  UNION ALL SELECT '', '', count(*), 0 FROM surveys_submission WHERE survey_id = %s)"
-            " SELECT count(*) FILTER (WHERE t.n IS DISTINCT FROM r.n"
-            "   OR abs(coalesce(t.total, 0) - coalesce(r.total, 0)) > 1e-6 * (1 + abs(r.total))),"
-            "  count(*), coalesce(sum(r.n) FILTER (WHERE r.key = ''), 0)"
-            " FROM t FULL JOIN r ON t.key = r.key AND t.value = r.value",
-            [survey_id, survey_id, survey_id],
+            "SELECT e.key, CASE jsonb_typeof(e.value)"
+            "  WHEN 'boolean' THEN CASE WHEN e.value::boolean THEN 'yes' ELSE 'no' END"
+            "  WHEN 'number' THEN '' ELSE e.value #>> '{}' END,"
+            " count(*), sum(CASE WHEN jsonb_typeof(e.value) = 'number'"
+            "  THEN e.value::float8 ELSE 0 END)"
+            " FROM surveys_submission s, jsonb_each(s.answers) e"
+            " WHERE s.survey_id = %s GROUP BY 1, 2",
+            [survey_id],
         )
-        bad, cells, respondents = c.fetchone()
-    return {"mismatched_cells": int(bad), "cells": int(cells), "respondents": int(respondents)}
+        recount = {(key, value): (int(k), float(t)) for key, value, k, t in c.fetchall()}
+        c.execute("SELECT count(*) FROM surveys_submission WHERE survey_id = %s", [survey_id])
+        (respondents,) = c.fetchone()
+    counts = survey_counts(survey=Survey.objects.get(pk=survey_id))
+    tallied: dict[tuple[str, str], tuple[int, float]] = {}
+    for key, cells in counts.cells[""].items():
+        for value, k in cells.items():
+            total = counts.sums[""][key].total if key in counts.sums[""] else 0.0
+            tallied[(key, value)] = (k, total)
+    bad = sum(
+        1
+        for cell in recount.keys() | tallied.keys()
+        if recount.get(cell, (0, 0.0))[0] != tallied.get(cell, (0, 0.0))[0]
+        or abs(recount.get(cell, (0, 0.0))[1] - tallied.get(cell, (0, 0.0))[1])
+        > 1e-6 * (1 + abs(recount.get(cell, (0, 0.0))[1]))
+    )
+    bad += int(counts.respondents != respondents)
+    return {
+        "mismatched_cells": bad,
+        "cells": len(tallied) + 1,
+        "respondents": int(respondents),
+    }
 
 
 def survey_with(n: int) -> tuple[Any, dict[str, Any]]:
@@ -119,5 +107,5 @@ def survey_with(n: int) -> tuple[Any, dict[str, Any]]:
     check = verify(survey.pk)
     print(f"  loaded {n:,} respondents in {elapsed:.1f} s; check: {check}")
     if check["mismatched_cells"] or check["respondents"] != n:
-        raise AssertionError(f"tallies do not match the reports: {check}")
+        raise AssertionError(f"tallies do not match the answers: {check}")
     return survey, {**check, "loaded_now": True, "load_seconds": round(elapsed, 1)}

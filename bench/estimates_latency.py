@@ -1,7 +1,7 @@
 """Item 2: estimates latency vs data size (10⁴, 10⁵, 10⁶ respondents; quick: 10⁴ only).
 
 Each size is a 10-question bench survey bulk-loaded by :mod:`bench.bulkload` (tallies checked
-against the reports with one aggregate query). Per size, interleaved round-robin over the sizes:
+against the answers with one aggregate query). Per size, interleaved round-robin over the sizes:
 
 * server time in-process: ``survey_get_for_owner`` + ``survey_estimates`` (what the endpoint runs);
 * ``GET /api/v1/surveys/<slug>/estimates/`` and the dashboard page ``/surveys/<slug>/`` over HTTP
@@ -103,7 +103,7 @@ def run(quick: bool) -> dict[str, Any]:
                 "÷ 10⁴",
                 "dashboard ms (HTTP)",
                 "÷ 10⁴",
-                "tallies vs reports",
+                "tallies vs answers",
             ],
             rows,
         )

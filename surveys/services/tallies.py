@@ -28,18 +28,19 @@ def tallies_rebuild(*, survey: Survey) -> int:
     """Replace the survey's tallies by a recount of its submissions; the number of rows written.
 
     On PostgreSQL the tally table is locked in EXCLUSIVE mode first (readers go on; submissions
-    wait for the few hundred milliseconds this takes): every submission committed before the lock
-    is in the recount, and one still in flight adds its increment after the rebuild commits, so
-    none is lost or counted twice. SQLite has a single writer anyway.
+    wait until it commits): every submission committed before the lock is in the recount, and
+    one still in flight adds its increment after the rebuild commits, so none is lost or counted
+    twice. On SQLite the first write takes the database's single write lock before the read.
     """
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 table = connection.ops.quote_name(Tally._meta.db_table)
                 cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
+        # Writing first also takes SQLite's write lock before the submissions are read.
+        Tally.objects.filter(survey=survey).delete()
         layout = tally_layout(survey.questions.order_by("position", "id"))
         recount = tally_recount(layout, _stored_answers(survey), TALLY_SHARDS)
-        Tally.objects.filter(survey=survey).delete()
         Tally.objects.bulk_create(
             [
                 Tally(survey=survey, group_key=gk, group_value=gv, shard=shard, sums=sums)

@@ -38,7 +38,7 @@ def test_load_at_the_knee_loses_no_submission(stack: faults.Stack) -> None:
     assert sustained["conn_errors"] == 0, result
     assert result["rows_lost"] == 0, result
     assert result["rows_stored"] == result["2xx over ramp + sustained"], result
-    assert result["submissions_without_10_reports"] == 0, result
+    assert result["submissions_without_10_answers"] == 0, result
     assert result["tally_cells_mismatched"] == 0, result
     assert result["pass"], result
 
@@ -65,7 +65,7 @@ def test_postgres_restarted_under_load(stack: faults.Stack) -> None:
     # Clean recovery: everything sent 2 s after pg_ctl returned succeeded.
     assert result["recovered"], result
     assert result["rows_lost"] == 0, result
-    assert result["submissions_without_10_reports"] == 0, result
+    assert result["submissions_without_10_answers"] == 0, result
     assert result["tally_cells_mismatched"] == 0, result
     assert faults.release_consistent(result["release"]), result
     assert result["pass"], result
