@@ -1,6 +1,6 @@
 """Reads: surveys for respondents and owners, counts and debiased estimates.
 
-Counts come from the sharded ``Tally`` counter vectors with ONE query (≤ 16 rows per slice
+Counts come from the sharded ``Tally`` counter vectors with ONE query (≤ 64 rows per slice
 whatever the number of respondents), so estimates cost the same at 10 or 10⁶ respondents and
 never load submissions (DESIGN.md §2, issue #3).
 """
@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
 from django.db.models import (
     FloatField,
     Func,
     IntegerField,
     OuterRef,
     Prefetch,
-    Q,
     QuerySet,
     Subquery,
     Sum,
@@ -32,7 +32,7 @@ from deniable.errors import InvalidInput, NotFound
 from privacy import rr
 from surveys import designs
 from surveys.models import Question, Survey, Tally
-from surveys.tally_layout import RESPONDENTS_SLOT, tally_layout, vector_add
+from surveys.tally_layout import RESPONDENTS_SLOT, tally_layout
 
 
 def _with_questions(qs: QuerySet[Survey]) -> QuerySet[Survey]:
@@ -194,27 +194,45 @@ class _Sums:
     total_sq: float = 0.0
 
 
+def _slice_totals(survey: Survey, group_by: str | None) -> dict[str | None, list[float]]:
+    """ONE query: each slice's vector summed over its shards, element by element, in the
+    database (a slice has up to ``TALLY_SHARDS`` rows whatever the number of respondents).
+    {group_value (None for all respondents): vector}."""
+    qn = connection.ops.quote_name
+    if connection.vendor == "postgresql":
+        elements, index, value = "unnest(t.sums) WITH ORDINALITY AS u(x, i)", "u.i - 1", "u.x"
+    else:  # SQLite: JSON text; json_each's key is the 0-based index
+        elements, index, value = "json_each(t.sums) AS u", "u.key", "u.value"
+    # Identifiers come from model metadata; every value is a query parameter.
+    sql = (
+        f"SELECT t.{qn('group_key')}, t.{qn('group_value')}, {index}, sum({value}) "  # noqa: S608
+        f"FROM {qn(Tally._meta.db_table)} AS t, {elements} "
+        f"WHERE t.{qn('survey_id')} = %s AND t.{qn('group_key')} IN (%s, %s) "
+        f"GROUP BY 1, 2, 3"
+    )
+    totals: dict[str | None, list[float]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [survey.pk, "", group_by or ""])
+        for group_key, group_value, i, total in cursor.fetchall():
+            vector = totals.setdefault(group_value if group_key else None, [])
+            if len(vector) <= i:
+                vector.extend([0.0] * (i + 1 - len(vector)))
+            vector[i] = float(total)
+    return totals
+
+
 def _tally_sums(
     survey: Survey, questions: Sequence[Question], group_by: str | None
 ) -> dict[tuple[str | None, str, str], _Sums]:
-    """ONE query over the slices' shards (≤ 16 rows a slice), summed element-wise and read
-    through the survey's slot layout: {(group_value | None, key, value): sums}.
+    """The slices' totals read through the survey's slot layout:
+    {(group_value | None, key, value): sums}.
 
     ``group_value`` is None for the ungrouped slice; with ``group_by`` both the ungrouped and the
     grouped slices come back from the same query.
     """
-    condition = Q(group_key="")
-    if group_by:
-        condition |= Q(group_key=group_by)
-    totals: dict[str | None, list[float]] = {}
-    rows = Tally.objects.filter(condition, survey=survey).values_list(
-        "group_key", "group_value", "sums"
-    )
-    for group_key, group_value, sums in rows:
-        vector_add(totals.setdefault(group_value if group_key else None, []), sums)
     layout = tally_layout(questions)
     out: dict[tuple[str | None, str, str], _Sums] = {}
-    for group, total in totals.items():
+    for group, total in _slice_totals(survey, group_by).items():
         total.extend([0.0] * (layout.size - len(total)))
         out[(group, "", "")] = _Sums(int(total[RESPONDENTS_SLOT]))
         for (key, value), slot in layout.cells.items():
