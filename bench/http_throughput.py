@@ -3,8 +3,9 @@
 One gunicorn (the project's ``gunicorn.conf.py``, bench settings, PostgreSQL ``deniable_bench``)
 serves both endpoints; wrk on loopback drives them with a Lua script that sends a FRESH uuid4 per
 request (``bench/wrk/post_uuid.lua``); pgbench inserts single rows into the baseline's table with
-the same number of clients. The three candidates run round-robin (order rotated each round) so the
-neighbours' load hits them alike; we report medians and ratios.
+the same number of clients. The three candidates run round-robin (order rotated each round, a
+``CHECKPOINT`` before each run) so the neighbours' load hits them alike; we report medians, and
+ours ÷ baseline per round (paired) with its median.
 
 * ours: ``POST /api/v1/surveys/<slug>/responses/`` with a whole 10-answer submission;
 * baseline: ``POST /bench/baseline/``, a plain DRF ``CreateAPIView`` + ``ModelSerializer`` that
@@ -177,6 +178,7 @@ def _phase(
         order = ["ours", "baseline", "pgbench"]
         for r in range(rounds):
             for name in order[r % 3 :] + order[: r % 3]:
+                _checkpoint()
                 load0 = stack.loadavg()
                 app.start()
                 db.start()
@@ -209,6 +211,16 @@ def _phase(
         "exact": exact,
         "worker_peak_rss_kib": rss,
     }
+
+
+def _checkpoint() -> None:
+    """Start every candidate from the same state: the previous one's dirty pages flushed (else
+    whoever runs right after pgbench's burst of WAL pays for its checkpoint). Each candidate then
+    pays its own full-page writes after the checkpoint alike."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("CHECKPOINT")
 
 
 def _exact_check(base: str, path: str, template: Path, n: int = 50) -> dict[str, Any]:
@@ -274,6 +286,11 @@ def _table(phase: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                 ", ".join(f"{x:,.0f}" for x in s["rps_runs"]),
             ]
         )
+    # Paired: ours ÷ baseline within each round (adjacent runs see the same machine state), the
+    # median of those — steadier than a ratio of medians when the machine's load drifts.
+    paired = [o["rps"] / b["rps"] for o, b in zip(runs["ours"], runs["baseline"], strict=True)]
+    summary["paired_ratios"] = [round(x, 3) for x in paired]
+    summary["paired_ratio_median"] = statistics.median(paired)
     table = markdown_table(
         [
             "candidate",
@@ -299,7 +316,7 @@ def run(quick: bool) -> dict[str, Any]:
     from bench.fixtures import create_open_survey
     from surveys.models import Submission
 
-    rounds, seconds = (1, 4.0) if quick else (3, 10.0)
+    rounds, seconds = (1, 4.0) if quick else (5, 10.0)
     print(
         f"gunicorn {WORKERS} workers × {THREADS} threads; wrk -t1 -c{CONNECTIONS}; pgbench "
         f"-c{CONNECTIONS}; {rounds} round(s) × {seconds:g} s per candidate; rate limit off"
@@ -371,7 +388,9 @@ def run(quick: bool) -> dict[str, Any]:
     head = results["sync_commit=on"]["summary"]
     print(
         f"\nheadline: ours {head['ours']['rps']:,.0f} req/s = "
-        f"{head['ours']['rps'] / head['baseline']['rps']:.2f}× the DRF baseline, "
+        f"{head['ours']['rps'] / head['baseline']['rps']:.2f}× the DRF baseline "
+        f"(per-round ratios {', '.join(f'{x:.2f}' for x in head['paired_ratios'])}; "
+        f"median {head['paired_ratio_median']:.2f}×), "
         f"{head['ours']['rps'] / head['pgbench']['rps']:.2f}× pgbench"
     )
     return results
