@@ -38,8 +38,9 @@ def _page_login(client: Client, password: str, username: str = "alice"):
 
 
 def _api_login(client: Client, password: str, username: str = "alice"):
-    return client.post(TOKEN, {"username": username, "password": password},
-                       content_type="application/json")
+    return client.post(
+        TOKEN, {"username": username, "password": password}, content_type="application/json"
+    )
 
 
 def test_settings_are_as_documented():
@@ -122,8 +123,13 @@ def test_authenticate_without_a_request_is_refused():
 
 def test_respondent_endpoints_never_touch_axes(world, monkeypatch):
     calls: list[str] = []
-    for name in ("is_allowed", "is_locked", "user_login_failed", "user_logged_in",
-                 "update_request"):
+    for name in (
+        "is_allowed",
+        "is_locked",
+        "user_login_failed",
+        "user_logged_in",
+        "update_request",
+    ):
         original = getattr(AxesProxyHandler, name)
 
         def spy(*args, _name=name, _original=original, **kwargs):
@@ -148,12 +154,18 @@ def test_respondent_endpoints_never_touch_axes(world, monkeypatch):
         client.get(reverse("respond", args=[world.invite.slug]) + "?token=nope"),
     ]
     for tok in ("wrong-token", token, token):  # bad, good, reused
-        responses.append(client.post(
-            f"/api/v1/surveys/{world.invite.slug}/responses/",
-            {"submission_id": str(uuid.uuid4()), "randomizer": "browser", "token": tok,
-             "answers": {"cheated": True, "region": "North", "hours": 3}},
-            content_type="application/json",
-        ))
+        responses.append(
+            client.post(
+                f"/api/v1/surveys/{world.invite.slug}/responses/",
+                {
+                    "submission_id": str(uuid.uuid4()),
+                    "randomizer": "browser",
+                    "token": tok,
+                    "answers": {"cheated": True, "region": "North", "hours": 3},
+                },
+                content_type="application/json",
+            )
+        )
     assert [r.status_code for r in responses][:4] == [200, 302, 200, 200]
     assert calls == []
     assert AccessAttempt.objects.count() == AccessFailureLog.objects.count() == 0
@@ -220,8 +232,9 @@ def test_absolute_lifetime_caps_an_active_session(world):
 # --- passwords -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("password", ["short-pw-1", "123456789012345", "password1234",
-                                      "alice-alice-alice"])
+@pytest.mark.parametrize(
+    "password", ["short-pw-1", "123456789012345", "password1234", "alice-alice-alice"]
+)
 def test_weak_researcher_passwords_are_refused(password):
     user = get_user_model()(username="alice-alice-alice", email="alice@example.org")
     with pytest.raises(ValidationError):

@@ -48,8 +48,9 @@ def test_logout_form(world):
     assert client.get(reverse("researcher-home")).status_code == 302  # to the login page
 
 
-@pytest.mark.parametrize(("action", "before", "after"), [("open", "draft", "open"),
-                                                        ("close", "open", "closed")])
+@pytest.mark.parametrize(
+    ("action", "before", "after"), [("open", "draft", "open"), ("close", "open", "closed")]
+)
 def test_open_and_close_forms(world, action, before, after):
     survey = world.draft if before == "draft" else world.survey
     client = _browser(world, login=True)
@@ -97,8 +98,9 @@ def test_builder_save_via_api_with_session_auth(world):
     patch_url = f"/api/v1/surveys/{world.draft.slug}/"
     assert _json(client, "patch", patch_url, {"title": "Renamed"}).status_code == 403
     releases = f"/api/v1/surveys/{world.survey.slug}/releases/"
-    assert _json(client, "post", releases, {"mechanism": "laplace", "epsilon": 0.1}).status_code \
-        == 403
+    assert (
+        _json(client, "post", releases, {"mechanism": "laplace", "epsilon": 0.1}).status_code == 403
+    )
     assert not Survey.objects.filter(title__in=["From the builder", "Renamed"]).exists()
 
     token = _token(client, reverse("survey-new"))
@@ -111,13 +113,23 @@ def test_builder_save_via_api_with_session_auth(world):
 def test_token_auth_and_respondent_api_need_no_csrf(world):
     """No cookie, no ambient authority: a token header or no authentication at all."""
     client = _browser()
-    with_token = _json(client, "post", f"/api/v1/surveys/{world.invite.slug}/invitations/",
-                       {"count": 1}, HTTP_AUTHORIZATION=f"Token {world.token_a}")
+    with_token = _json(
+        client,
+        "post",
+        f"/api/v1/surveys/{world.invite.slug}/invitations/",
+        {"count": 1},
+        HTTP_AUTHORIZATION=f"Token {world.token_a}",
+    )
     assert with_token.status_code == 201
-    respondent = _json(client, "post", f"/api/v1/surveys/{world.survey.slug}/responses/", {
-        "submission_id": str(uuid.uuid4()),
-        "randomizer": "browser",
-        "answers": {"cheated": True, "region": "North", "hours": 3},
-    })
+    respondent = _json(
+        client,
+        "post",
+        f"/api/v1/surveys/{world.survey.slug}/responses/",
+        {
+            "submission_id": str(uuid.uuid4()),
+            "randomizer": "browser",
+            "answers": {"cheated": True, "region": "North", "hours": 3},
+        },
+    )
     assert respondent.status_code == 201
     assert "sessionid" not in respondent.cookies

@@ -28,7 +28,11 @@ def test_check_deploy_passes_with_production_settings():
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     # Only the one deliberately silenced check (see base.py: username-keyed lockout).
@@ -38,7 +42,7 @@ def test_check_deploy_passes_with_production_settings():
 def test_ci_runs_check_deploy_before_the_tests():
     script = (ROOT / ".ci" / "run").read_text()
     step = script.index("check --deploy --fail-level WARNING")
-    assert "deniable.settings.prod" in script[script.rfind("\n\n", 0, step):step]
+    assert "deniable.settings.prod" in script[script.rfind("\n\n", 0, step) : step]
     assert step < script.index("\nmake test")
 
 

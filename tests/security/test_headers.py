@@ -68,8 +68,11 @@ def _locked_out(w: World):
 PAGES = [
     PageCase("landing", "home", _get(lambda w: "/")),
     PageCase("login", "login", _get(lambda w: reverse("login"))),
-    PageCase("login error", "login", _post(lambda w: reverse("login"),
-                                           lambda w: {"username": "x", "password": "y"})),
+    PageCase(
+        "login error",
+        "login",
+        _post(lambda w: reverse("login"), lambda w: {"username": "x", "password": "y"}),
+    ),
     PageCase("lockout", "login", _locked_out, status=429),
     PageCase("respond", "respond", _get(lambda w: reverse("respond", args=[w.survey.slug]))),
     PageCase(
@@ -81,25 +84,44 @@ PAGES = [
     PageCase(
         "respond no-JS errors",
         "respond-submit",
-        _post(lambda w: reverse("respond-submit", args=[w.survey.slug]),
-              lambda w: physical_post(**{"q-hours": "999"})),
+        _post(
+            lambda w: reverse("respond-submit", args=[w.survey.slug]),
+            lambda w: physical_post(**{"q-hours": "999"}),
+        ),
         status=400,
     ),
-    PageCase("thanks", "respond-thanks",
-             _get(lambda w: reverse("respond-thanks", args=[w.survey.slug]))),
+    PageCase(
+        "thanks", "respond-thanks", _get(lambda w: reverse("respond-thanks", args=[w.survey.slug]))
+    ),
     PageCase("404", None, _get(lambda w: "/s/no-such-survey/"), status=404),
     PageCase("survey list", "researcher-home", _get(lambda w: reverse("researcher-home"), "alice")),
     PageCase("builder new", "survey-new", _get(lambda w: reverse("survey-new"), "alice")),
-    PageCase("builder edit", "survey-edit",
-             _get(lambda w: reverse("survey-edit", args=[w.draft.slug]), "alice")),
-    PageCase("detail (with releases)", "survey-detail",
-             _get(lambda w: reverse("survey-detail", args=[w.survey.slug]), "alice")),
-    PageCase("detail grouped", "survey-detail",
-             _get(lambda w: reverse("survey-detail", args=[w.survey.slug]) + "?group_by=region",
-                  "alice")),
-    PageCase("invitations (tokens shown once)", "survey-invitations",
-             _post(lambda w: reverse("survey-invitations", args=[w.invite.slug]),
-                   lambda w: {"count": 3}, "alice")),
+    PageCase(
+        "builder edit",
+        "survey-edit",
+        _get(lambda w: reverse("survey-edit", args=[w.draft.slug]), "alice"),
+    ),
+    PageCase(
+        "detail (with releases)",
+        "survey-detail",
+        _get(lambda w: reverse("survey-detail", args=[w.survey.slug]), "alice"),
+    ),
+    PageCase(
+        "detail grouped",
+        "survey-detail",
+        _get(
+            lambda w: reverse("survey-detail", args=[w.survey.slug]) + "?group_by=region", "alice"
+        ),
+    ),
+    PageCase(
+        "invitations (tokens shown once)",
+        "survey-invitations",
+        _post(
+            lambda w: reverse("survey-invitations", args=[w.invite.slug]),
+            lambda w: {"count": 3},
+            "alice",
+        ),
+    ),
     PageCase("api docs", "api-docs", _get(lambda w: reverse("api-docs")), third_party_ui=True),
 ]
 
@@ -150,7 +172,7 @@ def assert_security_headers(response, *, third_party_ui: bool = False) -> dict[s
 
 def assert_no_inline_code(html: str, csp: dict[str, list[str]], *, allow_styles: bool) -> int:
     page = parse_html(html)
-    nonces = [s[len("'nonce-"):-1] for s in csp["script-src"] if s.startswith("'nonce-")]
+    nonces = [s[len("'nonce-") : -1] for s in csp["script-src"] if s.startswith("'nonce-")]
     scripts = 0
     for tag, attrs in page.elements:
         for name, value in attrs.items():
@@ -195,7 +217,8 @@ def test_pages_with_tokens_are_never_cached(world):
     assert token.status_code == 200 and "no-store" in token["Cache-Control"]
     api = Client(HTTP_AUTHORIZATION=f"Token {world.token_a}")
     invites = api.post(
-        f"/api/v1/surveys/{world.invite.slug}/invitations/", {"count": 1},
+        f"/api/v1/surveys/{world.invite.slug}/invitations/",
+        {"count": 1},
         content_type="application/json",
     )
     assert invites.status_code == 201 and "no-store" in invites["Cache-Control"]
@@ -206,8 +229,9 @@ def test_api_and_json_responses_carry_the_headers_too(world):
         Client().get("/healthz"),
         Client().get("/api/v1/schema/"),
         Client(HTTP_AUTHORIZATION=f"Token {world.token_a}").get("/api/v1/surveys/"),
-        Client().post(f"/api/v1/surveys/{world.survey.slug}/responses/", {},
-                      content_type="application/json"),
+        Client().post(
+            f"/api/v1/surveys/{world.survey.slug}/responses/", {}, content_type="application/json"
+        ),
     ):
         assert response["X-Content-Type-Options"] == "nosniff"
         assert response["X-Frame-Options"] == "DENY"

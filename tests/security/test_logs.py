@@ -41,9 +41,20 @@ HOURS_FORM = "61.4391"
 HOURS_BAD = 4242.4242
 QUERY_TOKEN = "qtok-canary-9f8e7d6c"
 WRONG_TOKEN = "wrongtok-canary-1a2b3c"
-NAMED_LOGGERS = ("django", "django.request", "django.server", "django.security", "axes",
-                 "celery", "celery.app.trace", "celery.task", "celery.worker", "privacy",
-                 "surveys", "deniable")
+NAMED_LOGGERS = (
+    "django",
+    "django.request",
+    "django.server",
+    "django.security",
+    "axes",
+    "celery",
+    "celery.app.trace",
+    "celery.task",
+    "celery.worker",
+    "privacy",
+    "surveys",
+    "deniable",
+)
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 
@@ -100,25 +111,37 @@ def test_a_full_flow_logs_nothing_identifying(all_logs, django_capture_on_commit
 
     # Researcher: a failed then a good login, a survey from the builder (API, session), opened
     # and invited from the pages, more invitations through the token API.
-    assert researcher.post(reverse("login"), {"username": "alice", "password": "bad"}).status_code \
+    assert (
+        researcher.post(reverse("login"), {"username": "alice", "password": "bad"}).status_code
         == 200
-    assert researcher.post(reverse("login"), {"username": "alice", "password": PASSWORD_A}) \
-        .status_code == 302
-    created = researcher.post("/api/v1/surveys/", {"title": "Logs", "access": "invite",
-                                                   "questions": QUESTIONS},
-                              content_type="application/json")
+    )
+    assert (
+        researcher.post(reverse("login"), {"username": "alice", "password": PASSWORD_A}).status_code
+        == 302
+    )
+    created = researcher.post(
+        "/api/v1/surveys/",
+        {"title": "Logs", "access": "invite", "questions": QUESTIONS},
+        content_type="application/json",
+    )
     assert created.status_code == 201
     slug = created.json()["slug"]
     assert researcher.post(reverse("survey-open", args=[slug])).status_code == 302
     page = researcher.post(reverse("survey-invitations", args=[slug]), {"count": 3})
     tokens = _tokens_from_page(page.content.decode())
-    api_token = researcher.post("/api/v1/auth/token/",
-                                {"username": "alice", "password": PASSWORD_A},
-                                content_type="application/json").json()["token"]
-    api = Client(REMOTE_ADDR=RESEARCHER_IP, HTTP_USER_AGENT=RESEARCHER_UA,
-                 HTTP_AUTHORIZATION=f"Token {api_token}")
-    tokens += api.post(f"/api/v1/surveys/{slug}/invitations/", {"count": 3},
-                       content_type="application/json").json()["tokens"]
+    api_token = researcher.post(
+        "/api/v1/auth/token/",
+        {"username": "alice", "password": PASSWORD_A},
+        content_type="application/json",
+    ).json()["token"]
+    api = Client(
+        REMOTE_ADDR=RESEARCHER_IP,
+        HTTP_USER_AGENT=RESEARCHER_UA,
+        HTTP_AUTHORIZATION=f"Token {api_token}",
+    )
+    tokens += api.post(
+        f"/api/v1/surveys/{slug}/invitations/", {"count": 3}, content_type="application/json"
+    ).json()["tokens"]
     assert len(tokens) == 6
 
     # Respondents: API submissions (one retried), a reused token, a wrong token, an answer out of
@@ -127,10 +150,16 @@ def test_a_full_flow_logs_nothing_identifying(all_logs, django_capture_on_commit
     url = f"/api/v1/surveys/{slug}/responses/"
 
     def submit(sid: str, token: str, hours: float) -> int:
-        return respondent.post(url, {
-            "submission_id": sid, "randomizer": "browser", "token": token,
-            "answers": {"cheated": True, "region": "South", "hours": hours},
-        }, content_type="application/json").status_code
+        return respondent.post(
+            url,
+            {
+                "submission_id": sid,
+                "randomizer": "browser",
+                "token": token,
+                "answers": {"cheated": True, "region": "South", "hours": hours},
+            },
+            content_type="application/json",
+        ).status_code
 
     assert submit(submission_ids[0], tokens[0], HOURS_OK) == 201
     assert submit(submission_ids[0], tokens[0], HOURS_OK) == 200  # an idempotent retry
@@ -139,8 +168,9 @@ def test_a_full_flow_logs_nothing_identifying(all_logs, django_capture_on_commit
     assert submit(submission_ids[3], WRONG_TOKEN, HOURS_OK) in (400, 403, 404)
     assert submit(str(uuid.uuid4()), tokens[2], HOURS_BAD) == 400
     assert respondent.post(url, b"{not json", content_type="application/json").status_code == 400
-    assert respondent.get(reverse("respond", args=[slug]) + f"?token={QUERY_TOKEN}") \
-        .status_code == 200
+    assert (
+        respondent.get(reverse("respond", args=[slug]) + f"?token={QUERY_TOKEN}").status_code == 200
+    )
     assert respondent.get(f"/s/no-such-survey/?token={QUERY_TOKEN}").status_code == 404
     form = {"q-cheated": "no", "q-region": "North", "q-hours": HOURS_FORM, "token": tokens[3]}
     assert respondent.post(reverse("respond-submit", args=[slug]), form).status_code == 302
@@ -153,9 +183,11 @@ def test_a_full_flow_logs_nothing_identifying(all_logs, django_capture_on_commit
     assert api.get(f"/api/v1/surveys/{slug}/estimates/").status_code == 200
     assert api.get(f"/api/v1/surveys/{slug}/responses/export/?format=csv").status_code == 200
     with django_capture_on_commit_callbacks(execute=True):
-        release = api.post(f"/api/v1/surveys/{slug}/releases/",
-                           {"mechanism": "laplace", "epsilon": 0.5},
-                           content_type="application/json")
+        release = api.post(
+            f"/api/v1/surveys/{slug}/releases/",
+            {"mechanism": "laplace", "epsilon": 0.5},
+            content_type="application/json",
+        )
     assert release.status_code == 202
     assert Release.objects.get(pk=release.json()["id"]).status == Release.Status.DONE
     assert api.get(f"/api/v1/releases/{release.json()['id']}/").status_code == 200

@@ -69,8 +69,7 @@ def _request(client: Client, method: str, url: str, name: str | None, **extra: A
         return getattr(client, method)(url, body if method == "post" else None, **extra)
     if method == "get":
         return client.get(url, **extra)
-    return getattr(client, method)(url, json.dumps(body), content_type="application/json",
-                                   **extra)
+    return getattr(client, method)(url, json.dumps(body), content_type="application/json", **extra)
 
 
 def _clients(w: World) -> dict[str, Client]:
@@ -91,11 +90,23 @@ def test_allowlist_and_fillers_are_current():
 def test_the_walk_covers_the_known_researcher_routes():
     """A floor, so that a resolver change cannot silently empty the walk."""
     names = {r.name for r in _object_routes()}
-    assert {"survey-detail", "survey-edit", "survey-open", "survey-close", "survey-invitations",
-            "api-survey", "api-survey-open", "api-survey-close", "api-survey-invitations",
-            "api-survey-export", "api-survey-estimates", "privacy-survey-releases",
-            "privacy-release-preview", "privacy-survey-budget",
-            "privacy-release-detail"} <= names
+    assert {
+        "survey-detail",
+        "survey-edit",
+        "survey-open",
+        "survey-close",
+        "survey-invitations",
+        "api-survey",
+        "api-survey-open",
+        "api-survey-close",
+        "api-survey-invitations",
+        "api-survey-export",
+        "api-survey-estimates",
+        "privacy-survey-releases",
+        "privacy-release-preview",
+        "privacy-survey-budget",
+        "privacy-release-detail",
+    } <= names
     assert len(_object_routes()) >= 15
 
 
@@ -126,8 +137,11 @@ def find_leaks(world: World) -> tuple[list[str], int]:
                 status = response.status_code
                 count += 1
                 # An API token is no page credential: pages treat it as anonymous.
-                to_login = (auth == "token" and status == 302
-                            and response["Location"].startswith("/accounts/login/"))
+                to_login = (
+                    auth == "token"
+                    and status == 302
+                    and response["Location"].startswith("/accounts/login/")
+                )
                 if status not in (403, 404, 405) and not to_login:
                     leaks.append(f"{auth} {method.upper()} {url} ({route.name}) → {status}")
     return leaks, count
@@ -161,8 +175,13 @@ def test_the_walk_catches_a_leaking_endpoint(world):
 def test_lists_show_a_second_researcher_nothing_of_the_first(world):
     """Routes without an object parameter (lists, create, design preview) must not mention A's
     surveys or releases in what they return to B."""
-    secrets = [world.survey.slug, world.survey.title, world.draft.slug, world.invite.slug,
-               str(world.release.pk)]
+    secrets = [
+        world.survey.slug,
+        world.survey.title,
+        world.draft.slug,
+        world.invite.slug,
+        str(world.release.pk),
+    ]
     for route in _routes():
         if route.params or route.name in PUBLIC or route.name == "logout":
             continue

@@ -18,8 +18,9 @@ pytestmark = pytest.mark.django_db
 
 def test_createresearcher():
     out = io.StringIO()
-    call_command("createresearcher", "carol", "--password", "pw-carol-123", "--email", "c@x.org",
-                 stdout=out)
+    call_command(
+        "createresearcher", "carol", "--password", "pw-carol-123", "--email", "c@x.org", stdout=out
+    )
     user = get_user_model().objects.get(username="carol")
     assert user.check_password("pw-carol-123") and user.email == "c@x.org"
     token = Token.objects.get(user=user).key
@@ -27,10 +28,12 @@ def test_createresearcher():
     with pytest.raises(CommandError):
         call_command("createresearcher", "carol", "--password", "other", stdout=io.StringIO())
     with pytest.raises(CommandError, match="Password refused"):  # too short (validators)
-        call_command("createresearcher", "carol", "--password", "other-pw", "--update",
-                     stdout=io.StringIO())
-    call_command("createresearcher", "carol", "--password", "other-pw-4567", "--update",
-                 stdout=io.StringIO())
+        call_command(
+            "createresearcher", "carol", "--password", "other-pw", "--update", stdout=io.StringIO()
+        )
+    call_command(
+        "createresearcher", "carol", "--password", "other-pw-4567", "--update", stdout=io.StringIO()
+    )
     user.refresh_from_db()
     assert user.check_password("other-pw-4567")
     assert Token.objects.get(user=user).key == token
