@@ -39,7 +39,7 @@ from privacy import accounting, calibrate, noise, release_math, rr, rr_intervals
 from privacy.errors import PrivacyParameterError
 from privacy.models import LedgerEntry, Release
 from surveys import services
-from surveys.models import Report, Submission, Survey, Tally
+from surveys.models import Submission, Survey, Tally
 
 DOCUMENTED = (rr.DesignError, PrivacyParameterError, ValueError)
 CALL_SECONDS = 10  # a single pure call taking longer than this is a hang
@@ -461,8 +461,18 @@ def open_survey(db: None) -> Survey:
     return services.survey_open(survey=survey)
 
 
-def _stored() -> tuple[int, int, int]:
-    return Submission.objects.count(), Report.objects.count(), Tally.objects.count()
+def _stored() -> tuple[int, int, dict[tuple[str, str], list[float]]]:
+    """Submission rows, tally rows, and each slice's counter vector summed over its shards."""
+    shards: dict[tuple[str, str], list[list[float]]] = {}
+    for group_key, group_value, sums in Tally.objects.values_list(
+        "group_key", "group_value", "sums"
+    ):
+        shards.setdefault((group_key, group_value), []).append(sums)
+    totals = {  # math.fsum: exact whatever the row order
+        group: [math.fsum(column) for column in zip(*vectors, strict=True)]
+        for group, vectors in shards.items()
+    }
+    return Submission.objects.count(), Tally.objects.count(), totals
 
 
 @st.composite

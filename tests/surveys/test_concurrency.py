@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from surveys import services
+from surveys import selectors, services
 from surveys.models import Invitation, Submission, Tally
 from tests.surveys.conftest import full_answers, survey_body
 
@@ -52,16 +52,20 @@ def test_one_token_twenty_parallel_posts(require_postgres, django_user_model):
     services.survey_open(survey=survey)
     (token,) = services.invitations_create(survey=survey, count=1)
     bodies = [
-        {"submission_id": str(uuid.uuid4()), "randomizer": "browser", "token": token,
-         "answers": full_answers()}
+        {
+            "submission_id": str(uuid.uuid4()),
+            "randomizer": "browser",
+            "token": token,
+            "answers": full_answers(),
+        }
         for _ in range(THREADS)
     ]
     codes = _race(survey, bodies)
     assert Counter(codes) == {201: 1, 409: THREADS - 1}
     assert Submission.objects.filter(survey=survey).count() == 1
     assert Invitation.objects.get(survey=survey).used is True
-    assert sum(Tally.objects.filter(survey=survey, question_key="", group_key="")
-               .values_list("count", flat=True)) == 1
+    assert selectors.survey_respondent_count(survey=survey) == 1
+    assert sum(t.sums[0] for t in Tally.objects.filter(survey=survey, group_key="")) == 1
 
 
 @pytest.mark.django_db(transaction=True)
@@ -75,11 +79,20 @@ def test_same_id_twenty_parallel_posts_and_tallies(require_postgres, django_user
     assert Counter(codes) == {201: 1, 200: THREADS - 1}
     # Many distinct submissions at once: no deadlock, tallies exact.
     distinct = [
-        {"submission_id": str(uuid.uuid4()), "randomizer": "browser",
-         "answers": full_answers(coin=i % 2 == 0, age=["young", "old"][i % 2])}
+        {
+            "submission_id": str(uuid.uuid4()),
+            "randomizer": "browser",
+            "answers": full_answers(coin=i % 2 == 0, age=["young", "old"][i % 2]),
+        }
         for i in range(THREADS)
     ]
     assert Counter(_race(survey, distinct)) == {201: THREADS}
-    respondents = sum(Tally.objects.filter(survey=survey, question_key="", group_key="")
-                      .values_list("count", flat=True))
+    respondents = sum(t.sums[0] for t in Tally.objects.filter(survey=survey, group_key=""))
     assert respondents == THREADS + 1 == Submission.objects.filter(survey=survey).count()
+    assert selectors.survey_respondent_count(survey=survey) == THREADS + 1
+    counts = selectors.survey_counts(survey=survey, group_by="age")
+    assert counts.group_respondents == {"young": THREADS // 2 + 1, "old": THREADS // 2}
+    assert counts.cells["young"]["coin"] == {"yes": THREADS // 2 + 1, "no": 0}
+    assert counts.cells["old"]["coin"] == {"yes": 0, "no": THREADS // 2}
+    hours = selectors.survey_counts(survey=survey).sums[""]["hours"]
+    assert (hours.n, hours.total) == (THREADS + 1, 12.5 * (THREADS + 1))

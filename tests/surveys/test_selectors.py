@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from deniable.errors import InvalidInput, NotFound
 from privacy import rr
 from surveys import designs, selectors, services
-from surveys.models import Tally
+from surveys.models import Submission, Tally
 from tests.surveys.conftest import full_answers, submit
 
 pytestmark = pytest.mark.django_db
@@ -99,8 +99,16 @@ def test_estimates_equal_privacy_rr(survey):
     coin = survey.questions.get(key="coin")
     ref = rr.estimate_binary(designs.question_design(coin), n=5, reported_yes=3, confidence=0.9)
     q = by_key["coin"]
-    for name in ("n", "reported_yes", "reported_yes_rate", "estimate", "estimate_unclipped",
-                 "std_error", "ci_low", "ci_high"):
+    for name in (
+        "n",
+        "reported_yes",
+        "reported_yes_rate",
+        "estimate",
+        "estimate_unclipped",
+        "std_error",
+        "ci_low",
+        "ci_high",
+    ):
         assert q[name] == getattr(ref, name), name
     assert q["epsilon"] == pytest.approx(math.log(3))
     assert q["design"]["c"] == 0.5 and q["design"]["d"] == 0.25
@@ -152,4 +160,4 @@ def test_estimates_use_one_query_on_tallies(survey):
         selectors.survey_estimates(survey=survey, group_by="age")
     sql = [q["sql"] for q in ctx.captured_queries]
     assert len(sql) == 1, sql
-    assert Tally._meta.db_table in sql[0] and "surveys_report" not in sql[0]
+    assert Tally._meta.db_table in sql[0] and Submission._meta.db_table not in sql[0]

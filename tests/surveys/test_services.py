@@ -6,7 +6,6 @@ import hashlib
 import hmac
 import math
 import uuid
-from collections import Counter
 from datetime import timedelta
 
 import numpy as np
@@ -16,9 +15,16 @@ from django.db import models
 from django.utils import timezone
 
 from deniable.errors import Conflict, InvalidInput, NotFound
-from surveys import designs, services
-from surveys.models import Invitation, Question, Report, Submission, Survey, Tally
-from tests.surveys.conftest import full_answers, new_id, submit, survey_body
+from surveys import designs, selectors, services
+from surveys.models import Invitation, Question, Submission, Survey, Tally
+from tests.surveys.conftest import (
+    full_answers,
+    new_id,
+    slice_counts,
+    submit,
+    survey_body,
+    tally_totals,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -90,10 +96,16 @@ BAD_SURVEYS = [
     ("questions.0.key", "mirror", "questions[1].key"),
     ("questions.0.text", "", "questions[0].text"),
     ("questions.0.kind", "essay", "questions[0].kind"),
-    ("questions.0.design", {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.3, "p_no": 0.3},
-     "questions[0].design"),
-    ("questions.0.design", {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25},
-     "questions[0].design.p_no"),
+    (
+        "questions.0.design",
+        {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.3, "p_no": 0.3},
+        "questions[0].design",
+    ),
+    (
+        "questions.0.design",
+        {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25},
+        "questions[0].design.p_no",
+    ),
     ("questions.0.design", {"name": "k_rr", "epsilon": 1}, "questions[0].design.name"),
     ("questions.0.design", {"name": "warner", "p": "x"}, "questions[0].design.p"),
     ("questions.0.design", {"name": "warner", "p": 0.5}, "questions[0].design"),
@@ -236,12 +248,13 @@ def test_invitations_need_invite_survey(survey):
 # --- submissions --------------------------------------------------------------------------------
 
 
-def _row_counts() -> tuple[int, ...]:
+def _row_counts() -> tuple[object, ...]:
+    """Everything a submission writes: its row, its tally rows and what they add up to."""
     return (
         Submission.objects.count(),
-        Report.objects.count(),
+        sorted(Submission.objects.values_list("id", "answers")),
         Tally.objects.count(),
-        int(Tally.objects.aggregate(n=models.Sum("count"))["n"] or 0),
+        tally_totals(),
         Invitation.objects.filter(used=True).count(),
     )
 
@@ -251,33 +264,47 @@ def test_accepted_stores_reports_and_tallies(survey):
     assert outcome.status == "accepted" and isinstance(outcome.submission_id, uuid.UUID)
     sub = Submission.objects.get()
     assert sub.submitted_on == timezone.localdate()
-    values = {
-        r.question.key: (r.value_bool, r.value_text, r.value_number) for r in sub.reports.all()
+    assert sub.answers == {
+        "coin": True,
+        "mirror": False,
+        "party": "b",
+        "age": "young",
+        "hours": 12.5,
     }
-    assert values == {
-        "coin": (True, None, None),
-        "mirror": (False, None, None),
-        "party": (None, "b", None),
-        "age": (None, "young", None),
-        "hours": (None, None, 12.5),
-    }
-    cells = {
-        (t.question_key, t.value, t.group_key, t.group_value): (t.count, t.total, t.total_sq)
-        for t in Tally.objects.all()
-    }
-    assert cells[("", "", "", "")] == (1, 0.0, 0.0)
-    assert cells[("coin", "yes", "", "")][0] == 1
-    assert cells[("mirror", "no", "age", "young")][0] == 1
-    assert cells[("", "", "age", "young")][0] == 1
-    assert cells[("hours", "", "", "")] == (1, 12.5, 156.25)
-    assert ("age", "young", "age", "young") not in cells  # the group question itself: not grouped
+    assert type(sub.answers["hours"]) is float
+    # One row per slice: all respondents, and the answered category question's option.
+    slices = {(t.group_key, t.group_value) for t in Tally.objects.all()}
+    assert slices == {("", ""), ("age", "young")} and Tally.objects.count() == 2
     assert len({t.shard for t in Tally.objects.all()}) == 1
+    expected_cells = {
+        ("coin", "yes"): 1,
+        ("coin", "no"): 0,
+        ("mirror", "yes"): 0,
+        ("mirror", "no"): 1,
+        ("party", "a"): 0,
+        ("party", "b"): 1,
+        ("party", "c"): 0,
+        ("party", "d"): 0,
+        ("age", "young"): 1,
+        ("age", "old"): 0,
+        ("hours", ""): 1,
+    }
+    for group in (("", ""), ("age", "young")):
+        counts = slice_counts(survey, *group)
+        assert counts["respondents"] == 1
+        assert counts["cells"] == expected_cells
+        assert counts["numbers"] == {"hours": (1.0, 12.5, 156.25)}
+    assert slice_counts(survey, "age", "old")["respondents"] == 0
 
 
 def test_optional_questions_may_be_skipped(survey):
     submit(survey, {"coin": False, "mirror": True, "party": "a", "age": None})
-    assert Report.objects.count() == 3
+    assert Submission.objects.get().answers == {"coin": False, "mirror": True, "party": "a"}
     assert not Tally.objects.filter(group_key="age").exists()
+    counts = slice_counts(survey)
+    assert counts["respondents"] == 1
+    assert counts["cells"][("age", "young")] == counts["cells"][("age", "old")] == 0
+    assert counts["numbers"]["hours"] == (0.0, 0.0, 0.0)
 
 
 def test_duplicate_and_conflict(survey):
@@ -410,8 +437,31 @@ def test_rejected_conflicts_store_nothing(survey, invite_survey):
     assert _row_counts() == before
 
 
+def _expected_slice(answers_list: list[dict]) -> dict:
+    """What ``slice_counts`` must read for the submissions with these answers (FULL_SURVEY)."""
+    cells = {(k, v): 0.0 for k in ("coin", "mirror") for v in ("yes", "no")}
+    cells |= {("party", v): 0.0 for v in "abcd"} | {("age", "young"): 0.0, ("age", "old"): 0.0}
+    cells[("hours", "")] = 0.0
+    n = total = total_sq = 0.0
+    for answers in answers_list:
+        for key, value in answers.items():
+            if key == "hours":
+                n, total, total_sq = n + 1, total + value, total_sq + value * value
+                cells[("hours", "")] += 1
+            elif isinstance(value, bool):
+                cells[(key, "yes" if value else "no")] += 1
+            else:
+                cells[(key, value)] += 1
+    return {
+        "respondents": float(len(answers_list)),
+        "cells": cells,
+        "numbers": {"hours": (n, total, total_sq)},
+    }
+
+
 def test_tallies_match_a_brute_force_recount(survey):
     rng = np.random.default_rng(1234)
+    sent: dict[uuid.UUID, dict] = {}
     for _ in range(150):
         answers = {
             "coin": bool(rng.random() < 0.4),
@@ -422,40 +472,23 @@ def test_tallies_match_a_brute_force_recount(survey):
             answers["age"] = str(rng.choice(["young", "old"]))
         if rng.random() < 0.8:
             answers["hours"] = round(float(rng.uniform(0, 80)), 2)
-        submit(survey, answers, randomizer=str(rng.choice(["browser", "physical"])))
+        outcome = submit(survey, answers, randomizer=str(rng.choice(["browser", "physical"])))
+        sent[outcome.submission_id] = answers
 
-    expected: Counter = Counter()
-    totals: Counter = Counter()
-    for sub in Submission.objects.prefetch_related("reports__question"):
-        cells = [("", "", 0.0)]
-        for r in sub.reports.all():
-            q = r.question
-            if q.kind == "yes_no":
-                cells.append((q.key, "yes" if r.value_bool else "no", 0.0))
-            elif q.kind == "number":
-                cells.append((q.key, "", r.value_number))
-            else:
-                cells.append((q.key, r.value_text, 0.0))
-        groups = [("", "")] + [
-            ("age", r.value_text) for r in sub.reports.all() if r.question.key == "age"
-        ]
-        for gk, gv in groups:
-            for key, value, number in cells:
-                if gk and key == gk:
-                    continue
-                expected[(key, value, gk, gv)] += 1
-                totals[(key, value, gk, gv)] += number
-    actual: Counter = Counter()
-    actual_totals: Counter = Counter()
-    for t in Tally.objects.all():
-        actual[(t.question_key, t.value, t.group_key, t.group_value)] += t.count
-        actual_totals[(t.question_key, t.value, t.group_key, t.group_value)] += t.total
-    assert actual == expected
-    for cell, total in totals.items():
-        assert actual_totals[cell] == pytest.approx(total, rel=1e-12, abs=1e-9)
-    assert Tally.objects.filter(question_key="", group_key="").aggregate(
-        n=models.Sum("count")
-    )["n"] == 150
+    assert dict(Submission.objects.values_list("id", "answers")) == sent
+    groups = {
+        ("", ""): list(sent.values()),
+        ("age", "young"): [a for a in sent.values() if a.get("age") == "young"],
+        ("age", "old"): [a for a in sent.values() if a.get("age") == "old"],
+    }
+    assert {(t.group_key, t.group_value) for t in Tally.objects.all()} == set(groups)
+    for group, answers_list in groups.items():
+        actual, expected = slice_counts(survey, *group), _expected_slice(answers_list)
+        assert actual["respondents"] == expected["respondents"], group
+        assert actual["cells"] == expected["cells"], group
+        for got, want in zip(actual["numbers"]["hours"], expected["numbers"]["hours"], strict=True):
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-9), group
+    assert selectors.survey_respondent_count(survey=survey) == 150
 
 
 # --- what is (not) stored -----------------------------------------------------------------------
@@ -463,7 +496,7 @@ def test_tallies_match_a_brute_force_recount(survey):
 
 def test_response_rows_carry_no_client_metadata():
     forbidden = ("ip", "addr", "agent", "ua", "time", "timestamp", "host", "user", "seq")
-    for model in (Submission, Report, Tally, Invitation):
+    for model in (Submission, Tally, Invitation):
         for f in model._meta.get_fields():
             if f.is_relation and f.auto_created:
                 continue
@@ -473,10 +506,13 @@ def test_response_rows_carry_no_client_metadata():
             assert not isinstance(f, models.DateTimeField | models.TimeField), (model, name)
             assert not isinstance(f, models.GenericIPAddressField), (model, name)
     assert {f.name for f in Submission._meta.concrete_fields} == {
-        "id", "survey", "randomizer", "submitted_on", "fingerprint",
+        "id",
+        "survey",
+        "randomizer",
+        "submitted_on",
+        "fingerprint",
+        "answers",
     }
     assert isinstance(Submission._meta.get_field("id"), models.UUIDField)
-    # Invitations are not linked to submissions or reports.
-    assert not any(
-        f.related_model in (Submission, Report) for f in Invitation._meta.get_fields()
-    )
+    # Invitations are not linked to submissions.
+    assert not any(f.related_model is Submission for f in Invitation._meta.get_fields())
