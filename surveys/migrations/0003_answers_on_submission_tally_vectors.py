@@ -17,11 +17,16 @@ SHARDS = 16
 
 # One set-based UPDATE per backend (a per-row loop would take minutes at 10⁶ submissions). Each
 # report becomes a JSON value of its kind: yes_no → true/false, number → a number, else a string.
+# Numbers must come back exactly and as floats, as the hot path stores them: PostgreSQL's float8
+# text is the shortest exact form but drops ".0" of whole numbers (jsonb 43 reads back as int);
+# SQLite's JSON functions print reals with 15 digits, so it gets printf's 17 ("%!" keeps ".0").
 _ANSWERS_SQL = {
     "postgresql": (
         "UPDATE surveys_submission AS s SET answers = a.doc FROM ("
         " SELECT r.submission_id, jsonb_object_agg(q.key, CASE q.kind"
-        "  WHEN 'yes_no' THEN to_jsonb(r.value_bool) WHEN 'number' THEN to_jsonb(r.value_number)"
+        "  WHEN 'yes_no' THEN to_jsonb(r.value_bool)"
+        "  WHEN 'number' THEN (CASE WHEN r.value_number::text ~ '^-?[0-9]+$'"
+        "   THEN r.value_number::text || '.0' ELSE r.value_number::text END)::jsonb"
         "  ELSE to_jsonb(r.value_text) END) AS doc"
         " FROM surveys_report AS r JOIN surveys_question AS q ON q.id = r.question_id"
         " WHERE coalesce(r.value_bool::text, r.value_text, r.value_number::text) IS NOT NULL"
@@ -31,7 +36,7 @@ _ANSWERS_SQL = {
         "UPDATE surveys_submission AS s SET answers = a.doc FROM ("
         " SELECT r.submission_id, json_group_object(q.key, CASE q.kind"
         "  WHEN 'yes_no' THEN json(CASE WHEN r.value_bool THEN 'true' ELSE 'false' END)"
-        "  WHEN 'number' THEN r.value_number ELSE r.value_text END) AS doc"
+        "  WHEN 'number' THEN json(printf('%!.17g', r.value_number)) ELSE r.value_text END) AS doc"
         " FROM surveys_report AS r JOIN surveys_question AS q ON q.id = r.question_id"
         " WHERE coalesce(r.value_bool, r.value_text, r.value_number) IS NOT NULL"
         " GROUP BY r.submission_id) AS a WHERE a.submission_id = s.id"
