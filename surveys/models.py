@@ -120,9 +120,8 @@ class Submission(models.Model):
     # The *reported* answers, {question key: value} (bool for yes_no, the option for
     # choice/category, a float for number): one row per respondent, never the truth.
     answers = models.JSONField(default=dict)
-
-    class Meta:
-        indexes = [models.Index(fields=["survey", "submitted_on"])]
+    # Indexes: the key and the foreign key's (survey: export, recount), nothing more. No reader
+    # filters by date, so a (survey, submitted_on) index would only slow down every insert.
 
 
 class Tally(models.Model):

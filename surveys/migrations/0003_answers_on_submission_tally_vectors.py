@@ -1,4 +1,5 @@
-"""One row per submission (its reported answers as JSON) and counter *vectors* per slice.
+"""One row per submission (its reported answers as JSON) and counter *vectors* per slice; one
+index fewer on submissions.
 
 Data: each submission's reports become its ``answers`` document, then every survey's tallies are
 recounted from those documents with the same slot layout the hot path uses
@@ -69,6 +70,8 @@ class Migration(migrations.Migration):
     dependencies = [("surveys", "0002_report_submission_index_covered_by_unique")]
 
     operations = [
+        # Redundant with the foreign key's index on survey; nothing filters by date.
+        migrations.RemoveIndex(model_name="submission", name="surveys_sub_survey__97a91a_idx"),
         migrations.AddField(
             model_name="submission", name="answers", field=models.JSONField(default=dict)
         ),
