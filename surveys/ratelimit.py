@@ -37,8 +37,14 @@ def _limit() -> int:
     return int(getattr(settings, "DENIABLE_SUBMISSION_RATE_LIMIT", 6000))
 
 
-def submission_rate_check(*, survey_id: int, now: float | None = None) -> None:
-    """Count one submission attempt for the survey; raise :class:`RateLimited` past the limit."""
+def submission_rate_check(
+    *, survey_id: int, now: float | None = None, scope: str = "submissions"
+) -> None:
+    """Count one submission attempt for the survey; raise :class:`RateLimited` past the limit.
+
+    ``scope`` keeps a separate counter with the same limit for other respondent requests (the
+    invitation check), so checks never eat into the submissions' allowance.
+    """
     global _cache_down_until
     limit = _limit()
     if limit <= 0:
@@ -49,7 +55,7 @@ def submission_rate_check(*, survey_id: int, now: float | None = None) -> None:
     window = _window_seconds()
     now = time.time() if now is None else now
     bucket = int(now // window)
-    key = f"rl:submissions:{survey_id}:{bucket}"
+    key = f"rl:{scope}:{survey_id}:{bucket}"
     try:
         cache.add(key, 0, timeout=window * 2)
         count = cache.incr(key)
@@ -65,7 +71,8 @@ def submission_rate_check(*, survey_id: int, now: float | None = None) -> None:
     if count > limit:
         retry_after = int(window - (now % window)) + 1
         raise RateLimited(
-            f"Too many submissions to this survey right now; try again in {retry_after} s.",
+            f"Too many {scope.replace('_', ' ')} for this survey right now; try again in "
+            f"{retry_after} s.",
             retry_after=retry_after,
         )
 

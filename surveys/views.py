@@ -21,8 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from deniable.errors import Conflict, InvalidInput, NotFound
-from privacy import rr
-from surveys import designs
+from surveys import designs, protection
 from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
@@ -41,8 +40,6 @@ from surveys.services import (
 
 DEMO_SLUG = "demo"
 RELEASES_TEMPLATE = "privacy/_releases.html"
-# The prior used in the respondents' deniability sentences ("someone who thought 10% of people…").
-DENIABILITY_PRIOR = 0.1
 
 
 # --- landing -------------------------------------------------------------------------------------
@@ -76,26 +73,14 @@ def _question_data(q: Question) -> dict[str, Any]:
         "options": list(q.options or []),
         "min": q.min_value,
         "max": q.max_value,
+        # Handling, randomizer and deniability words and numbers: computed once, server-side.
+        "protection": protection.question_protection(q),
     }
     if not q.is_randomized:
         return out
     design = designs.question_design(q)
     out["design"] = dict(design.to_spec()) if design is not None else design_spec(q)
     out["epsilon"] = designs.question_epsilon(q)
-    if q.kind == Question.Kind.YES_NO:
-        c, d = float(design.c), float(design.d)
-        lam = c * DENIABILITY_PRIOR + d
-        out["deniability"] = {
-            "prior": DENIABILITY_PRIOR,
-            # P(trait | reported yes) = π(c+d)/λ and P(trait | reported no) = π(1−c−d)/(1−λ).
-            "posterior_yes": rr.deniability(design, DENIABILITY_PRIOR),
-            "posterior_no": DENIABILITY_PRIOR * (1 - c - d) / (1 - lam) if lam < 1 else 0.0,
-        }
-    else:
-        out["deniability"] = {
-            "prior": DENIABILITY_PRIOR,
-            "posterior_reported": rr.krr_deniability(design, DENIABILITY_PRIOR),
-        }
     return out
 
 
@@ -117,12 +102,16 @@ def _respond_page(
                 "max": q.max_value,
                 "field": form[field_name(q)],
                 "protocol": protocol,
+                "protection": protection.question_protection(q),
             }
         )
     data = {
         "slug": survey.slug,
         "access": survey.access,
         "api_url": f"/api/v1/surveys/{survey.slug}/responses/",
+        "invitation_check_url": reverse("api-survey-invitations-check", args=[survey.slug])
+        if survey.access == Survey.Access.INVITE
+        else None,
         "epsilon_total": designs.epsilon_local_total(questions),
         "questions": [_question_data(q) for q in questions],
     }
@@ -133,11 +122,32 @@ def _respond_page(
         "data": data,
         "epsilon_total": data["epsilon_total"],
         "physical_possible": all(item["protocol"].possible for item in items),
+        "handling": protection.survey_handling(questions),
+        "error_summary": _error_summary(form, questions) if form.is_bound else [],
     }
     response = render(request, "respond/survey.html", context, status=status)
     # The page can carry an invitation token in its form: keep it out of shared caches.
     response["Cache-Control"] = "no-store"
     return response
+
+
+def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[str, str]]:
+    """The no-JS form's refusals, each linked to its field (shown at the top of the page)."""
+    out: list[dict[str, str]] = []
+    for message in form.non_field_errors():
+        out.append({"href": "#respond-form", "text": message})
+    if "token" in form.fields and form["token"].errors:
+        text = " ".join(form["token"].errors)
+        out.append({"href": "#id_token", "text": f"Invitation code: {text}"})
+    for number, q in enumerate(questions, start=1):
+        errors = form[field_name(q)].errors
+        if not errors:
+            continue
+        # Radio groups: link to the first radio; a number field: to its input.
+        radio = q.kind != Question.Kind.NUMBER
+        href = f"#id_{field_name(q)}_0" if radio else f"#id_{field_name(q)}"
+        out.append({"href": href, "text": f"Question {number}: {' '.join(errors)}"})
+    return out
 
 
 def _message(
@@ -148,13 +158,18 @@ def _message(
     status: int,
     survey: Survey | None = None,
     tone: str = "",
+    advice: str = "",
+    details: dict[str, Any] | None = None,
 ) -> HttpResponse:
-    return render(
-        request,
-        "respond/message.html",
-        {"heading": heading, "text": text, "survey": survey, "tone": tone},
-        status=status,
-    )
+    context = {
+        "heading": heading,
+        "text": text,
+        "survey": survey,
+        "tone": tone,
+        "advice": advice,
+        "details": details,
+    }
+    return render(request, "respond/message.html", context, status=status)
 
 
 def _public_or_404(slug: str) -> Survey:
@@ -168,10 +183,13 @@ def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
     return _message(
         request,
         "This survey is closed",
-        "It no longer accepts answers. Thank you for your interest.",
+        "It no longer accepts answers: the researcher closed it, its closing date has passed, "
+        "or it has all the answers it needs. Nothing you entered was sent.",
         status=200,
         survey=survey,
         tone="warn",
+        advice="There is nothing more to do. If you expected it to be open, contact the "
+        "researcher who sent you the link.",
     )
 
 
@@ -226,11 +244,14 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
             return _message(
                 request,
                 "This invitation was already used",
-                "Each invitation can be used once, and this one already has been. If you "
-                "think this is a mistake, ask the researcher for a new invitation.",
+                "Each invitation can be used once, and this one already has been, so your "
+                "answers were not recorded.",
                 status=409,
                 survey=survey,
                 tone="warn",
+                advice="If you have not answered this survey before, ask the researcher who "
+                "invited you for a new invitation. If you already answered, there is nothing "
+                "more to do.",
             )
         if exc.code in ("survey_closed", "response_cap_reached"):
             return _closed(request, survey)
@@ -244,14 +265,16 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
     survey = _public_or_404(slug)
+    # Only the no-JS form lands here (the JS page thanks in place): the randomized answers were
+    # the ones the respondent's coins chose.
     return _message(
         request,
         "Thank you — your answers were recorded",
-        "Only the answers your coins told you to record were sent. Nobody can tell which of "
-        "them are your true answers.",
+        protection.survey_handling(_questions(survey))["sent"],
         status=200,
         survey=survey,
         tone="ok",
+        details=protection.survey_handling(_questions(survey)),
     )
 
 

@@ -102,55 +102,42 @@
   }
 
   // ---------------------------------------------------------------- words
-  const pct = (x) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
-  function share(p) {
-    for (let n = 2; n <= 10; n += 1) if (Math.abs(p - 1 / n) < 1e-9) return `1 in ${n}`;
-    return pct(p);
-  }
+  // Every sentence about protection comes from the server (surveys/protection.py), computed from
+  // the design: the page never re-derives a probability to explain it.
   const show = (q, v) => (q.kind === "yes_no" ? (v ? "YES" : "NO") : `“${v}”`);
+  const reportKey = (q, v) => (q.kind === "yes_no" ? (v ? "yes" : "no") : v);
+  const pct = (x) => `${(100 * x).toFixed(x < 0.01 ? 1 : 0)}%`;
 
   function meaning(q, reported) {
-    const d = q.design;
-    const den = q.deniability || {};
-    const prior = den.prior ?? 0.1;
-    if (q.kind === "choice") {
-      const e = Math.exp(d.epsilon);
-      const keep = e / (e + q.options.length - 1);
-      return `Your browser keeps the true answer only ${pct(keep)} of the time and otherwise picks another option at random, so ${show(q, reported)} does not reveal your answer: someone who thought ${pct(prior)} of people would choose ${show(q, reported)} would now think it is only ${pct(den.posterior_reported ?? prior)} likely that you did.`;
-    }
-    const posterior = reported ? den.posterior_yes : den.posterior_no;
-    let why;
-    if (d.name === "forced_response") {
-      const forced = reported ? d.p_yes : d.p_no;
-      const how = isCoinDesign(d) ? (reported ? " (heads, then heads)" : " (heads, then tails)") : "";
-      why = `${share(forced)} people are recorded ${show(q, reported)} whatever their true answer${how}, so a ${show(q, reported)} does not reveal what you do`;
-    } else if (d.name === "warner") {
-      why = `chance picked whether you answered the statement or its opposite, and only you saw which, so a ${show(q, reported)} does not reveal what you do`;
-    } else {
-      why = `${share(1 - d.p)} answers are about a different, harmless question that your browser answered by chance, so a ${show(q, reported)} does not reveal what you do`;
-    }
-    const after = posterior === undefined ? "" :
-      `: someone who thought ${pct(prior)} of people do this would now think it is ${pct(posterior)} likely that you do`;
-    return `${why[0].toUpperCase()}${why.slice(1)}${after}.`;
+    const entry = q.protection.reports[reportKey(q, reported)];
+    return entry ? entry.text : "";
+  }
+  const visual = (q) => q.protection.randomizer;
+
+  // The spinner slice a draw landed in (branch names as surveys/protection.py labels them).
+  function sectorOf(q, outcome) {
+    if (outcome.branch === "innocuous") return outcome.reported ? "innocuous-yes" : "innocuous-no";
+    return outcome.branch;
   }
 
   // What the draw meant, in words (only the respondent sees this; it is never stored or sent).
   function whatHappened(q, outcome) {
+    const coins = visual(q).kind === "coins";
     switch (outcome.branch) {
       case "truth":
-        return q.design.name === "warner" ? "Chance picked the statement as asked, so your answer to it is recorded." :
-          isCoinDesign(q.design) ? "Tails: your true answer is recorded." : "Chance picked your true answer.";
+        return q.design.name === "warner" ? "The spinner picked the statement as asked, so your answer to it is recorded." :
+          coins ? "Tails: your true answer is recorded." : "The spinner picked your true answer.";
       case "yes": case "no":
-        return isCoinDesign(q.design) ? `Heads, then ${outcome.branch === "yes" ? "heads" : "tails"}: ${outcome.branch.toUpperCase()} is recorded whatever your true answer.` :
-          `Chance picked ${outcome.branch.toUpperCase()}, whatever your true answer.`;
+        return coins ? `Heads, then ${outcome.branch === "yes" ? "heads" : "tails"}: ${outcome.branch.toUpperCase()} is recorded whatever your true answer.` :
+          `The spinner picked ${outcome.branch.toUpperCase()}, whatever your true answer.`;
       case "negation":
-        return "Chance picked the opposite statement, so your answer to the opposite is recorded.";
+        return "The spinner picked the opposite statement, so your answer to the opposite is recorded.";
       case "innocuous":
-        return "Chance picked the harmless question, and your browser answered it by chance.";
+        return "The spinner picked the harmless question, and your browser answered it by chance.";
       case "keep":
-        return "Chance kept your true answer.";
+        return "The spinner kept your true answer.";
       default:
-        return "Chance replaced your answer with another option.";
+        return "The spinner replaced your answer with another option, picked at random.";
     }
   }
 
@@ -208,14 +195,18 @@
       // Forget the truth: reset the buttons and the variable, nothing on the page keeps it.
       truth = undefined;
       for (const b of truthButtons) b.setAttribute("aria-pressed", "false");
+      // Focus never falls back to the page: the skip button (or Next) takes it before the
+      // truth buttons disappear.
+      const next = section.querySelector("[data-role=next]");
+      const running = animate(stage, skip, outcome, q, next);
       pick.hidden = true;
-      animate(stage, skip, outcome.faces, q).then(() => {
+      running.then(() => {
         result.innerHTML = "";
         result.append(
           para(`${whatHappened(q, outcome)} We will record `, strong(show(q, outcome.reported)), "."),
           para(meaning(q, outcome.reported)),
         );
-        result.focus();
+        if (document.activeElement === document.body || !isShown(document.activeElement)) next.focus();
       });
     });
   }
@@ -232,35 +223,105 @@
     return s;
   }
 
-  // Spin each coin in turn; the skip button (or reduced motion) shows the faces at once.
-  function animate(stage, skip, faces, q) {
-    stage.hidden = false;
+  const isShown = (el) => !!el && el.getClientRects().length > 0;
+  const SECTOR_CLASSES = ["s0", "s1", "s2"];
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // Coins for the coin design (one or two, showing heads/tails); a spinner for every other
+  // design, whose slices are the server's shares and whose pointer lands in the drawn slice.
+  function buildStage(stage, q, outcome) {
     stage.innerHTML = "";
-    const coins = faces.map(() => {
-      const c = document.createElement("div");
-      c.className = q.kind === "choice" || (q.design.name !== "forced_response") ? "coin die" : "coin";
-      c.textContent = "?";
-      stage.append(c);
-      return c;
+    const spec = visual(q);
+    if (spec.kind === "coins") {
+      const coins = outcome.faces.map((face, i) => {
+        const wrap = el("div", "coin-wrap");
+        const coin = el("div", "coin", "?");
+        wrap.append(coin, el("span", "coin-caption", `Coin ${i + 1}`));
+        stage.append(wrap);
+        return { node: coin, face };
+      });
+      return {
+        steps: coins.map((c) => ({
+          start: () => c.node.classList.add("spinning"),
+          end: () => { c.node.classList.remove("spinning"); c.node.textContent = c.face; },
+        })),
+      };
+    }
+    const wrap = el("div", "spinner");
+    const dial = el("div", "spinner-dial");
+    const disc = el("div", "spinner-disc");
+    const stops = [];
+    let acc = 0;
+    let target = 0;
+    const landed = sectorOf(q, outcome);
+    const legend = el("ul", "spinner-legend");
+    spec.sectors.forEach((sector, i) => {
+      const from = acc * 360;
+      acc += sector.share;
+      const to = acc * 360;
+      stops.push(`var(--sector-${i % 3}) ${from}deg ${to}deg`);
+      // Where the pointer stops inside the drawn slice is decoration only (not a privacy draw).
+      if (sector.branch === landed) target = from + (to - from) * (0.2 + 0.6 * (uint32() / TWO32));
+      const li = el("li", sector.branch === landed ? "landed" : "");
+      li.append(el("span", `swatch ${SECTOR_CLASSES[i % 3]}`), `${sector.label} (${pct(sector.share)})`);
+      legend.append(li);
     });
+    disc.style.background = `conic-gradient(${stops.join(", ")})`;
+    dial.append(disc, el("span", "spinner-pointer"));
+    const label = el("p", "spinner-result", "Spinning…");
+    wrap.append(dial, label);
+    stage.append(wrap, legend);
+    const landedLabel = spec.sectors.find((s) => s.branch === landed)?.label ?? "";
+    return {
+      steps: [{
+        start: () => {
+          disc.classList.add("turning");
+          disc.style.transform = `rotate(${4 * 360 - target}deg)`;
+        },
+        end: () => {
+          disc.classList.remove("turning");
+          disc.style.transform = `rotate(${360 - target}deg)`;
+          label.textContent = `Result: ${landedLabel}`;
+          legend.classList.add("done");
+        },
+      }],
+    };
+  }
+
+  // Run each coin (or the spinner) in turn; the skip button (or reduced motion) ends at once.
+  // Keyboard focus: the skip button while it runs, then ``after`` (the step's Next button).
+  function animate(stage, skip, outcome, q, after) {
+    stage.hidden = false;
+    const { steps: parts } = buildStage(stage, q, outcome);
     return new Promise((resolve) => {
       let index = 0;
       let timer = null;
+      let finished = false;
       const finish = () => {
+        if (finished) return;
+        finished = true;
         clearTimeout(timer);
-        coins.forEach((c, i) => { c.classList.remove("spinning"); c.textContent = faces[i]; });
+        parts.forEach((part) => part.end());
+        if (document.activeElement === skip || !isShown(document.activeElement)) after.focus();
         skip.hidden = true;
         resolve();
       };
-      if (reduceMotion) { finish(); return; }
+      if (reduceMotion) { after.focus(); finish(); return; }
       skip.hidden = false;
+      skip.focus();
       skip.addEventListener("click", finish, { once: true });
       const next = () => {
-        if (index > 0) { coins[index - 1].classList.remove("spinning"); coins[index - 1].textContent = faces[index - 1]; }
-        if (index === coins.length) { finish(); return; }
-        coins[index].classList.add("spinning");
+        if (index > 0) parts[index - 1].end();
+        if (index === parts.length) { finish(); return; }
+        parts[index].start();
         index += 1;
-        timer = setTimeout(next, 900);
+        timer = setTimeout(next, visual(q).kind === "coins" ? 900 : 1600);
       };
       next();
     });
@@ -317,7 +378,7 @@
     const q = items.get(section.dataset.key);
     if (!q) return true;
     if (answerOf(q) !== undefined) { stepError(section, ""); return true; }
-    stepError(section, q.randomized ? "Tap your true answer, then flip the coins." :
+    stepError(section, q.randomized ? `Tap your true answer, then press “${visual(q).button}”.` :
       q.kind === "number" ? `Enter a number${q.min != null && q.max != null ? ` from ${q.min} to ${q.max}` : ""}.` : "Choose an answer.");
     return false;
   }
@@ -332,15 +393,18 @@
       title.textContent = q.text;
       li.append(title, document.createElement("br"));
       if (q.randomized) {
-        li.append(`Recorded: ${show(q, v)} (chosen by chance). Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
+        li.append(`To be sent: ${show(q, v)} — randomized on this device; your true answer is not sent. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
       } else {
-        li.append(`Recorded as you answered: ${v}. Not sensitive, not randomized.`);
+        li.append(`To be sent: ${v}. ${q.protection.handling_text}`);
       }
+      li.dataset.handling = q.protection.handling;
       list.append(li);
     }
-    document.getElementById("summary-total").textContent =
+    const anyRandomized = data.questions.some((q) => q.randomized);
+    document.getElementById("summary-total").textContent = anyRandomized ?
       `Your total privacy loss for this survey is ε = ${Number(data.epsilon_total).toFixed(2)} ` +
-      "(the sum over the sensitive questions; smaller is more private). Only the recorded answers above are sent.";
+      "(the sum over the randomized questions; smaller is more private). Only the answers above are sent." :
+      "None of these answers is randomized: they are sent exactly as shown above.";
   }
 
   // ---------------------------------------------------------------- sending
@@ -406,6 +470,42 @@
     button.disabled = false;
   }
 
+  // ---------------------------------------------------------------- invitation check
+  // Asked as soon as the page opens (and when the code changes), so a used or unknown invitation
+  // is refused before anything is answered. The token travels in the body only; the check does
+  // not use it up. If the check cannot be made, the server still refuses on submit.
+  let checkSeq = 0;
+  async function checkInvitation() {
+    if (data.access !== "invite" || !data.invitation_check_url) return;
+    const t = token();
+    const seq = ++checkSeq;
+    if (!t) { setInvitation(null); return; }
+    try {
+      const response = await fetch(data.invitation_check_url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        credentials: "omit",
+        body: JSON.stringify({ token: t }),
+      });
+      if (!response.ok || seq !== checkSeq) return;
+      const payload = await response.json();
+      setInvitation(payload.valid === true);
+    } catch { /* offline: the submit decides */ }
+  }
+
+  function setInvitation(valid) {
+    const refused = valid === false;
+    const box = document.getElementById("invite-refused");
+    const wasRefused = !box.hidden;
+    box.hidden = !refused;
+    form.classList.toggle("invite-blocked", refused);
+    const input = document.getElementById("id_token");
+    if (input) {
+      if (refused) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+    }
+    if (refused && !wasRefused && document.activeElement !== input) box.focus();
+  }
+
   function done() {
     store.set(DONE, "1");
     form.hidden = true;
@@ -450,7 +550,9 @@
       else if (validateStep(section)) showStep(current + 1);
     });
     document.getElementById("send-button").addEventListener("click", send);
+    tokenInput?.addEventListener("change", checkInvitation);
     showStep(0, false);
+    checkInvitation();
   }
 
   start();

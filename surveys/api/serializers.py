@@ -304,3 +304,19 @@ class DesignPreviewResponseSerializer(serializers.Serializer):
     planned_half_width_direct = serializers.FloatField()
     sample_size_for_5pp = serializers.IntegerField()
     sample_size_direct_for_5pp = serializers.IntegerField()
+
+
+# --- Invitation check (respondents) -------------------------------------------------------------
+
+
+class InvitationCheckRequestSerializer(serializers.Serializer):
+    token = serializers.CharField(
+        max_length=200, help_text="The invitation token, in the body only (never in a URL)."
+    )
+
+
+class InvitationCheckResponseSerializer(serializers.Serializer):
+    valid = serializers.BooleanField(
+        help_text="True when the token is an unused invitation of this open survey. The check "
+        "does not use it up."
+    )

@@ -19,6 +19,11 @@ urlpatterns = [
         name="api-survey-invitations",
     ),
     path(
+        "surveys/<slug:slug>/invitations/check/",
+        views.InvitationCheckView.as_view(),
+        name="api-survey-invitations-check",
+    ),
+    path(
         "surveys/<slug:slug>/responses/",
         views.ResponseCreateView.as_view(),
         name="api-survey-responses",

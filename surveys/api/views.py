@@ -33,6 +33,7 @@ from privacy import rr
 from surveys import designs, export, selectors, services
 from surveys.api import serializers as s
 from surveys.ratelimit import submission_rate_check
+from surveys.services.invitation_check import invitation_check
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
@@ -441,3 +442,36 @@ class DesignPreviewView(APIView):
         except ValueError as exc:
             raise InvalidInput.single("prior", str(exc)) from None
         return Response(preview)
+
+
+# --- Invitation check (respondents) -------------------------------------------------------------
+
+
+class InvitationCheckView(APIView):
+    """Is this invitation still usable? Asked by the respondent page when it opens; the token
+    is not consumed. No authentication, like the respondent POST, and rate-limited like it."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[SLUG],
+        request=s.InvitationCheckRequestSerializer,
+        responses={
+            200: s.InvitationCheckResponseSerializer,
+            400: ERRORS_400,
+            404: ERROR_404,
+            429: OpenApiResponse(s.ErrorSerializer, description="Survey rate limit reached."),
+        },
+        auth=[],
+        tags=["responses"],
+        description="Check an invitation token without using it up (the token travels in the "
+        "body only). Open-access and closed surveys answer false.",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        body = json_object_body(request)
+        # Not the per-process cache: the answer must reflect a survey closed a moment ago.
+        survey = selectors.survey_get_public(slug=slug)
+        submission_rate_check(survey_id=survey.pk, scope="invitation_checks")
+        valid = invitation_check(survey=survey, token=body.get("token"))
+        return Response({"valid": valid})

@@ -148,9 +148,12 @@ def test_survey_data_carries_designs_and_deniability(client, survey):
     coin = by_key["cheated"]
     assert coin["design"]["name"] == "forced_response"
     assert coin["epsilon"] == pytest.approx(1.0986, abs=1e-4)
-    assert coin["deniability"]["posterior_yes"] == pytest.approx(0.25)
-    # P(trait | no) = π(1 − c − d)/(1 − λ) = 0.1·0.25/0.7
-    assert coin["deniability"]["posterior_no"] == pytest.approx(0.025 / 0.7)
+    # Deniability (issue 10: a likelihood ratio and a 50–50 reference prior, not one 10% prior):
+    # coin: P(yes | trait)/P(yes | no trait) = 0.75/0.25 = 3, and 3·½/(3·½ + ½) = 0.75.
+    reports = coin["protection"]["reports"]
+    assert reports["yes"]["likelihood_ratio"] == pytest.approx(3.0)
+    assert reports["yes"]["posterior"] == pytest.approx(0.75)
+    assert reports["no"]["likelihood_ratio"] == pytest.approx(3.0)
     assert data["api_url"] == f"/api/v1/surveys/{survey.slug}/responses/"
     assert data["epsilon_total"] == pytest.approx(
         sum(q.get("epsilon") or 0 for q in data["questions"])

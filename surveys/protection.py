@@ -1,0 +1,231 @@
+"""What the respondent pages say about each question's protection, with the numbers behind it.
+
+One copy of the wording and the numbers: the server computes them here from the design
+(``privacy.rr``), the templates print them and ``static/js/respond.js`` shows them unchanged.
+The rule is documented in ``docs/respondent-pages.md``:
+
+* **Handling.** A randomized question (yes/no with any design, choice with k-RR) is randomized on
+  the respondent's device and only the report leaves it; a category or number question is sent
+  exactly as entered.
+* **Deniability of a report r.** The likelihood ratio
+  ``LR(r) = P(report r | true answer r) / P(report r | true answer is another one)``
+  (for yes/no: ``LR(yes) = (c + d)/d`` and ``LR(no) = (1 − d)/(1 − c − d)``; for k-RR
+  ``LR(v) = p/q = e^ε`` for every option v), and the belief it leads to from a neutral reference
+  prior — every answer equally likely, 1/k for k possible answers (k = 2 for yes/no):
+  ``posterior = LR·π₀ / (LR·π₀ + 1 − π₀)``. For k-RR this equals the keep probability p.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from privacy import rr
+from surveys import designs
+from surveys.models import Question
+
+RANDOMIZED = "randomized"
+DIRECT = "direct"
+
+
+def _fraction(p: float) -> str:
+    """ "1 in 4" for simple shares, else a percentage."""
+    for n in range(2, 11):
+        if math.isclose(p, 1 / n, abs_tol=1e-9):
+            return f"1 in {n}"
+    return percent(p)
+
+
+def percent(p: float) -> str:
+    x = 100.0 * p
+    if 0 < x < 1 or 99 < x < 100:
+        return f"{x:.1f}%"
+    return f"{x:.0f}%"
+
+
+def times(x: float) -> str:
+    """A ratio in words: "3 times", "1.4 times"."""
+    text = f"{x:.1f}".removesuffix(".0") if x < 10 else f"{x:.0f}"
+    return f"{text} times"
+
+
+def posterior(ratio: float, prior: float) -> float:
+    """Bayes with a likelihood ratio: ``LR·π₀/(LR·π₀ + 1 − π₀)``; 1.0 when the ratio is ∞."""
+    if math.isinf(ratio):
+        return 1.0
+    return ratio * prior / (ratio * prior + 1.0 - prior)
+
+
+def _ratio(num: float, den: float) -> float:
+    return math.inf if den <= 0.0 else num / den
+
+
+def _yes_no_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
+    ratios = {
+        "yes": _ratio(design.p_yes_given_trait, design.p_yes_given_no_trait),
+        "no": _ratio(1.0 - design.p_yes_given_no_trait, design.p_no_given_trait),
+    }
+    out = {}
+    for report, ratio in ratios.items():
+        other = "no" if report == "yes" else "yes"
+        post = posterior(ratio, 0.5)
+        out[report] = {
+            "likelihood_ratio": None if math.isinf(ratio) else ratio,
+            "reference_prior": 0.5,
+            "posterior": post,
+            "text": (
+                f"A {report.upper()} report is {times(ratio)} as likely from someone whose true "
+                f"answer is {report} as from someone whose true answer is {other}. Someone who "
+                f"thought it 50–50 beforehand would now think it is {percent(post)} likely "
+                f"that your true answer is {report}."
+            ),
+        }
+    return out
+
+
+def _krr_reports(design: rr.KRRDesign, options: list[str]) -> dict[str, dict[str, Any]]:
+    k = len(options)
+    ratio = _ratio(design.keep_probability, design.other_probability)
+    out = {}
+    for option in options:
+        post = posterior(ratio, 1.0 / k)
+        out[option] = {
+            "likelihood_ratio": ratio,
+            "reference_prior": 1.0 / k,
+            "posterior": post,
+            "text": (
+                f"A “{option}” report is {times(ratio)} as likely from someone whose true "
+                f"answer is “{option}” as from someone whose true answer is any one other "
+                f"option. Someone who thought all {k} options equally likely for you would now "
+                f"think it is {percent(post)} likely that your true answer is “{option}”."
+            ),
+        }
+    return out
+
+
+def is_coin_design(spec: dict[str, Any]) -> bool:
+    return spec.get("name") == "forced_response" and all(
+        math.isclose(float(spec[key]), value, abs_tol=1e-12)
+        for key, value in (("p_truth", 0.5), ("p_yes", 0.25), ("p_no", 0.25))
+    )
+
+
+def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str, Any]:
+    """One visual per design: two coins for the coin design, a spinner for every other one.
+
+    ``sectors`` are the spinner's slices (branch names as ``respond.js`` draws them); the page
+    only draws and labels them, the draw itself uses the design's probabilities.
+    """
+    spec = design.to_spec()
+    if is_coin_design(spec):
+        return {
+            "kind": "coins",
+            "button": "Flip the coins",
+            "how": "Two coins decide. First coin tails: your true answer is recorded. Heads: "
+            "a second coin decides — heads records YES, tails records NO, whatever your true "
+            "answer.",
+            "sectors": [],
+        }
+    if isinstance(design, rr.KRRDesign):
+        keep = design.keep_probability
+        sectors = [("keep", "Your true answer", keep), ("other", "Another option", 1 - keep)]
+        how = (
+            f"A spinner decides. {_fraction(keep).capitalize()} of the time your true answer "
+            f"is recorded; otherwise one of the other {len(q.options) - 1} options, picked at "
+            "random."
+        )
+    elif spec["name"] == "forced_response":
+        p_truth, p_yes, p_no = (float(spec[k]) for k in ("p_truth", "p_yes", "p_no"))
+        sectors = [
+            ("truth", "Your true answer", p_truth),
+            ("yes", "YES", p_yes),
+            ("no", "NO", p_no),
+        ]
+        how = (
+            f"A spinner decides. {_fraction(p_truth).capitalize()} of the time your true answer "
+            f"is recorded; {_fraction(p_yes)} YES and {_fraction(p_no)} NO, whatever your true "
+            "answer."
+        )
+    elif spec["name"] == "warner":
+        p = float(spec["p"])
+        sectors = [("truth", "Statement as asked", p), ("negation", "Opposite statement", 1 - p)]
+        how = (
+            f"A spinner decides whether your answer is to the statement as asked "
+            f"({_fraction(p)}) or to its opposite ({_fraction(1 - p)}); only you see which."
+        )
+    else:  # unrelated question
+        p, u = float(spec["p"]), float(spec["innocuous_prevalence"])
+        sectors = [
+            ("truth", "Your true answer", p),
+            ("innocuous-yes", "Harmless question: YES", (1 - p) * u),
+            ("innocuous-no", "Harmless question: NO", (1 - p) * (1 - u)),
+        ]
+        how = (
+            f"A spinner decides. {_fraction(p).capitalize()} of the time your true answer is "
+            f"recorded; otherwise the answer to a harmless question, which your browser picks "
+            "by chance."
+        )
+    return {
+        "kind": "spinner",
+        "button": "Spin the spinner",
+        "how": how,
+        "sectors": [{"branch": b, "label": label, "share": s} for b, label, s in sectors],
+    }
+
+
+def handling(q: Question) -> str:
+    return RANDOMIZED if q.is_randomized else DIRECT
+
+
+HANDLING_TEXT = {
+    RANDOMIZED: "Randomized on this device: only the result is sent, never your true answer.",
+    DIRECT: "Not randomized: sent exactly as you enter it.",
+}
+
+
+def question_protection(q: Question) -> dict[str, Any]:
+    """Handling, randomizer and per-report deniability of one question (JSON-ready)."""
+    out: dict[str, Any] = {"handling": handling(q), "handling_text": HANDLING_TEXT[handling(q)]}
+    if not q.is_randomized:
+        return out
+    design = designs.question_design(q)
+    out["randomizer"] = _randomizer(q, design)
+    if isinstance(design, rr.KRRDesign):
+        out["reports"] = _krr_reports(design, list(q.options))
+    else:
+        out["reports"] = _yes_no_reports(design)
+    return out
+
+
+def survey_handling(questions: list[Question]) -> dict[str, Any]:
+    """The survey-level sentences (intro and thank-you), true for this survey's questions."""
+    randomized = [q for q in questions if q.is_randomized]
+    direct = [q for q in questions if not q.is_randomized]
+    if randomized and not direct:
+        summary = (
+            "Every answer in this survey is randomized on your device before it is sent: "
+            "your true answers never leave it."
+        )
+        sent = (
+            "Only the randomized answers left this device. Your true answers were never sent "
+            "or saved."
+        )
+    elif direct and not randomized:
+        summary = "No answer in this survey is randomized: each is sent exactly as you enter it."
+        sent = "Your answers were sent exactly as you gave them; none was randomized."
+    else:
+        summary = (
+            f"{len(randomized)} of {len(questions)} answers are randomized on your device before "
+            f"they are sent; the other {len(direct)} are sent exactly as you enter them."
+        )
+        sent = (
+            "Your answers to the randomized questions left this device only as randomized "
+            "results — those true answers were never sent or saved. Your answers to the other "
+            "questions were sent exactly as you gave them."
+        )
+    return {
+        "summary": summary,
+        "sent": sent,
+        "randomized": [q.text for q in randomized],
+        "direct": [q.text for q in direct],
+    }
