@@ -18,6 +18,7 @@ The rule is documented in ``docs/respondent-pages.md``:
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from privacy import rr
@@ -36,16 +37,23 @@ def _fraction(p: float) -> str:
     return percent(p)
 
 
+def _rounded(x: float, places: int) -> str:
+    """Half-up rounding of the value as a person computes it: 0.875 → 87.5% → "88%", even when
+    floating point gives 87.49999999999999 (a design of (0.6, 0.3, 0.1) does)."""
+    clean = Decimal(repr(round(x, 9)))
+    return str(clean.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+
+
 def percent(p: float) -> str:
     x = 100.0 * p
     if 0 < x < 1 or 99 < x < 100:
-        return f"{x:.1f}%"
-    return f"{x:.0f}%"
+        return f"{_rounded(x, 1)}%"
+    return f"{_rounded(x, 0)}%"
 
 
 def times(x: float) -> str:
     """A ratio in words: "3 times", "1.4 times"."""
-    text = f"{x:.1f}".removesuffix(".0") if x < 10 else f"{x:.0f}"
+    text = _rounded(x, 1).removesuffix(".0") if x < 10 else _rounded(x, 0)
     return f"{text} times"
 
 
