@@ -350,10 +350,12 @@ def _row(
         "direct": direct,
     }
     unclipped = source.get("estimate_unclipped")
+    # Pinned at an edge: k-RR estimates are also projected onto the simplex, which moves
+    # interior values a little; only a value held at 0 or 1 needs the clip note.
     row["clipped"] = (
         proportion
         and unclipped is not None
-        and row["estimate"] is not None
+        and row["estimate"] in (0.0, 1.0)
         and unclipped != row["estimate"]
     )
     if proportion:

@@ -248,7 +248,7 @@
     var noisy = d.questions.filter(function (q) { return !q.useful; });
     if (noisy.length) {
       var box = el("div", null, "notice warn");
-      box.appendChild(el("p", "This release would be of little use: " + noisy.map(function (q) {
+      box.appendChild(el("p", "Too noisy to rely on: " + noisy.map(function (q) {
         return q.key + " " + halfWidth(q);
       }).join(", ") + " — wider than the ±10 pp target (±10 % of the range for a mean)."));
       var floorOnly = noisy.filter(function (q) { return q.sampling_half_width > q.target_half_width; });
@@ -346,7 +346,10 @@
   function estimateText(o, proportion) {
     if (o.estimate === null || o.estimate === undefined) return o.note || "–";
     var text = proportion ? pct(o.estimate) : fmt(o.estimate, 2);
-    if (o.estimate_unclipped !== null && o.estimate_unclipped !== undefined && o.estimate_unclipped !== o.estimate) {
+    // Pinned at an edge (0 or 1, or a number question's bound) — not k-RR's small projection.
+    var edges = proportion ? [0, 1] : [o.min, o.max];
+    if (o.estimate_unclipped !== null && o.estimate_unclipped !== undefined && o.estimate_unclipped !== o.estimate &&
+        edges.indexOf(o.estimate) !== -1) {
       marks.clipped = true;
       text += " *";
     }
