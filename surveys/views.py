@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -338,7 +339,8 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
     return render(request, "surveys/builder.html", {"survey": survey, "data": data})
 
 
-def _percent(x: float | None) -> float | None:
+def _pct(x: float | None) -> float | None:
+    """A proportion as a percentage for display (0.268 → 26.8); None stays None."""
     return None if x is None else 100.0 * x
 
 
@@ -353,8 +355,12 @@ def _row(
     proportion: bool = True,
     direct: bool = False,
 ) -> dict[str, Any]:
-    """One table row from an estimate entry (or one of its options); absent fields are None."""
-    return {
+    """One table row from an estimate entry (or one of its options); absent fields are None.
+
+    Proportions are also given as percentages (``*_pct``): the pages show 26.8%, not 0.268.
+    ``clipped`` marks an estimate pinned to 0 or 1 because the debiased value fell outside.
+    """
+    row = {
         **base,
         "label": label,
         "n": n,
@@ -365,7 +371,20 @@ def _row(
         "ci_high": source.get("ci_high"),
         "proportion": proportion,
         "direct": direct,
-    }  # fmt: skip
+    }
+    unclipped = source.get("estimate_unclipped")
+    # Pinned at an edge: k-RR estimates are also projected onto the simplex, which moves
+    # interior values a little; only a value held at 0 or 1 needs the clip note.
+    row["clipped"] = (
+        proportion
+        and unclipped is not None
+        and row["estimate"] in (0.0, 1.0)
+        and unclipped != row["estimate"]
+    )
+    if proportion:
+        for name in ("reported_rate", "estimate", "std_error", "ci_low", "ci_high"):
+            row[f"{name}_pct"] = _pct(row[name])
+    return row
 
 
 def _rows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -386,6 +405,35 @@ def _rows(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             rows.append(_row(base, "mean", e["n"], e, None, "mean", proportion=False))
     return rows
+
+
+def _crosstab(estimates: dict[str, Any], group_by: str | None) -> dict[str, Any] | None:
+    """ONE table for a group-by: rows = questions/options, columns = all respondents + groups.
+
+    Each cell is the row's estimate with its interval and n in that group (instead of one full
+    table per group, which took seven phone screens). The group-by question itself is left out
+    of the rows: within its own groups its shares are 0% or 100% by construction.
+    """
+    if not group_by or not estimates.get("groups"):
+        return None
+    overall = [r for r in _rows(estimates["questions"]) if r["key"] != group_by]
+    by_group = [
+        {
+            "group": g["group"],
+            "respondents": g["respondents"],
+            "rows": {(r["key"], r["label"]): r for r in _rows(g["questions"])},
+        }
+        for g in estimates["groups"]
+    ]
+    rows = []
+    for r in overall:
+        cells = [r] + [g["rows"].get((r["key"], r["label"])) for g in by_group]
+        rows.append({"key": r["key"], "text": r["text"], "label": r["label"],
+                     "direct": r["direct"], "cells": cells})  # fmt: skip
+    columns = [{"group": "All respondents", "respondents": estimates["respondents"]}] + [
+        {"group": g["group"], "respondents": g["respondents"]} for g in by_group
+    ]
+    return {"columns": columns, "rows": rows}
 
 
 def _chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -414,9 +462,9 @@ def _chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "mid": y + 2.5,
                 "cap_top": y + 0.5,
                 "cap_bottom": y + 4.5,
-                "estimate_pct": _percent(r["estimate"]),
-                "ci_low_pct": _percent(r["ci_low"]),
-                "ci_high_pct": _percent(r["ci_high"]),
+                "estimate_pct": _pct(r["estimate"]),
+                "ci_low_pct": _pct(r["ci_low"]),
+                "ci_high_pct": _pct(r["ci_high"]),
             }
         )
     height = top + len(bars) * row_h + 3
@@ -430,6 +478,23 @@ def _chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ticks": ticks,
         "tick_y": 5,
     }
+
+
+def _downloads(survey: Survey, group_by: str | None) -> dict[str, str]:
+    """Download links: every one is served as an attachment with its own file name."""
+    estimates = reverse("api-survey-estimates", args=[survey.slug])
+    export = reverse("api-survey-export", args=[survey.slug])
+    links = {
+        "estimates_csv": f"{estimates}?format=csv",
+        "estimates_json": f"{estimates}?download=1",
+        "export_csv": f"{export}?format=csv",
+        "export_json": f"{export}?format=json",
+    }
+    if group_by:
+        query = urlencode({"group_by": group_by})
+        links["grouped_csv"] = f"{estimates}?{query}&format=csv"
+        links["grouped_json"] = f"{estimates}?{query}&download=1"
+    return links
 
 
 def _releases_template() -> str | None:
@@ -452,18 +517,16 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         group_by = None
     estimates = survey_estimates(survey=survey, group_by=group_by)
     rows = _rows(estimates["questions"])
-    groups = [
-        {"group": g["group"], "respondents": g["respondents"], "rows": _rows(g["questions"])}
-        for g in estimates.get("groups", [])
-    ]
+    crosstab = _crosstab(estimates, group_by)
     respondents = estimates["respondents"]
     context = {
         "survey": survey,
         "estimates": estimates,
         "rows": rows,
         "chart": _chart(rows),
-        "groups": groups,
+        "crosstab": crosstab,
         "group_by": group_by,
+        "group_question": next((q for q in questions if q.key == group_by), None),
         "category_questions": [q for q in questions if q.kind == Question.Kind.CATEGORY],
         "respondents": respondents,
         "progress_pct": min(100.0, 100.0 * respondents / survey.planned_n)
@@ -471,6 +534,11 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         else 0,
         "respond_url": request.build_absolute_uri(reverse("respond", args=[survey.slug])),
         "api_base": f"/api/v1/surveys/{survey.slug}",
+        "downloads": _downloads(survey, group_by),
+        "any_clipped": any(r["clipped"] for r in rows)
+        or any(
+            c and c["clipped"] for row in (crosstab or {}).get("rows", []) for c in row["cells"]
+        ),
         "releases_template": _releases_template(),
     }
     return render(request, "surveys/detail.html", context)

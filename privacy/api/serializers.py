@@ -67,6 +67,13 @@ class QuestionPreviewSerializer(serializers.Serializer):
     grid_step = serializers.FloatField(required=False, help_text="number questions")
     sum_sensitivity = serializers.IntegerField(required=False, help_text="number questions")
     expected_sum_std_error = serializers.FloatField(required=False, help_text="number questions")
+    sampling_half_width = serializers.FloatField(
+        help_text="The half-width without central noise (sampling and local randomization)."
+    )
+    target_half_width = serializers.FloatField(
+        help_text="±10 percentage points (proportions) or ±10 % of the range (number means)."
+    )
+    useful = serializers.BooleanField(help_text="expected_half_width ≤ target_half_width")
 
 
 class ReleasePreviewSerializer(serializers.Serializer):
@@ -92,6 +99,22 @@ class ReleasePreviewSerializer(serializers.Serializer):
     fits = serializers.BooleanField()
     respondents_assumed = serializers.IntegerField()
     confidence = serializers.FloatField()
+    respondents_per_group = serializers.FloatField()
+    useful_half_width = serializers.FloatField(help_text="The target for proportions (0.10).")
+    useful = serializers.BooleanField(help_text="Every question meets its target.")
+    negative_count_chance = serializers.FloatField(
+        help_text="P(noisy count < 0) at an average-sized cell (normal approximation)."
+    )
+    negative_count_warning = serializers.FloatField(help_text="The panel warns from this chance.")
+    suggested_parameter = serializers.CharField(help_text="epsilon, or rho for gaussian with ρ.")
+    suggested_value = serializers.FloatField(
+        allow_null=True,
+        help_text="Smallest ε (or ρ) meeting every target (privacy.services.advice).",
+    )
+    default_epsilon = serializers.FloatField(
+        allow_null=True, help_text="The ε the panel proposes (null with ρ or no budget left)."
+    )
+    default_reason = serializers.CharField(help_text="target | half_remaining | exhausted | rho")
 
 
 class ReleaseAcceptedSerializer(serializers.Serializer):

@@ -14,6 +14,7 @@ import csv
 import io
 
 from django.http import Http404
+from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -93,6 +94,12 @@ class ReleasePreviewView(APIView):
         return Response(services.release_preview(survey=survey, data=json_object_body(request)))
 
 
+def _filename(release: Release, fmt: str) -> str:
+    """``<slug>-release-<id>.<fmt>``: names the survey, so downloads from several surveys and
+    releases never overwrite each other."""
+    return f"{slugify(release.survey.slug)}-release-{release.pk}.{fmt}"
+
+
 class ReleaseDetailView(APIView):
     renderer_classes = [JSONRenderer, CSVRenderer]
 
@@ -113,7 +120,14 @@ class ReleaseDetailView(APIView):
         return response
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])],
+        parameters=[
+            OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
+            OpenApiParameter(
+                "download",
+                OpenApiTypes.STR,
+                description="1: send JSON as a file (Content-Disposition: attachment).",
+            ),
+        ],
         responses={
             (200, "application/json"): s.ReleaseSerializer,
             (200, "text/csv"): OpenApiTypes.STR,
@@ -137,9 +151,12 @@ class ReleaseDetailView(APIView):
             writer.writeheader()
             writer.writerows(s.release_csv_rows(release))
             response = Response(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="release-{release.pk}.csv"'
+            response["Content-Disposition"] = f'attachment; filename="{_filename(release, "csv")}"'
             return response
-        return Response(s.ReleaseSerializer(release).data)
+        response = Response(s.ReleaseSerializer(release).data)
+        if request.query_params.get("download", "").lower() in ("1", "true", "yes"):
+            response["Content-Disposition"] = f'attachment; filename="{_filename(release, "json")}"'
+        return response
 
 
 class SurveyBudgetView(APIView):

@@ -6,12 +6,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from privacy import accounting, calibrate, release_math
+from privacy import accounting, release_math
 from privacy.selectors import survey_ledger_events
+from privacy.services import advice
 from privacy.services.plan import release_plan
-from privacy.services.results import DEFAULT_CONFIDENCE, linear_form
-from privacy.services.sensitivity import number_grid, parameter_variance, scaled_parameter
-from surveys.models import Question, Survey
+from privacy.services.results import DEFAULT_CONFIDENCE
+from surveys.models import Survey
 
 
 def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -23,6 +23,9 @@ def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any
     expected SE of the mean is :func:`privacy.release_math.number_estimate`'s formula at that n
     with the worst-case mean² = B²: ((max − min)/2)²/n + (V_S + B²·V_n)/n²; its
     ``expected_sum_std_error`` is the noise SD of the released sum (s·√Var(η_S)).
+
+    The advice fields (``useful``, ``negative_count_chance``, ``suggested_value``,
+    ``default_epsilon``…) are explained in :mod:`privacy.services.advice`.
     """
     from surveys.selectors import survey_respondent_count
 
@@ -39,32 +42,37 @@ def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any
         group_q = next(q for q in survey.questions.all() if q.key == plan.group_by)
         groups = max(1, len(group_q.options))
     z = release_math.z_value(DEFAULT_CONFIDENCE)
-    per_question = []
     n_group = max(1.0, n / groups)
-    for q in plan.question_objects:
-        entry: dict[str, Any] = {"key": q.key, "kind": q.kind}
-        if q.kind == Question.Kind.NUMBER:
-            grid = number_grid(q)
-            sum_parameter = scaled_parameter(plan.mechanism, plan.noise_parameter, grid.sensitivity)
-            sum_variance = float(grid.step) ** 2 * parameter_variance(plan.mechanism, sum_parameter)
-            bound = max(abs(grid.lo), abs(grid.hi))
-            half_range = (grid.hi - grid.lo) / 2.0
-            se = math.sqrt(
-                half_range**2 / n_group
-                + (sum_variance + bound**2 * plan.noise_variance) / n_group**2
-            )
-            entry.update(
-                grid_step=float(grid.step),
-                sum_sensitivity=grid.sensitivity,
-                expected_sum_std_error=math.sqrt(sum_variance),
-            )
-        else:
-            c, d = linear_form(q)
-            se = calibrate.expected_estimate_error(
-                c=c, d=d, n=n_group, noise_variance=plan.noise_variance
-            )
-        entry.update(expected_std_error=se, expected_half_width=z * se)
-        per_question.append(entry)
+    per_question = advice.question_errors(
+        questions=plan.question_objects,
+        mechanism=plan.mechanism,
+        unit_parameter=plan.noise_parameter,
+        unit_variance=plan.noise_variance,
+        n_group=n_group,
+        z=z,
+    )
+    # Suggest in the parameter the request was made in: ρ for gaussian with rho, else ε.
+    by_rho = plan.mechanism == "gaussian" and plan.epsilon is None
+    suggested = advice.suggested_value(
+        questions=plan.question_objects,
+        mechanism=plan.mechanism,
+        delta=plan.delta if plan.mechanism == "gaussian" and not by_rho else None,
+        contributions=plan.contributions,
+        n_group=n_group,
+        z=z,
+    )
+    default, default_reason = (None, "rho")
+    if not by_rho:
+        default, default_reason = advice.default_epsilon(
+            suggested=suggested,
+            contributions=plan.contributions,
+            mechanism=plan.mechanism,
+            delta=plan.delta,
+            before=before,
+            budget_delta=delta,
+            budget_epsilon=survey.budget_epsilon,
+            spent=spent.epsilon,
+        )
     return {
         "mechanism": plan.mechanism,
         "questions": per_question,
@@ -86,4 +94,16 @@ def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any
         "fits": after.epsilon <= survey.budget_epsilon * (1 + accounting.BUDGET_RELATIVE_SLACK),
         "respondents_assumed": int(n),
         "confidence": DEFAULT_CONFIDENCE,
+        # Advice for the panel (privacy.services.advice): targets, warnings, a default.
+        "respondents_per_group": n_group,
+        "useful_half_width": advice.USEFUL_HALF_WIDTH,
+        "useful": all(q["useful"] for q in per_question),
+        "negative_count_chance": advice.negative_count_chance(
+            questions=plan.question_objects, unit_variance=plan.noise_variance, n_group=n_group
+        ),
+        "negative_count_warning": advice.NEGATIVE_COUNT_WARNING,
+        "suggested_parameter": "rho" if by_rho else "epsilon",
+        "suggested_value": suggested,
+        "default_epsilon": default,
+        "default_reason": default_reason,
     }

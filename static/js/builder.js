@@ -117,10 +117,14 @@
     box.textContent = "Calculating…";
     try {
       const { ok, payload } = await postJSON(data.preview_url, body);
+      clearCardErrors(card, "preview");
       if (!ok) {
         previews.delete(card);
-        const messages = payload.errors ? Object.entries(payload.errors).map(([f, m]) => `${f}: ${m.join(" ")}`) : [payload.detail || "Invalid design."];
-        box.textContent = messages.join(" · ");
+        // The problem is shown once, next to the field it concerns (not repeated in this box).
+        const unplaced = placeErrors(payload.errors || { design: [payload.detail || "Invalid design."] }, card, "preview");
+        box.textContent = unplaced.length
+          ? `No preview: ${unplaced.map((e) => e.short).join(" ")}`
+          : "No preview until the design above is fixed.";
       } else {
         previews.set(card, payload.private ? payload.epsilon : null);
         const yes = q.kind === "yes_no" ? "a recorded YES" : "a recorded option";
@@ -173,42 +177,119 @@
   }
 
   // ---------------------------------------------------------------- errors
+  // The API answers {"errors": {path: [messages]}} with paths such as "questions[1].design.p_no".
+  // Each message is shown once next to its field, in plain words, and listed in a summary at the
+  // top that names the question: 'Question 2 (“Cheated on an exam”): the three probabilities…'.
+  const PLAIN = [
+    [/p_truth \+ p_yes \+ p_no must sum to 1 \(got (.+)\)/, (m) => `the three probabilities must add up to 1 (they add up to ${m[1]})`, true],
+    [/must be a probability between 0 and 1 \(got (.+)\)/, (m) => `must be a probability between 0 and 1 (you entered ${m[1]})`],
+    [/^p = 0\.5 gives c = 2p − 1 = 0/, () => "0.5 makes the answers carry no information: use a value above 0.5"],
+    [/^p = .* gives c = 2p − 1 < 0/, () => "must be above 0.5 (below it, the opposite statement is the one mostly answered)"],
+    [/^p = 0 means the sensitive question is never answered/, () => "must be above 0: at 0 the sensitive question is never answered"],
+    [/^must be > 0 \(p_truth = 0/, () => "must be above 0: at 0 the answers carry no information"],
+    [/k-RR needs at least 2 options/, () => "a choice question needs at least 2 options", true],
+    [/^Give (\d+) to (\d+) options \(got (\d+)\)/, (m) => `give between ${m[1]} and ${m[2]} options, one per line (there ${m[3] === "1" ? "is 1" : `are ${m[3]}`})`],
+    [/^must be a number \(got .*\)/, () => "must be a number"],
+    [/^must be > 0 \(got .*\)/, () => "must be greater than 0"],
+    [/c = P\(yes\|trait\) − P\(yes\|no trait\) must be > 0/, () => "these settings make a “yes” no more likely for people with the trait: the answers would carry no information", true],
+  ];
+
+  function plain(message) {
+    for (const [pattern, say, whole] of PLAIN) {
+      const m = pattern.exec(message);
+      if (m) return { text: say(m), whole: !!whole };
+    }
+    return { text: message.replace(/\.$/, ""), whole: false };
+  }
+  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+  function questionName(card) {
+    const index = [...list.children].indexOf(card);
+    const text = field(card, "text").value.trim();
+    const short = text.length > 40 ? `${text.slice(0, 39)}…` : text;
+    return `Question ${index + 1}${short ? ` (“${short}”)` : ""}`;
+  }
+
+  function labelOf(root, target) {
+    const input = root.querySelector(`[data-path="${target.dataset.errorFor}"]`);
+    const label = input && input.id ? form.querySelector(`label[for="${input.id}"]`) : null;
+    return { input, name: label ? label.textContent.trim() : target.dataset.errorFor };
+  }
+
+  function clearCardErrors(root, source) {
+    for (const el of root.querySelectorAll(`.field-error[data-source="${source}"]`)) {
+      el.hidden = true; el.textContent = ""; el.removeAttribute("data-source");
+      const input = root.querySelector(`[data-path="${el.dataset.errorFor}"]`);
+      if (input) { input.removeAttribute("aria-invalid"); input.removeAttribute("aria-describedby"); }
+    }
+  }
+
   function clearErrors() {
-    for (const el of form.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; }
-    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    for (const el of form.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; el.removeAttribute("data-source"); }
+    for (const el of form.querySelectorAll("[aria-invalid]")) { el.removeAttribute("aria-invalid"); el.removeAttribute("aria-describedby"); }
     const box = document.getElementById("builder-errors");
     box.hidden = true;
     box.textContent = "";
   }
 
-  // Show each error next to the field its path names; fall back to the closest parent path.
-  function showErrors(errors) {
-    const unplaced = [];
-    let first = null;
+  // Put each error next to its field (the closest parent path that has a slot); returns the
+  // summary entries {text, short, input}. `only` limits placement to one card (live preview).
+  function placeErrors(errors, only = null, source = "save") {
+    const entries = [];
     for (const [path, messages] of Object.entries(errors)) {
-      let root = form;
+      let root = only || form;
       let rest = path;
       const m = /^questions\[(\d+)\]\.?(.*)$/.exec(path);
-      if (m) { root = list.children[Number(m[1])] || form; rest = m[2] || ""; }
+      if (m && !only) { root = list.children[Number(m[1])] || form; rest = m[2] || ""; }
       rest = rest.replace(/\[\d+\]$/, ""); // "options[2]" → "options"
       let target = null;
       for (let candidate = rest; candidate && !target; candidate = candidate.replace(/\.?[^.]*$/, "")) {
         target = root.querySelector(`[data-error-for="${candidate}"]`);
       }
-      if (!target) { unplaced.push(`${path}: ${messages.join(" ")}`); continue; }
-      target.textContent = (target.textContent ? `${target.textContent} ` : "") + messages.join(" ");
-      target.hidden = false;
-      const input = root.querySelector(`[data-path="${target.dataset.errorFor}"]`);
-      if (input) { input.setAttribute("aria-invalid", "true"); first = first || input; }
-      else first = first || target;
+      const card = root !== form ? root : null;
+      for (const message of messages) {
+        const said = plain(message);
+        const where = target ? labelOf(root, target) : { input: null, name: path };
+        const name = path === "non_field_errors" ? "" : where.name;
+        const about = said.whole || !name ? "" : name;
+        const text = card
+          ? `${questionName(card)}${about ? `, ${about}` : ""}: ${said.text}`
+          : about ? `${about}: ${said.text}` : capital(said.text);
+        entries.push({ text, short: capital(said.text), input: where.input, target });
+        if (!target) continue;
+        const line = `${capital(said.text)}.`;
+        if (!target.textContent.includes(line)) target.textContent = (target.textContent ? `${target.textContent} ` : "") + line;
+        target.hidden = false;
+        target.dataset.source = source;
+        if (!target.id) { uid += 1; target.id = `err${uid}`; }
+        if (where.input) { where.input.setAttribute("aria-invalid", "true"); where.input.setAttribute("aria-describedby", target.id); }
+      }
     }
-    if (unplaced.length) {
-      const box = document.getElementById("builder-errors");
-      box.textContent = unplaced.join(" · ");
-      box.hidden = false;
-      first = first || box;
+    return entries.filter((e) => !only || !e.target);
+  }
+
+  function showErrors(errors) {
+    const entries = placeErrors(errors);
+    const box = document.getElementById("builder-errors");
+    box.textContent = "";
+    const heading = document.createElement("h2");
+    heading.textContent = entries.length === 1 ? "There is 1 problem to fix before saving" : `There are ${entries.length} problems to fix before saving`;
+    const ul = document.createElement("ul");
+    for (const entry of entries) {
+      const li = document.createElement("li");
+      if (entry.input && entry.input.id) {
+        const a = document.createElement("a");
+        a.href = `#${entry.input.id}`;
+        a.textContent = entry.text;
+        a.addEventListener("click", (event) => { event.preventDefault(); entry.input.focus(); });
+        li.append(a);
+      } else li.textContent = entry.text;
+      ul.append(li);
     }
-    if (first) { first.setAttribute("tabindex", first.getAttribute("tabindex") ?? "-1"); first.focus(); }
+    box.append(heading, ul);
+    box.hidden = false;
+    box.setAttribute("tabindex", "-1");
+    box.focus();
   }
 
   // ---------------------------------------------------------------- save
@@ -260,7 +341,7 @@
       }
       status.textContent = "";
       if (payload.errors) showErrors(payload.errors);
-      else showErrors({ [payload.error || "error"]: [payload.detail || `Error ${code}`] });
+      else showErrors({ non_field_errors: [payload.detail || `Error ${code}`] });
     } catch {
       status.textContent = "Could not reach the server; nothing was saved.";
     }

@@ -1,9 +1,13 @@
 /* Central-DP releases panel (templates/privacy/_releases.html). No inline JS, CSP-safe.
- * - live cost/accuracy preview (POST …/releases/preview/, debounced; charges nothing)
- * - request a release (POST …/releases/ with a request_id, so a double click costs once)
+ * - live cost/accuracy preview (POST …/releases/preview/, debounced; charges nothing), with the
+ *   server's advice: which estimates will be too noisy to use, how often counts will be negative,
+ *   and a proposed ε (privacy.services.advice — the formulas live on the server only)
+ * - the Release button is disabled, with the reason, while the preview says it would be refused
+ * - choosing a Group-by leaves that question out of the released ones (unticked and disabled)
+ * - a release is confirmed in a <dialog> ("This spends ε = … of the remaining …") before the
+ *   POST …/releases/ (with a request_id, so a double click costs once); its errors stay shown
  * - budget gauge (GET …/budget/), history, status polling every 1.5 s while pending/running
- * - results table (noisy counts, estimate, interval; for number questions the noisy sum and
- *   count and the mean), CSV/JSON download links
+ * - results table in percent, with notes on negative noisy counts and clipped estimates
  */
 (function () {
   "use strict";
@@ -11,7 +15,13 @@
   if (!root) return;
   var form = root.querySelector("[data-role=release-form]");
   var previewBox = root.querySelector("[data-role=preview]");
+  var adviceBox = root.querySelector("[data-role=advice]");
+  var previewError = root.querySelector("[data-role=preview-error]");
   var errorBox = root.querySelector("[data-role=form-error]");
+  var refusal = root.querySelector("[data-role=refusal]");
+  var defaultNote = root.querySelector("[data-role=default-note]");
+  var releaseButton = root.querySelector("[data-role=release]");
+  var dialog = root.querySelector("[data-role=confirm-dialog]");
   var history = root.querySelector("[data-role=history]");
   var resultsBox = root.querySelector("[data-role=results]");
   var gauge = root.querySelector("[data-role=budget-gauge]");
@@ -22,6 +32,9 @@
     budget: root.dataset.budgetUrl
   };
   var polling = {};
+  var state = { preview: null, pending: false, sending: false, previewFailed: false, epsilonTouched: false, seq: 0 };
+  var FIELD_NAMES = { epsilon: "ε", delta: "δ", rho: "ρ", questions: "Questions", group_by: "Group by",
+    mechanism: "Mechanism", non_field_errors: "" };
 
   function csrfToken() {
     var input = form.querySelector("input[name=csrfmiddlewaretoken]");
@@ -59,6 +72,12 @@
     if (x === null || x === undefined) return "–";
     return Number(x).toFixed(digits === undefined ? 3 : digits);
   }
+  function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%"; }
+  function pp(x) { return "±" + (100 * x).toFixed(1) + " pp"; }
+  function isProportion(q) { return q.kind !== "number"; }
+  function halfWidth(q) {
+    return isProportion(q) ? pp(q.expected_half_width) : "±" + fmt(q.expected_half_width, 1) + " on the mean";
+  }
 
   function newRequestId() {
     var a = new Uint8Array(16);
@@ -80,6 +99,25 @@
     });
   }
 
+  // The group-by question cannot be released within its own groups (the API answers 400): leave
+  // it out by itself, say why, and put it back when the grouping changes.
+  function syncGroupBy() {
+    var g = form.elements.group_by.value;
+    Array.prototype.forEach.call(form.querySelectorAll("input[name=questions]"), function (box) {
+      var note = form.querySelector("[data-role=group-note][data-key='" + box.value + "']");
+      if (box.value === g) {
+        if (!box.disabled) box.dataset.wasChecked = box.checked ? "yes" : "no";
+        box.checked = false;
+        box.disabled = true;
+        if (note) note.hidden = false;
+      } else if (box.disabled) {
+        box.disabled = false;
+        box.checked = box.dataset.wasChecked !== "no";
+        if (note) note.hidden = true;
+      }
+    });
+  }
+
   function body() {
     var m = mechanismChoice();
     var out = { mechanism: m === "laplace" ? "laplace" : "gaussian" };
@@ -96,44 +134,138 @@
 
   function errorText(data) {
     if (data && data.errors) {
-      return Object.keys(data.errors).map(function (k) { return k + ": " + data.errors[k].join(" "); }).join("; ");
+      return Object.keys(data.errors).map(function (k) {
+        var name = FIELD_NAMES[k] !== undefined ? FIELD_NAMES[k] : k;
+        return (name ? name + ": " : "") + data.errors[k].join(" ");
+      }).join(" ");
     }
     if (data && data.detail) return data.detail;
     return "Something went wrong.";
   }
 
-  function showError(text) {
-    errorBox.textContent = text || "";
-    errorBox.hidden = !text;
+  function show(box, text) {
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+
+  // Disabled (with the reason next to it) whenever the release would be refused or is unknown.
+  function updateButton() {
+    var p = state.preview;
+    var reason = "";
+    if (state.sending) reason = "Sending the release…";
+    else if (state.pending) reason = "Updating the preview…";
+    else if (state.previewFailed) reason = "The release would be refused: fix the problem above first.";
+    else if (!p) reason = "Waiting for the preview…";
+    else if (!p.fits) reason = "The release would be refused: it costs more than the remaining budget (ε " +
+      fmt(p.epsilon_total - p.epsilon_spent_before) + " left). Lower ε, or release fewer questions.";
+    releaseButton.disabled = !!reason;
+    show(refusal, reason);
   }
 
   var previewTimer = null;
   function schedulePreview() {
     showParams();
+    syncGroupBy();
+    state.pending = true;
+    updateButton();
     clearTimeout(previewTimer);
     previewTimer = setTimeout(preview, 250);
   }
 
   function preview() {
-    api("POST", urls.preview, body()).then(function (r) {
+    var seq = ++state.seq;
+    var request = body();
+    state.pending = true;
+    updateButton();
+    return api("POST", urls.preview, request).then(function (r) {
+      if (seq !== state.seq) return;  // a newer preview is on its way
+      state.pending = false;
       previewBox.textContent = "";
-      if (r.status !== 200) { showError(errorText(r.data)); return; }
-      showError("");
-      var d = r.data;
-      var p = el("p");
-      p.textContent = "Cost: ε " + fmt(d.epsilon_cost) + ". Budget after: ε " + fmt(d.epsilon_after) + " of " +
-        fmt(d.epsilon_total) + " (" + d.method_after + ")" + (d.fits ? "." : " — over budget, it would be refused.");
-      previewBox.appendChild(p);
-      previewBox.appendChild(el("p", "Noise per count: ± " + fmt(d.count_std_error, 2) + " (1 SE). Expected ± on each estimate (95 %, n ≈ " + d.respondents_assumed + "):"));
-      var ul = el("ul");
-      d.questions.forEach(function (q) {
-        var text = q.key + ": ± " + fmt(q.expected_half_width);
-        if (q.kind === "number") text += " on the mean (sum ± " + fmt(q.expected_sum_std_error, 1) + ", grid step " + q.grid_step + ")";
-        ul.appendChild(el("li", text));
-      });
-      previewBox.appendChild(ul);
-      previewBox.classList.toggle("over-budget", !d.fits);
-    }).catch(function () { showError("Preview unavailable."); });
+      adviceBox.textContent = "";
+      if (r.status !== 200) {
+        state.preview = null;
+        state.previewFailed = true;
+        show(previewError, errorText(r.data));
+        updateButton();
+        return;
+      }
+      state.previewFailed = false;
+      show(previewError, "");
+      if (applyDefault(r.data, request)) return;
+      state.preview = r.data;
+      renderPreview(r.data);
+      updateButton();
+    }).catch(function () {
+      if (seq !== state.seq) return;
+      state.pending = false;
+      state.preview = null;
+      state.previewFailed = true;
+      show(previewError, "Preview unavailable (network); the release cannot be checked.");
+      updateButton();
+    });
+  }
+
+  // The proposed ε (server-side policy, privacy.services.advice) fills the ε box until the
+  // researcher types their own. Returns true when it changed the box (a new preview follows).
+  function applyDefault(d, request) {
+    var m = mechanismChoice();
+    if (m === "gaussian-rho" || state.epsilonTouched || d.default_epsilon === null) {
+      defaultNote.hidden = true;
+      if (d.default_reason === "exhausted") show(defaultNote, "No budget is left: nothing more can be released.");
+      return false;
+    }
+    var why = d.default_reason === "target"
+      ? "the smallest ε at which every estimate reaches ±10 pp (or, where too few respondents rule that out, comes close to what sampling allows)."
+      : "half of the remaining budget: the target accuracy (±10 pp) would need ε = " +
+        (d.suggested_value === null ? "more" : fmt(d.suggested_value)) + ", more than is left.";
+    show(defaultNote, "Proposed ε = " + d.default_epsilon + ": " + why + " Type another value to override.");
+    if (Number(form.elements.epsilon.value) === d.default_epsilon || request.epsilon === d.default_epsilon) return false;
+    form.elements.epsilon.value = String(d.default_epsilon);
+    preview();
+    return true;
+  }
+
+  function renderPreview(d) {
+    var spends = d.epsilon_after - d.epsilon_spent_before;
+    previewBox.appendChild(el("p", "Cost: ε " + fmt(d.epsilon_cost) + " (adds " + fmt(spends) + " to the budget spent). Budget after: ε " +
+      fmt(d.epsilon_after) + " of " + fmt(d.epsilon_total) + (d.fits ? "." : " — over budget, it would be refused.")));
+    previewBox.appendChild(el("p", "Noise per count: ±" + fmt(d.count_std_error, 1) + " (1 SE). Expected 95 % interval on each estimate (n ≈ " +
+      Math.round(d.respondents_per_group) + (d.groups > 1 ? " per group" : "") + "):"));
+    var ul = el("ul", null, "plain-list");
+    d.questions.forEach(function (q) {
+      var text = q.key + ": " + halfWidth(q);
+      if (q.kind === "number") text += " (sum ±" + fmt(q.expected_sum_std_error, 1) + ", grid step " + q.grid_step + ")";
+      var li = el("li", text, q.useful ? "" : "too-noisy");
+      if (!q.useful) li.appendChild(el("span", " — too noisy", "warn-text"));
+      ul.appendChild(li);
+    });
+    previewBox.appendChild(ul);
+    previewBox.classList.toggle("over-budget", !d.fits);
+    renderAdvice(d);
+  }
+
+  function renderAdvice(d) {
+    var noisy = d.questions.filter(function (q) { return !q.useful; });
+    if (noisy.length) {
+      var box = el("div", null, "notice warn");
+      box.appendChild(el("p", "Too noisy to rely on: " + noisy.map(function (q) {
+        return q.key + " " + halfWidth(q);
+      }).join(", ") + " — wider than the ±10 pp target (±10 % of the range for a mean)."));
+      var floorOnly = noisy.filter(function (q) { return q.sampling_half_width > q.target_half_width; });
+      if (floorOnly.length) {
+        box.appendChild(el("p", "Even with no central noise " + floorOnly.map(function (q) {
+          return q.key + " reaches only " + (isProportion(q) ? pp(q.sampling_half_width) : "±" + fmt(q.sampling_half_width, 1));
+        }).join(", ") + ": too few respondents" + (d.groups > 1 ? " per group" : "") + " for that precision."));
+      }
+      box.appendChild(el("p", "Raise ε, release fewer questions" + (d.groups > 1 ? ", or drop the group-by" : "") + "."));
+      adviceBox.appendChild(box);
+    }
+    if (d.negative_count_chance >= d.negative_count_warning) {
+      adviceBox.appendChild(el("p", "Many noisy counts will be negative: the noise (±" + fmt(d.count_std_error, 1) +
+        " per count) is about as large as a typical cell (≈ " + Math.round(d.respondents_per_group) +
+        " reports spread over the options), so about " + Math.round(100 * d.negative_count_chance) +
+        " % of average-sized counts fall below zero.", "notice warn"));
+    }
   }
 
   function loadBudget() {
@@ -143,7 +275,7 @@
       gauge.max = d.epsilon_total;
       gauge.value = Math.min(d.epsilon_spent, d.epsilon_total);
       budgetText.textContent = "Spent ε " + fmt(d.epsilon_spent) + " of " + fmt(d.epsilon_total) +
-        " at δ = " + d.delta_total + " (" + d.method + "); remaining ε " + fmt(d.epsilon_remaining) + ".";
+        " at δ = " + d.delta_total + "; remaining ε " + fmt(d.epsilon_remaining) + ".";
       renderHistory(d.releases);
     });
   }
@@ -152,6 +284,14 @@
     if (rel.mechanism === "laplace") return "ε " + rel.epsilon;
     if (rel.delta !== null) return "ε " + rel.epsilon + ", δ " + rel.delta + " (ρ " + fmt(rel.rho, 4) + ")";
     return "ρ " + rel.rho;
+  }
+
+  function link(text, href, label) {
+    var a = el("a", text);
+    a.href = href;
+    a.setAttribute("download", "");  // the server names the file (Content-Disposition)
+    a.setAttribute("aria-label", label);
+    return a;
   }
 
   function renderHistory(releases) {
@@ -165,15 +305,17 @@
       tr.appendChild(el("td", new Date(rel.created_at).toLocaleString()));
       tr.appendChild(el("td", rel.mechanism));
       tr.appendChild(el("td", params(rel) + " · " + rel.questions.join(", ") + (rel.group_by ? " by " + rel.group_by : "")));
-      tr.appendChild(el("td", rel.status + (rel.status === "failed" && !rel.charged ? " (refunded)" : ""), "status status-" + rel.status));
+      var st = el("td"); st.appendChild(el("span", rel.status + (rel.status === "failed" && !rel.charged ? " (refunded)" : ""), "status status-" + rel.status));
+      tr.appendChild(st);
       var links = el("td");
       if (rel.status === "done") {
-        var show = el("button", "Show", "link"); show.type = "button";
-        show.addEventListener("click", function () { loadRelease(rel.url); });
-        var json = el("a", "JSON"); json.href = rel.url; json.setAttribute("download", "release-" + rel.id + ".json");
-        var csv = el("a", "CSV"); csv.href = rel.url + "?format=csv";
-        links.appendChild(show); links.appendChild(document.createTextNode(" ")); links.appendChild(json);
-        links.appendChild(document.createTextNode(" ")); links.appendChild(csv);
+        var showButton = el("button", "Show", "link"); showButton.type = "button";
+        showButton.setAttribute("aria-label", "Show release " + rel.id.slice(0, 8));
+        showButton.addEventListener("click", function () { loadRelease(rel.url); });
+        links.appendChild(showButton); links.appendChild(document.createTextNode(" "));
+        links.appendChild(link("CSV", rel.url + "?format=csv", "Download release " + rel.id.slice(0, 8) + " as CSV"));
+        links.appendChild(document.createTextNode(" "));
+        links.appendChild(link("JSON", rel.url + "?download=1", "Download release " + rel.id.slice(0, 8) + " as JSON"));
       } else if (rel.status === "pending" || rel.status === "running") {
         poll(rel.url);
       }
@@ -189,7 +331,7 @@
         if (r.status !== 200) { clearInterval(polling[url]); delete polling[url]; return; }
         if (r.data.status === "done" || r.data.status === "failed") {
           clearInterval(polling[url]); delete polling[url];
-          loadBudget();
+          loadBudget().then(preview);
           if (r.data.status === "done") renderResults(r.data);
         }
       });
@@ -200,32 +342,57 @@
     api("GET", url).then(function (r) { if (r.status === 200) renderResults(r.data); });
   }
 
-  function resultRows(tbody, group, q) {
-    if (q.kind === "number") {
-      var tr = el("tr");
-      [group, q.key, "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", q.noisy_count, fmt(q.mean), fmt(q.std_error),
-        q.mean === null ? (q.note || "–") : "[" + fmt(q.ci_low) + ", " + fmt(q.ci_high) + "]"]
-        .forEach(function (v) { tr.appendChild(el("td", v)); });
-      tbody.appendChild(tr);
-      return;
+  var marks;  // which notes the current results table needs
+  function estimateText(o, proportion) {
+    if (o.estimate === null || o.estimate === undefined) return o.note || "–";
+    var text = proportion ? pct(o.estimate) : fmt(o.estimate, 2);
+    // Pinned at an edge (0 or 1, or a number question's bound) — not k-RR's small projection.
+    var edges = proportion ? [0, 1] : [o.min, o.max];
+    if (o.estimate_unclipped !== null && o.estimate_unclipped !== undefined && o.estimate_unclipped !== o.estimate &&
+        edges.indexOf(o.estimate) !== -1) {
+      marks.clipped = true;
+      text += " *";
     }
-    var rows = q.options ? q.options : [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate,
-      std_error: q.std_error, ci_low: q.ci_low, ci_high: q.ci_high }];
-    rows.forEach(function (o) {
+    return text;
+  }
+  function countText(count) {
+    if (count < 0) { marks.negative = true; return count + " †"; }
+    return String(count);
+  }
+
+  function resultRows(tbody, group, q) {
+    var cells;
+    if (q.kind === "number") {
+      cells = [[group, q.key, "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", countText(q.noisy_count), estimateText(q, false),
+        fmt(q.std_error, 2), q.mean === null ? "–" : fmt(q.ci_low, 2) + "–" + fmt(q.ci_high, 2)]];
+    } else {
+      var rows = q.options ? q.options : [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate,
+        estimate_unclipped: q.estimate_unclipped, std_error: q.std_error, ci_low: q.ci_low, ci_high: q.ci_high }];
+      cells = rows.map(function (o) {
+        return [group, q.key, o.option, countText(o.noisy_count), estimateText(o, true),
+          o.std_error === null ? "–" : (100 * o.std_error).toFixed(1) + " pp",
+          o.ci_low === null ? "–" : (100 * o.ci_low).toFixed(1) + "–" + pct(o.ci_high)];
+      });
+    }
+    cells.forEach(function (values) {
       var tr = el("tr");
-      [group, q.key, o.option, o.noisy_count, fmt(o.estimate), fmt(o.std_error),
-        "[" + fmt(o.ci_low) + ", " + fmt(o.ci_high) + "]"].forEach(function (v) { tr.appendChild(el("td", v)); });
+      values.forEach(function (v, i) { tr.appendChild(el("td", v, i >= 3 ? "num" : "")); });
       tbody.appendChild(tr);
     });
   }
 
   function renderResults(rel) {
+    marks = { negative: false, clipped: false };
     resultsBox.textContent = "";
     resultsBox.appendChild(el("h3", "Release " + rel.id.slice(0, 8) + " (" + params(rel) + ")"));
+    var wrap = el("div", null, "table-wrap");
+    wrap.setAttribute("role", "region");
+    wrap.setAttribute("aria-label", "Results of release " + rel.id.slice(0, 8));
+    wrap.tabIndex = 0;
     var table = el("table", null, "release-results-table");
     var head = el("thead"); var hr = el("tr");
     ["Group", "Question", "Option", "Noisy count", "Estimate", "SE", (rel.results.confidence * 100) + " % interval"]
-      .forEach(function (h) { var th = el("th", h); th.scope = "col"; hr.appendChild(th); });
+      .forEach(function (h, i) { var th = el("th", h, i >= 3 ? "num" : ""); th.scope = "col"; hr.appendChild(th); });
     head.appendChild(hr); table.appendChild(head);
     var tbody = el("tbody");
     rel.results.questions.forEach(function (q) { resultRows(tbody, "all", q); });
@@ -233,35 +400,85 @@
       g.questions.forEach(function (q) { resultRows(tbody, g.group, q); });
     });
     table.appendChild(tbody);
-    resultsBox.appendChild(table);
+    wrap.appendChild(table);
+    resultsBox.appendChild(wrap);
+    if (marks.negative) {
+      resultsBox.appendChild(el("p", "† A noisy count below zero: the privacy noise added to this count is larger than the count itself. " +
+        "It is published as drawn — rounding it up to 0 would bias every total built from it — so read it as “about zero”.", "hint note-negative"));
+    }
+    if (marks.clipped) {
+      resultsBox.appendChild(el("p", "* Pinned at 0% or 100% (or at a number question's bound): the debiased value fell outside the possible range, " +
+        "which noise and randomized answers can produce when the true value is near the edge. The unclipped value is the estimate_unclipped column of the CSV.",
+        "hint note-clipped"));
+    }
   }
 
-  form.addEventListener("input", schedulePreview);
-  form.addEventListener("change", schedulePreview);
-  form.addEventListener("submit", function (event) {
-    event.preventDefault();
-    var button = form.querySelector("button[type=submit]");
-    button.disabled = true;
+  // --- request a release: confirm first, then send; errors stay until the next attempt ------
+  function openDialog() {
+    var d = state.preview;
+    var remaining = d.epsilon_total - d.epsilon_spent_before;
+    var spends = d.epsilon_after - d.epsilon_spent_before;
+    dialog.querySelector("[data-role=dialog-summary]").textContent = "This spends ε = " + fmt(spends) +
+      " of the remaining " + fmt(remaining) + " (ε " + fmt(d.epsilon_after) + " of " + fmt(d.epsilon_total) +
+      " will then be spent); it cannot be undone.";
+    var details = dialog.querySelector("[data-role=dialog-details]");
+    details.textContent = "";
+    var b = body();
+    details.appendChild(el("li", "Questions: " + b.questions.join(", ") + (b.group_by ? ", by " + b.group_by : "")));
+    details.appendChild(el("li", "Expected 95 % intervals: " + d.questions.map(function (q) { return q.key + " " + halfWidth(q); }).join(", ")));
+    if (!d.useful) details.appendChild(el("li", "Warning: some estimates will be too noisy to use (see the panel).", "warn-text"));
+    dialog.returnValue = "";
+    dialog.showModal();
+    dialog.querySelector("[data-role=cancel]").focus();
+  }
+
+  function send() {
+    state.sending = true;
+    updateButton();
+    show(errorBox, "");
     var payload = body();
     payload.request_id = form.dataset.requestId || (form.dataset.requestId = newRequestId());
     api("POST", urls.releases, payload).then(function (r) {
       if (r.status === 202 || r.status === 200) {
-        showError("");
         delete form.dataset.requestId;  // the next click is a new release
         loadBudget().then(function () { poll(r.data.url); });
       } else if (r.status === 409 && r.data.error === "budget_exceeded") {
         delete form.dataset.requestId;
-        showError(r.data.detail + " Remaining ε: " + fmt(r.data.remaining.epsilon) + ".");
+        show(errorBox, "Release refused: " + r.data.detail + " Remaining ε: " + fmt(r.data.remaining.epsilon) + ". Nothing was spent.");
       } else {
         delete form.dataset.requestId;
-        showError(errorText(r.data));
+        show(errorBox, "Release refused: " + errorText(r.data) + " Nothing was spent.");
       }
     }).catch(function () {
-      showError("Network error; try again (the same request will not be charged twice).");
-    }).then(function () { button.disabled = false; preview(); });
+      show(errorBox, "Network error; try again (the same request will not be charged twice).");
+    }).then(function () {
+      state.sending = false;
+      loadBudget().then(preview);
+    });
+  }
+
+  form.elements.epsilon.addEventListener("input", function (event) {
+    if (event.isTrusted) state.epsilonTouched = true;
+  });
+  form.addEventListener("input", schedulePreview);
+  form.addEventListener("change", schedulePreview);
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (releaseButton.disabled || !state.preview || !state.preview.fits) return;
+    openDialog();
+  });
+  dialog.querySelector("[data-role=confirm]").addEventListener("click", function () {
+    dialog.close("confirm");
+    send();
+  });
+  dialog.querySelector("[data-role=cancel]").addEventListener("click", function () { dialog.close("cancel"); });
+  dialog.addEventListener("close", function () {
+    if (dialog.returnValue !== "confirm") releaseButton.focus();
   });
 
   showParams();
+  syncGroupBy();
+  updateButton();
   loadBudget();
   preview();
 })();

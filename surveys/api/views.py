@@ -17,6 +17,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.signals import user_logged_in
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.request import RawPostDataException
+from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -343,6 +344,19 @@ def estimates_csv(body: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
+def wants_download(request: Request) -> bool:
+    """``?download=1`` asks for a JSON body as a file (Content-Disposition: attachment); the
+    body itself is unchanged, so API clients see exactly the same response."""
+    return request.query_params.get("download", "").lower() in ("1", "true", "yes")
+
+
+def estimates_filename(slug: str, group_by: str | None, fmt: str) -> str:
+    """Distinct names: ``<slug>-estimates.csv`` and ``<slug>-estimates-by-<group>.csv`` (a
+    browser would otherwise save a grouped download over an ungrouped one, or as ``(1)``)."""
+    group = f"-by-{slugify(group_by)}" if group_by else ""
+    return f"{slugify(slug)}-estimates{group}.{fmt}"
+
+
 class EstimatesView(FormatMixin, APIView):
     @extend_schema(
         parameters=[
@@ -350,6 +364,11 @@ class EstimatesView(FormatMixin, APIView):
             OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
             OpenApiParameter("group_by", OpenApiTypes.STR, description="A category question."),
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
+            OpenApiParameter(
+                "download",
+                OpenApiTypes.STR,
+                description="1: send JSON as a file (Content-Disposition: attachment).",
+            ),
         ],
         responses={
             (200, "application/json"): s.EstimatesSerializer,
@@ -368,11 +387,15 @@ class EstimatesView(FormatMixin, APIView):
             confidence=request.query_params.get("confidence", 0.95),
             group_by=request.query_params.get("group_by") or None,
         )
+        name = estimates_filename(slug, body.get("group_by"), fmt)
         if fmt == "csv":
             response = Response(estimates_csv(body), content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="{slug}-estimates.csv"'
+            response["Content-Disposition"] = f'attachment; filename="{name}"'
             return response
-        return Response(body)
+        response = Response(body)
+        if wants_download(request):
+            response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
 
 
 class ExportView(FormatMixin, APIView):

@@ -341,7 +341,8 @@ def test_survey_list_and_detail_render(client, alice, survey):
     assert_csp_clean(html)
     grouped = client.get(reverse("survey-detail", args=[survey.slug]), {"group_by": "region"})
     assert grouped.status_code == 200
-    assert "region = North" in grouped.content.decode()
+    # One cross-tab with a column per group (was: one "region = North" table per group).
+    assert 'North<br><span class="small muted">n = 1</span>' in grouped.content.decode()
 
 
 def test_builder_renders_for_new_and_draft(client, alice):

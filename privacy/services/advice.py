@@ -1,0 +1,225 @@
+"""Is a release worth making? Expected errors, a "useful" target, and a default parameter.
+
+The release panel previews every request (:func:`privacy.services.preview.release_preview`).
+This module adds the judgement the panel shows next to the numbers, computed here so that the
+browser holds no copy of the formulas:
+
+* **Target accuracy.** A proportion whose expected 95 % half-width exceeds ±10 percentage points
+  (:data:`USEFUL_HALF_WIDTH`) is flagged as not useful: the interval of a typical estimate then
+  spans more than 20 points — wider than most differences a survey sets out to measure (e.g.
+  30 % vs 45 %), and for rare traits it straddles 0 %. A number question's mean is held to the same
+  standard relative to its declared range (±10 % of max − min).
+* **Negative counts.** A noisy count is the true count plus integer noise; when the noise SD is
+  comparable to a typical cell (n per group / number of cells), many published counts are
+  negative. :func:`negative_count_chance` is P(noisy < 0) at an average-sized cell (normal
+  approximation); the panel warns from 5 %.
+* **Default parameter.** :func:`suggested_value` is the smallest ε (or ρ) at which every released
+  estimate meets its target (or, when sampling alone already misses it, gets within √2 of its
+  noise-free accuracy) — spending more buys little, spending less makes the release useless.
+  :func:`default_epsilon` proposes it when it fits in the remaining budget, else half of the
+  remaining ε, which keeps room for a second, narrower release (fewer questions, no group-by)
+  rather than spending everything on a result that will not meet the target anyway.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from privacy import accounting, calibrate
+from privacy.selectors import ledger_event_objects
+from privacy.services.plan import PARAMETER_RANGES
+from privacy.services.results import linear_form
+from privacy.services.sensitivity import number_grid, parameter_variance, scaled_parameter
+from surveys.models import Question
+
+USEFUL_HALF_WIDTH = 0.10  # ±10 percentage points on a proportion (see the module docstring)
+USEFUL_NUMBER_FRACTION = 0.10  # ±10 % of a number question's declared range
+NEGATIVE_COUNT_WARNING = 0.05  # warn when ≥ 5 % of average-sized noisy counts fall below 0
+# A question that cannot reach its target even without central noise (too few respondents per
+# group, or a very private local design) is instead held to √2 × its noise-free half-width: the
+# central noise then adds at most as much variance as sampling and local randomization already
+# have, and spending more budget would shrink its interval by less than 30 %.
+SAMPLING_FACTOR = math.sqrt(2.0)
+_BISECTION_STEPS = 48  # on log(parameter): ranges of 1e-6…1e6 to better than 0.1 %
+
+
+def question_errors(
+    *,
+    questions: Sequence[Question],
+    mechanism: str,
+    unit_parameter: Fraction,
+    unit_variance: float,
+    n_group: float,
+    z: float,
+) -> list[dict[str, Any]]:
+    """Expected SE and half-width per question (the formulas are in ``release_preview``)."""
+    out = []
+    for q in questions:
+        entry: dict[str, Any] = {"key": q.key, "kind": q.kind}
+        if q.kind == Question.Kind.NUMBER:
+            grid = number_grid(q)
+            sum_parameter = scaled_parameter(mechanism, unit_parameter, grid.sensitivity)
+            sum_variance = float(grid.step) ** 2 * parameter_variance(mechanism, sum_parameter)
+            bound = max(abs(grid.lo), abs(grid.hi))
+            half_range = (grid.hi - grid.lo) / 2.0
+            se = math.sqrt(
+                half_range**2 / n_group + (sum_variance + bound**2 * unit_variance) / n_group**2
+            )
+            floor = half_range / math.sqrt(n_group)
+            target = USEFUL_NUMBER_FRACTION * (grid.hi - grid.lo)
+            entry.update(
+                grid_step=float(grid.step),
+                sum_sensitivity=grid.sensitivity,
+                expected_sum_std_error=math.sqrt(sum_variance),
+            )
+        else:
+            c, d = linear_form(q)
+            se = calibrate.expected_estimate_error(
+                c=c, d=d, n=n_group, noise_variance=unit_variance
+            )
+            floor = calibrate.expected_estimate_error(c=c, d=d, n=n_group, noise_variance=0.0)
+            target = USEFUL_HALF_WIDTH
+        entry.update(
+            expected_std_error=se,
+            expected_half_width=z * se,
+            # Without any central noise: what the respondents' own randomization and the
+            # sample size allow, however much budget is spent.
+            sampling_half_width=z * floor,
+            target_half_width=target,
+            useful=z * se <= target,
+        )
+        out.append(entry)
+    return out
+
+
+def negative_count_chance(
+    *, questions: Sequence[Question], unit_variance: float, n_group: float
+) -> float:
+    """P(a noisy count < 0) at an average-sized cell of the question with the most cells.
+
+    Normal approximation: the cell holds about n/k reports and gets noise of SD √V, so
+    P ≈ Φ(−(n/k)/√V). 0 when nothing is counted or there is no noise.
+    """
+    cells = [
+        2 if q.kind == Question.Kind.YES_NO else len(q.options or [])
+        for q in questions
+        if q.kind != Question.Kind.NUMBER
+    ]
+    if not cells or unit_variance <= 0:
+        return 0.0
+    mean_cell = n_group / max(cells)
+    return 0.5 * math.erfc(mean_cell / math.sqrt(unit_variance) / math.sqrt(2.0))
+
+
+def unit_noise(
+    *, mechanism: str, parameter: float, delta: float | None, contributions: int
+) -> tuple[Fraction, float]:
+    """(unit sampler parameter, unit variance) for ε (laplace; gaussian with δ) or ρ (gaussian,
+    ``delta`` None) — the same derivation as :func:`privacy.services.plan.release_plan`."""
+    m = contributions
+    if mechanism == "laplace":
+        t = Fraction(m) / Fraction(parameter)
+        return t, calibrate.discrete_laplace_variance(float(t))
+    if delta is None:
+        sigma2 = Fraction(m) / (2 * Fraction(parameter))
+        return sigma2, calibrate.discrete_gaussian_variance(math.sqrt(sigma2))
+    sigma = accounting.gaussian_sigma_for_budget(parameter, delta, math.sqrt(m), discrete=True)
+    return Fraction(sigma) ** 2, calibrate.discrete_gaussian_variance(sigma)
+
+
+def _round_up(x: float) -> float:
+    """Up to two significant digits (0.01234 → 0.013): a value a person can type and read."""
+    if x <= 0:
+        return x
+    scale = 10 ** (math.floor(math.log10(x)) - 1)
+    # Through "%.2g" so that 0.0075 prints as 0.0075, not 0.007500000000000001.
+    return float(f"{math.ceil(x / scale - 1e-9) * scale:.2g}")
+
+
+def suggested_value(
+    *,
+    questions: Sequence[Question],
+    mechanism: str,
+    delta: float | None,
+    contributions: int,
+    n_group: float,
+    z: float,
+) -> float | None:
+    """The smallest ε (or ρ when ``mechanism`` is gaussian without δ) at which every estimate
+    meets its target — or, for a question whose sampling error alone exceeds the target,
+    comes within :data:`SAMPLING_FACTOR` of that sampling error. None if nothing is released.
+    """
+    name = "epsilon" if mechanism == "laplace" or delta is not None else "rho"
+    low, high = PARAMETER_RANGES[name]
+    low, high = max(low, 1e-6), min(high, 1e6)
+
+    def meets(value: float) -> bool:
+        unit, variance = unit_noise(
+            mechanism=mechanism, parameter=value, delta=delta, contributions=contributions
+        )
+        errors = question_errors(
+            questions=questions,
+            mechanism=mechanism,
+            unit_parameter=unit,
+            unit_variance=variance,
+            n_group=n_group,
+            z=z,
+        )
+        return all(
+            e["expected_half_width"]
+            <= max(e["target_half_width"], SAMPLING_FACTOR * e["sampling_half_width"])
+            for e in errors
+        )
+
+    if not questions or not meets(high):
+        return None
+    if meets(low):
+        return low
+    lo, hi = math.log(low), math.log(high)
+    for _ in range(_BISECTION_STEPS):
+        mid = (lo + hi) / 2
+        if meets(math.exp(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return _round_up(math.exp(hi))
+
+
+def default_epsilon(
+    *,
+    suggested: float | None,
+    contributions: int,
+    mechanism: str,
+    delta: float | None,
+    before: Sequence[accounting.Event],
+    budget_delta: float,
+    budget_epsilon: float,
+    spent: float,
+) -> tuple[float | None, str]:
+    """(ε to propose, why): ``"target"`` — the suggested ε fits the remaining budget;
+    ``"half_remaining"`` — it does not (or no ε meets the target), so half of what is left;
+    ``"exhausted"`` — nothing is left (None)."""
+    remaining = budget_epsilon - spent
+    if remaining <= budget_epsilon * accounting.BUDGET_RELATIVE_SLACK:
+        return None, "exhausted"
+    if suggested is not None:
+        if mechanism == "laplace":
+            eps_each = math.nextafter(suggested / contributions, math.inf)
+            event = {"type": "laplace", "epsilon_each": eps_each, "count": contributions}
+        else:
+            assert delta is not None
+            unit, _ = unit_noise(
+                mechanism=mechanism, parameter=suggested, delta=delta, contributions=contributions
+            )
+            event = {"type": "zcdp", "rho": float(Fraction(contributions) / (2 * unit))}
+        after = accounting.epsilon_spent([*before, *ledger_event_objects(event)], budget_delta)
+        if after.epsilon <= budget_epsilon * (1 + accounting.BUDGET_RELATIVE_SLACK):
+            return suggested, "target"
+    half = remaining / 2
+    # Two significant digits, rounded *down* so that the proposal never exceeds the half.
+    scale = 10 ** (math.floor(math.log10(half)) - 1)
+    proposal = float(f"{math.floor(half / scale + 1e-9) * scale:.2g}")
+    return max(proposal, PARAMETER_RANGES["epsilon"][0]), "half_remaining"

@@ -1,0 +1,79 @@
+"""Every CSS class the researcher templates and scripts use is defined in static/css/site.css.
+
+Undefined classes (.hint, .error, .budget, .params, .plain-list…) silently fell back to browser
+defaults: errors as plain text, an 80 px budget meter, a 1120 px ε box. This test parses the
+templates and scripts for class names and fails when site.css has no rule for one.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CSS = ROOT / "static" / "css" / "site.css"
+# The researcher pages and their scripts. templates/surveys/invitations.html belongs to the
+# invitations work (another branch) and is left to it.
+TEMPLATES = [
+    ROOT / "templates" / "surveys" / name
+    for name in (
+        "list.html",
+        "detail.html",
+        "builder.html",
+        "_estimates_table.html",
+        "_crosstab.html",
+    )
+] + [ROOT / "templates" / "privacy" / "_releases.html"]
+SCRIPTS = [ROOT / "static" / "js" / name for name in ("releases.js", "builder.js", "dashboard.js")]
+# Classes set from data (status-open/-draft/-closed, status-pending/-running/-done/-failed).
+DYNAMIC_PREFIXES = ("status-",)
+
+
+def defined_classes() -> set[str]:
+    text = re.sub(r"/\*.*?\*/", "", CSS.read_text(), flags=re.S)
+    return set(re.findall(r"\.(-?[A-Za-z_][\w-]*)", text))
+
+
+def template_classes(path: Path) -> set[str]:
+    found: set[str] = set()
+    for value in re.findall(r'class="([^"]*)"', path.read_text()):
+        value = re.sub(r"\{%.*?%\}|\{\{.*?\}\}", " ", value)  # template tags inside the value
+        found.update(c for c in value.split() if not c.endswith("-"))
+    return found
+
+
+def script_classes(path: Path) -> set[str]:
+    text = path.read_text()
+    found: set[str] = set()
+    patterns = [
+        r'el\([^()]*?,\s*"([\w -]+)"\)',  # el(tag, text, "cls") in releases.js
+        r'className\s*=\s*"([\w -]+)"',
+        r'classList\.(?:add|toggle|remove)\("([\w-]+)"',
+        r'\? "([\w-]+)" : ""',  # q.useful ? "" : "too-noisy" style ternaries
+        r': "([\w-]+)"\)',
+    ]
+    for pattern in patterns:
+        for value in re.findall(pattern, text):
+            found.update(value.split())
+    return found
+
+
+def test_the_scanner_finds_known_classes():
+    # Guards the regular expressions: they must see classes we know are used.
+    assert {"hint", "budget", "params", "preview"} <= template_classes(TEMPLATES[-1])
+    assert {"plain-list", "notice", "warn", "table-wrap", "too-noisy"} <= script_classes(SCRIPTS[0])
+    assert "plain-list" in template_classes(TEMPLATES[2])
+
+
+def test_every_researcher_class_is_defined_in_site_css():
+    defined = defined_classes()
+    used: dict[str, set[str]] = {}
+    for path in TEMPLATES:
+        used[path.name] = template_classes(path)
+    for path in SCRIPTS:
+        used[path.name] = script_classes(path)
+    missing = {
+        name: sorted(c for c in classes if c not in defined and not c.startswith(DYNAMIC_PREFIXES))
+        for name, classes in used.items()
+    }
+    assert not any(missing.values()), {k: v for k, v in missing.items() if v}
