@@ -397,6 +397,9 @@ def test_invitations_are_shown_once(client, alice):
     assert html.count('href="http://testserver/s/') == 3
     assert html.count("#t=") == 6  # each link's href and its visible text
     assert survey.invitations.count() == 3
-    bad = client.post(reverse("survey-invitations", args=[survey.slug]), {"count": 0}, follow=True)
-    assert bad.status_code == 200
+    bad = client.post(reverse("survey-invitations", args=[survey.slug]), {"count": 0})
+    # A bad count re-renders the page with the error at the field (it used to redirect).
+    assert bad.status_code == 400
+    assert "A whole number from 1 to 10000." in bad.content.decode()
+    assert 'aria-invalid="true"' in bad.content.decode()
     assert survey.invitations.count() == 3
