@@ -27,11 +27,12 @@ from surveys import services
 from surveys.models import Question, Survey
 from tests.conftest import require_service
 from tests.surveys.conftest import new_id
-from tests.surveys.readme_snippets import readme_block
+from tests.surveys.readme_snippets import README, readme_block
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SECTION = "Exporting reports to pandas and R"
+README_DIR = README.parent
 
 # Everything that broke or could break a CSV reader or a spreadsheet.
 HOSTILE = [
@@ -301,3 +302,10 @@ def test_readme_r_reads_every_hostile_value_exactly(live_server, researcher, tmp
 
     assert got == Counter({tuple(map(r_view, row)): n for row, n in expected.items()})
     assert any("\r" in option for option in HOSTILE)  # the caveat is really exercised
+
+
+def test_docs_show_the_same_read_commands_as_the_readme():
+    """docs/exports.md repeats the README's pandas and R lines; both stay the tested ones."""
+    docs = (README_DIR / "docs" / "exports.md").read_text(encoding="utf-8")
+    for language in ("python", "r"):
+        assert f"```{language}\n{readme_block(SECTION, language)}```" in docs, language
