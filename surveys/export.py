@@ -1,27 +1,23 @@
-"""Shuffled export of the reports, with the design parameters, for R and pandas.
+"""Shuffled export of the reports for R, pandas and Stata, with the design metadata beside it.
 
 One row per submission, one column per question; ``yes_no`` as 1/0 (the *reported* answer),
-``choice``/``category`` as the option string, ``number`` as a number, empty when skipped. No
+``choice``/``category`` as the option text, ``number`` as a number, empty when skipped. No
 submission id, no date, no randomizer: nothing that links a row to a time or a request. Rows come
 in random order (``ORDER BY random()``, in the database), so row order carries no arrival-time
 information either.
 
-The CSV starts with ``#`` comment lines giving every randomized question's design::
+The CSV is plain: a header row of question keys, then the rows — no comment lines, so no reader
+needs a comment character (a ``#`` inside an option used to cut the cell short). Cells follow
+:mod:`surveys.csv_cells`: every text cell is ``'`` + the exact text (formula-safe in a
+spreadsheet, never mistaken for a number or a missing value), so reading back is exact::
 
-    # question=q1 kind=yes_no design=forced_response p_truth=0.5 p_yes=0.25 p_no=0.25 c=0.5 …
+    d = pd.read_csv(url, storage_options={"Authorization": f"Token {token}"})
+    text = d.select_dtypes(exclude="number").columns
+    d[text] = d[text].apply(lambda column: column.str[1:])
 
-Read it with pandas::
-
-    pd.read_csv(url, comment="#")          # (with an Authorization: Token header; storage_options)
-
-and analyse a forced-response column with R's ``rr`` package::
-
-    d <- read.csv(url, comment.char = "#")
-    rrreg(q1 ~ 1, data = d, p = 0.5, p0 = 0.25, p1 = 0.25, design = "forced-known")
-
-(``p`` = p_truth, ``p0`` = p_no, ``p1`` = p_yes; for Warner ``design = "mirrored"`` with ``p``;
-for the unrelated question ``design = "unrelated-known"`` with ``p`` and
-``q`` = innocuous_prevalence.)
+Each question's design (``p_truth``, ``p_yes``, ``p_no`` or ``p``, ``c``, ``d``, ε, a ready-made
+``rrreg`` call for R's ``rr`` package) is served separately as JSON by :func:`export_metadata`
+(``GET …/responses/export/metadata/``) and inside the JSON export.
 
 Rows are streamed from a server-side cursor in chunks, so exports of 10⁶ submissions run in
 constant memory.
@@ -29,13 +25,12 @@ constant memory.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from surveys import designs
+from surveys import csv_cells, designs
 from surveys.models import Question, Submission, Survey
 
 CHUNK = 2000
@@ -57,51 +52,27 @@ def export_designs(survey: Survey) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _r_name(key: str) -> str:
+    """The key as an R formula term: backquoted unless it is a syntactic name (``007``, ``a-b``)."""
+    return key if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key) else f"`{key}`"
+
+
 def _rr_hint(key: str, design: dict[str, Any]) -> str | None:
-    name = design.get("name")
+    """A ready-made ``rr::rrreg`` call for the column (data frame ``reports``, as in the docs)."""
+    name, term = design.get("name"), _r_name(key)
     if name == "forced_response":
         return (
-            f"rrreg({key} ~ 1, data = d, p = {design['p_truth']!r}, p0 = {design['p_no']!r}, "
-            f'p1 = {design["p_yes"]!r}, design = "forced-known")'
+            f"rrreg({term} ~ 1, data = reports, p = {design['p_truth']!r}, "
+            f'p0 = {design["p_no"]!r}, p1 = {design["p_yes"]!r}, design = "forced-known")'
         )
     if name == "warner":
-        return f'rrreg({key} ~ 1, data = d, p = {design["p"]!r}, design = "mirrored")'
+        return f'rrreg({term} ~ 1, data = reports, p = {design["p"]!r}, design = "mirrored")'
     if name == "unrelated_question":
         return (
-            f"rrreg({key} ~ 1, data = d, p = {design['p']!r}, "
+            f"rrreg({term} ~ 1, data = reports, p = {design['p']!r}, "
             f'q = {design["innocuous_prevalence"]!r}, design = "unrelated-known")'
         )
     return None
-
-
-def _clean_comment(text: str) -> str:
-    return " ".join(str(text).split())
-
-
-def csv_header_lines(survey: Survey) -> list[str]:
-    """The ``#`` comment lines: what the columns mean and every design's parameters."""
-    lines = [
-        f"# deniable export survey={survey.slug} title={_clean_comment(survey.title)}",
-        "# One row per respondent, rows shuffled. Randomized columns hold the REPORTED answer "
-        "(yes_no: 1/0), never the truth.",
-        "# Debias: for yes_no, P(report yes) = c*pi + d, so pi_hat = (mean - d) / c.",
-        '# pandas: pd.read_csv(path, comment="#")   R: read.csv(path, comment.char = "#")',
-    ]
-    for key, entry in export_designs(survey).items():
-        parts = [f"question={key}", f"kind={entry['kind']}"]
-        design = entry.get("design")
-        if design:
-            parts.append(f"design={design['name']}")
-            parts += [f"{k}={v!r}" for k, v in design.items() if k != "name"]
-        if "options" in entry:
-            parts.append("options=" + "|".join(entry["options"]))
-        if "min" in entry:
-            parts += [f"min={entry['min']!r}", f"max={entry['max']!r}"]
-        lines.append("# " + " ".join(_clean_comment(p) for p in parts))
-        hint = _rr_hint(key, design) if design else None
-        if hint:
-            lines.append(f"# R rr: {hint}")
-    return lines
 
 
 def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
@@ -122,29 +93,54 @@ def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
         yield row
 
 
+COLUMN_TYPES = {
+    Question.Kind.YES_NO: "integer",
+    Question.Kind.CHOICE: "text",
+    Question.Kind.CATEGORY: "text",
+    Question.Kind.NUMBER: "number",
+}
+
+
+def _cell(kind: str, value: Any) -> Any:
+    if COLUMN_TYPES.get(kind) == "text":
+        return csv_cells.text_cell(value)
+    return csv_cells.number_cell(value)
+
+
 def export_csv(survey: Survey) -> Iterator[str]:
-    """CSV text in pieces: the comment header, the column header, then shuffled rows."""
-    keys = [q.key for q in survey.questions.all()]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    """CSV text in pieces: the header row (question keys), then the shuffled rows."""
+    questions = [(q.key, q.kind) for q in survey.questions.all()]
+    rows = ([_cell(kind, row[key]) for key, kind in questions] for row in _shuffled_rows(survey))
+    yield from csv_cells.csv_chunks([key for key, _ in questions], rows)
 
-    def flush() -> str:
-        text = buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate(0)
-        return text
 
-    yield "\n".join(csv_header_lines(survey)) + "\n"
-    writer.writerow(keys)
-    yield flush()
-    pending = 0
-    for row in _shuffled_rows(survey):
-        writer.writerow(["" if row[k] is None else row[k] for k in keys])
-        pending += 1
-        if pending >= 500:
-            yield flush()
-            pending = 0
-    yield flush()
+def export_metadata(survey: Survey) -> dict[str, Any]:
+    """What the CSV's columns mean, every design's parameters and how the cells are written."""
+    columns = []
+    for key, entry in export_designs(survey).items():
+        column = {"key": key, "type": COLUMN_TYPES[entry["kind"]], **entry}
+        hint = _rr_hint(key, entry["design"]) if "design" in entry else None
+        if hint:
+            column["rrreg"] = hint
+        columns.append(column)
+    return {
+        "survey": survey.slug,
+        "title": survey.title,
+        "respondents": Submission.objects.filter(survey=survey).count(),
+        "rows": "One per respondent, shuffled; randomized columns hold the REPORTED answer.",
+        "csv": {
+            "encoding": "utf-8",
+            "line_terminator": "\r\n",
+            "text_prefix": csv_cells.TEXT_PREFIX,
+            "missing": csv_cells.MISSING,
+            "rule": (
+                "Every text cell is written as ' followed by the exact text (drop the first "
+                "character to read it); numbers are bare; an empty cell is a missing answer."
+            ),
+        },
+        "debias": "yes_no: P(report yes) = c*pi + d, so pi_hat = (mean - d) / c.",
+        "columns": columns,
+    }
 
 
 def export_json(survey: Survey) -> Iterator[str]:

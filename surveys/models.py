@@ -5,7 +5,8 @@ What is stored is deliberately thin (DESIGN.md §3):
 * a ``Submission`` holds the *randomized* answers the respondent's device reported — never the
   truth — with a client-generated random UUID key, the randomizer used, and the *date* only: no
   IP address, no user agent, no time of day;
-* an ``Invitation`` is an HMAC digest and a used flag, in a table with no link to submissions;
+* an ``Invitation`` is an HMAC digest, a used flag and a revoked flag, in a table with no link to
+  submissions;
 * ``Tally`` rows are counter vectors maintained in the submission's own statement, so estimates
   never scan submissions. They are sharded so concurrent submissions rarely wait on the same
   row lock.
@@ -154,9 +155,16 @@ class Tally(models.Model):
 
 
 class Invitation(models.Model):
-    """A one-time invitation: only the HMAC digest of the token is kept, and no link to answers."""
+    """A one-time invitation: only the HMAC digest of the token is kept, and no link to answers.
+
+    ``used`` means the token can no longer be redeemed; ``revoked`` tells why: withdrawn by the
+    researcher before anyone used it (revoking sets both), rather than spent by a submission.
+    Setting ``used`` on revocation keeps every redemption path that asks for ``used=False``
+    correct without knowing about revocation (see ``surveys.services.invitations``).
+    """
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
     digest = models.CharField(max_length=64, unique=True)
     used = models.BooleanField(default=False)
+    revoked = models.BooleanField(default=False)
     created_on = models.DateField(default=timezone.localdate)

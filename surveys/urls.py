@@ -34,4 +34,9 @@ urlpatterns = [
         name="survey-close",
     ),
     path("surveys/<slug:slug>/invitations/", views.survey_invitations, name="survey-invitations"),
+    path(
+        "surveys/<slug:slug>/invitations/revoke/",
+        views.survey_invitations_revoke,
+        name="survey-invitations-revoke",
+    ),
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 from urllib.parse import urlencode
+from urllib.parse import quote
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -33,7 +34,11 @@ from surveys.selectors import (
     survey_list_for_owner,
 )
 from surveys.services import (
+    MAX_INVITATIONS,
+    invitation_counts,
+    invitation_links_csv,
     invitations_create,
+    invitations_revoke,
     submission_create,
     survey_close,
     survey_open,
@@ -560,26 +565,75 @@ def survey_transition(request: HttpRequest, slug: str, action: str) -> HttpRespo
     return redirect("survey-detail", slug=survey.slug)
 
 
+def _invitations_page(
+    request: HttpRequest,
+    survey: Survey,
+    *,
+    links: list[str] | None = None,
+    count_error: str = "",
+    count_value: str = "10",
+    status: int = 200,
+) -> HttpResponse:
+    counts = invitation_counts(survey=survey)
+    context = {
+        "survey": survey,
+        "counts": counts,
+        "can_create": survey.access == Survey.Access.INVITE
+        and survey.status != Survey.Status.CLOSED,
+        "max_count": MAX_INVITATIONS,
+        "links": links or [],
+        # The links exist only in this response (digests are stored), so the CSV download is
+        # built into the page as a data: URL rather than served by a later request.
+        "links_csv_url": "data:text/csv;charset=utf-8," + quote(invitation_links_csv(links))
+        if links
+        else "",
+        "count_error": count_error,
+        "count_value": count_value,
+    }
+    response = render(request, "surveys/invitations.html", context, status=status)
+    response["Cache-Control"] = "no-store"  # the links are secrets, shown once
+    return response
+
+
 @never_cache
 @login_required
-@require_http_methods(["POST"])
+@require_http_methods(["GET", "POST"])
 def survey_invitations(request: HttpRequest, slug: str) -> HttpResponse:
-    """Create invitation tokens and show them once (they are stored only as HMAC digests)."""
+    """Invitation counts (GET); create tokens and show them once (POST) — they are stored only
+    as HMAC digests, so this response is the only place the links ever appear."""
     survey = _owned_or_404(request, slug)
+    if request.method == "GET":
+        return _invitations_page(request, survey)
+    raw = request.POST.get("count", "").strip()
     try:
-        count = int(request.POST.get("count", ""))
+        count: Any = int(raw)
     except ValueError:
-        count = 0
+        count = raw  # the service words the error
     try:
         tokens = invitations_create(survey=survey, count=count)
     except InvalidInput as exc:
-        messages.error(request, " ".join(m for ms in exc.errors.values() for m in ms))
-        return redirect("survey-detail", slug=survey.slug)
+        message = " ".join(m for ms in exc.errors.values() for m in ms)
+        return _invitations_page(request, survey, count_error=message, count_value=raw, status=400)
     except Conflict as exc:
         messages.error(request, exc.detail)
-        return redirect("survey-detail", slug=survey.slug)
+        return _invitations_page(request, survey, status=409)
     base = request.build_absolute_uri(reverse("respond", args=[survey.slug]))
-    links = [{"token": t, "url": f"{base}#t={t}"} for t in tokens]
-    response = render(request, "surveys/invitations.html", {"survey": survey, "links": links})
-    response["Cache-Control"] = "no-store"
-    return response
+    links = [f"{base}#t={t}" for t in tokens]
+    return _invitations_page(request, survey, links=links)
+
+
+@login_required
+@require_POST
+def survey_invitations_revoke(request: HttpRequest, slug: str) -> HttpResponse:
+    """Revoke every unused invitation, after an explicit confirmation checkbox."""
+    survey = _owned_or_404(request, slug)
+    if request.POST.get("confirm") != "yes":
+        messages.error(request, "Tick the box to confirm: revoked links cannot be restored.")
+        return redirect("survey-invitations", slug=survey.slug)
+    revoked = invitations_revoke(survey=survey)
+    messages.success(
+        request,
+        f"Revoked {revoked} unused invitation link{'s' if revoked != 1 else ''}: "
+        "they no longer work. Answers already given are kept.",
+    )
+    return redirect("survey-invitations", slug=survey.slug)

@@ -186,12 +186,33 @@ class SurveyOutSerializer(serializers.Serializer):
 
 class InvitationRequestSerializer(serializers.Serializer):
     count = serializers.IntegerField(min_value=1, max_value=10_000)
+    format = serializers.ChoiceField(
+        choices=["json", "csv"],
+        default="json",
+        help_text="csv: a download (<slug>-invitations.csv) with one respondent link per line.",
+    )
 
 
 class InvitationResponseSerializer(serializers.Serializer):
     tokens = serializers.ListField(
         child=serializers.CharField(), help_text="Shown once: only HMAC digests are stored."
     )
+    links = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The respondent links, …/s/<slug>/#t=<token> (the token stays out of logs).",
+    )
+
+
+class InvitationCountsSerializer(serializers.Serializer):
+    issued = serializers.IntegerField(help_text="Every token ever created for the survey.")
+    used = serializers.IntegerField(help_text="Spent by a submission.")
+    revoked = serializers.IntegerField(help_text="Withdrawn before use.")
+    remaining = serializers.IntegerField(help_text="issued - used - revoked: links that work.")
+
+
+class InvitationRevokeSerializer(serializers.Serializer):
+    revoked = serializers.IntegerField(help_text="How many unused tokens this call revoked.")
+    counts = InvitationCountsSerializer()
 
 
 # --- Responses (respondents) --------------------------------------------------------------------
@@ -274,6 +295,36 @@ class ExportSerializer(serializers.Serializer):
     survey = serializers.CharField()
     designs = serializers.DictField(child=serializers.JSONField())
     rows = serializers.ListField(child=serializers.DictField(child=serializers.JSONField()))
+
+
+class ExportCSVFormatSerializer(serializers.Serializer):
+    encoding = serializers.CharField()
+    line_terminator = serializers.CharField()
+    text_prefix = serializers.CharField(help_text="Every text cell starts with it; drop it.")
+    missing = serializers.CharField(allow_blank=True, help_text="An empty cell: not answered.")
+    rule = serializers.CharField()
+
+
+class ExportColumnSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Question.Kind.choices)
+    type = serializers.ChoiceField(choices=["integer", "number", "text"])
+    text = serializers.CharField()
+    options = serializers.ListField(child=serializers.CharField(), required=False)
+    min = serializers.FloatField(required=False, allow_null=True)
+    max = serializers.FloatField(required=False, allow_null=True)
+    design = serializers.DictField(child=serializers.JSONField(), required=False)
+    rrreg = serializers.CharField(required=False, help_text="R's rr package, for yes_no designs.")
+
+
+class ExportMetadataSerializer(serializers.Serializer):
+    survey = serializers.CharField()
+    title = serializers.CharField()
+    respondents = serializers.IntegerField()
+    rows = serializers.CharField()
+    csv = ExportCSVFormatSerializer()
+    debias = serializers.CharField()
+    columns = ExportColumnSerializer(many=True)
 
 
 # --- Design preview -----------------------------------------------------------------------------

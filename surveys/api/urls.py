@@ -24,6 +24,11 @@ urlpatterns = [
         name="api-survey-invitations-check",
     ),
     path(
+        "surveys/<slug:slug>/invitations/revoke/",
+        views.InvitationRevokeView.as_view(),
+        name="api-survey-invitations-revoke",
+    ),
+    path(
         "surveys/<slug:slug>/responses/",
         views.ResponseCreateView.as_view(),
         name="api-survey-responses",
@@ -32,6 +37,11 @@ urlpatterns = [
         "surveys/<slug:slug>/responses/export/",
         views.ExportView.as_view(),
         name="api-survey-export",
+    ),
+    path(
+        "surveys/<slug:slug>/responses/export/metadata/",
+        views.ExportMetadataView.as_view(),
+        name="api-survey-export-metadata",
     ),
     path(
         "surveys/<slug:slug>/estimates/",

@@ -7,10 +7,8 @@ The respondent endpoint has no authentication at all (no session → no CSRF, no
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from django.contrib.auth import authenticate
@@ -18,6 +16,7 @@ from django.contrib.auth.signals import user_logged_in
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.request import RawPostDataException
 from django.utils.text import slugify
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -31,7 +30,7 @@ from rest_framework.views import APIView
 from deniable.api import CSVRenderer, json_object_body
 from deniable.errors import DomainError, InvalidInput
 from privacy import rr
-from surveys import designs, export, selectors, services
+from surveys import csv_cells, designs, export, selectors, services
 from surveys.api import serializers as s
 from surveys.ratelimit import submission_rate_check
 from surveys.services.invitation_check import invitation_check
@@ -189,24 +188,88 @@ class SurveyCloseView(APIView):
         return Response(_survey_out(_reload(request, slug), request))
 
 
+INVITATION_FORMATS = ("json", "csv")
+
+
+def _invitation_request(data: Mapping[str, Any]) -> tuple[Any, str]:
+    """``count`` (checked by the service) and ``format``; a bad format is a 400 naming it."""
+    fmt = data.get("format", "json")
+    if fmt not in INVITATION_FORMATS:
+        errors = {"format": ["One of: json, csv."]}
+        try:
+            services.validate_invitation_count(data.get("count"))
+        except InvalidInput as exc:
+            errors.update(exc.errors)
+        raise InvalidInput(errors)
+    return data.get("count"), fmt
+
+
+def _invitation_links(request: Request, survey: Any, tokens: list[str]) -> list[str]:
+    # The token goes after "#": browsers never send the fragment, so it stays out of logs.
+    base = request.build_absolute_uri(reverse("respond", args=[survey.slug]))
+    return [f"{base}#t={token}" for token in tokens]
+
+
 class InvitationCreateView(APIView):
+    """Invitation counts (GET) and new one-time tokens (POST)."""
+
+    @extend_schema(
+        parameters=[SLUG],
+        responses={200: s.InvitationCountsSerializer, 404: ERROR_404},
+        tags=["surveys"],
+        description="How many tokens were issued, used, revoked, and how many still work.",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        counts = services.invitation_counts(survey=_reload(request, slug))
+        return Response(counts.as_dict())
+
     @extend_schema(
         parameters=[SLUG],
         request=s.InvitationRequestSerializer,
         responses={
-            201: s.InvitationResponseSerializer,
+            (201, "application/json"): s.InvitationResponseSerializer,
+            (201, "text/csv"): OpenApiTypes.STR,
             400: ERRORS_400,
             404: ERROR_404,
             409: ERROR_409,
         },
         tags=["surveys"],
-        description="Invite-only surveys: one-time tokens, returned once (only digests are kept).",
+        description=(
+            "Invite-only surveys: one-time tokens, returned once (only digests are kept). With"
+            ' "format": "csv" the answer is a download, <slug>-invitations.csv, one link per line.'
+        ),
+    )
+    def post(self, request: Request, slug: str) -> Response | HttpResponse:
+        survey = _reload(request, slug)
+        count, fmt = _invitation_request(json_object_body(request))
+        tokens = services.invitations_create(survey=survey, count=count)
+        links = _invitation_links(request, survey, tokens)
+        if fmt == "csv":
+            response = HttpResponse(
+                services.invitation_links_csv(links),
+                status=201,
+                content_type="text/csv; charset=utf-8",
+            )
+            response["Content-Disposition"] = f'attachment; filename="{slug}-invitations.csv"'
+            response["Cache-Control"] = "no-store"
+            return response
+        return Response({"tokens": tokens, "links": links}, status=201)
+
+
+class InvitationRevokeView(APIView):
+    @extend_schema(
+        parameters=[SLUG],
+        request=None,
+        responses={200: s.InvitationRevokeSerializer, 400: ERRORS_400, 404: ERROR_404},
+        tags=["surveys"],
+        description="Revokes every unused token of the survey; used ones stay counted as used.",
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = _reload(request, slug)
-        count = json_object_body(request).get("count")
-        tokens = services.invitations_create(survey=survey, count=count)
-        return Response({"tokens": tokens}, status=201)
+        json_object_body(request)  # no fields, but a list or a scalar is still a 400
+        revoked = services.invitations_revoke(survey=survey)
+        counts = services.invitation_counts(survey=survey)
+        return Response({"revoked": revoked, "counts": counts.as_dict()})
 
 
 # --- Responses ----------------------------------------------------------------------------------
@@ -302,6 +365,10 @@ ESTIMATE_COLUMNS = [
     "reported_rate", "count", "share", "mean", "estimate", "estimate_unclipped", "std_error",
     "ci_low", "ci_high",
 ]  # fmt: skip
+# Written as text cells (csv_cells: "'" + the exact text); every other column is a number.
+ESTIMATE_TEXT_COLUMNS = frozenset(
+    {"survey", "group_by", "group", "key", "kind", "option", "design"}
+)
 
 
 def _design_cell(design: dict[str, Any] | None) -> str:
@@ -310,11 +377,16 @@ def _design_cell(design: dict[str, Any] | None) -> str:
     return " ".join(f"{k}={v}" for k, v in design.items())
 
 
-def estimates_csv(body: dict[str, Any]) -> str:
+def _estimate_cell(column: str, value: Any) -> Any:
+    if value is None or value == "":
+        return csv_cells.MISSING
+    if column in ESTIMATE_TEXT_COLUMNS:
+        return csv_cells.text_cell(str(value))
+    return csv_cells.number_cell(value)
+
+
+def _estimate_rows(body: dict[str, Any]) -> Iterator[list[Any]]:
     """One row per question (choice/category: per option), per group with ``group_by``."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=ESTIMATE_COLUMNS, lineterminator="\n")
-    writer.writeheader()
     blocks = [("", body["respondents"], body["questions"])]
     blocks += [(g["group"], g["respondents"], g["questions"]) for g in body.get("groups", [])]
     for group, respondents, questions in blocks:
@@ -338,10 +410,12 @@ def estimates_csv(body: dict[str, Any]) -> str:
             )
             for row in rows:
                 row.update({k: base[k] for k in ("design", "group")})
-                writer.writerow(
-                    {k: "" if row.get(k) is None else row.get(k) for k in ESTIMATE_COLUMNS}
-                )
-    return buffer.getvalue()
+                yield [_estimate_cell(k, row.get(k)) for k in ESTIMATE_COLUMNS]
+
+
+def estimates_csv(body: dict[str, Any]) -> str:
+    """The estimates as CSV, cells written as every Deniable CSV writes them (csv_cells)."""
+    return "".join(csv_cells.csv_chunks(ESTIMATE_COLUMNS, _estimate_rows(body)))
 
 
 def wants_download(request: Request) -> bool:
@@ -410,7 +484,9 @@ class ExportView(FormatMixin, APIView):
         tags=["estimates"],
         description=(
             "Reports (never true answers), one row per respondent, SHUFFLED, without ids or dates."
-            ' The CSV starts with "#" lines giving each design: pd.read_csv(url, comment="#").'
+            " CSV: a header row of question keys, then the rows; every text cell is ' followed by"
+            " the exact text (drop the first character to read it), numbers are bare, empty is"
+            " missing (docs/exports.md). The designs are at responses/export/metadata/."
         ),
     )
     def get(self, request: Request, slug: str) -> StreamingHttpResponse:
@@ -427,6 +503,20 @@ class ExportView(FormatMixin, APIView):
             response["Content-Disposition"] = f'attachment; filename="{slug}-reports.csv"'
         response["Cache-Control"] = "no-store"
         return response
+
+
+class ExportMetadataView(APIView):
+    @extend_schema(
+        parameters=[SLUG],
+        responses={200: s.ExportMetadataSerializer, 404: ERROR_404},
+        tags=["estimates"],
+        description=(
+            "What the export's columns mean: per question its kind, text, options or bounds, the"
+            " full design (with c, d and ε) and a ready-made rrreg call; how CSV cells are written."
+        ),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(export.export_metadata(_reload(request, slug)))
 
 
 # --- Design preview -----------------------------------------------------------------------------

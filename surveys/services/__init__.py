@@ -18,7 +18,16 @@ Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
 :mod:`~surveys.services.submission_storage` (the SQL) and :mod:`~surveys.services.validation`.
 """
 
-from surveys.services.invitations import MAX_INVITATIONS, invitation_digest, invitations_create
+from surveys.services.invitations import (
+    MAX_INVITATIONS,
+    InvitationCounts,
+    invitation_counts,
+    invitation_digest,
+    invitation_links_csv,
+    invitations_create,
+    invitations_revoke,
+    validate_invitation_count,
+)
 from surveys.services.submissions import SubmissionOutcome, submission_create
 from surveys.services.surveys import (
     KEY_RE,
@@ -43,12 +52,17 @@ __all__ = [
     "MIN_OPTIONS",
     "TITLE_MAX",
     "Errors",
+    "InvitationCounts",
     "SubmissionOutcome",
+    "invitation_counts",
     "invitation_digest",
+    "invitation_links_csv",
     "invitations_create",
+    "invitations_revoke",
     "submission_create",
     "survey_close",
     "survey_create",
     "survey_open",
     "survey_update",
+    "validate_invitation_count",
 ]

@@ -3,7 +3,16 @@
 Invitation tokens are stored only as HMAC-SHA256 digests (:func:`invitation_digest`) and a
 submission consumes its token with one conditional ``UPDATE``
 (:mod:`surveys.services.submission_storage`), so a token is accepted exactly once even under
-concurrent posts.
+concurrent posts. The table has no link to submissions, and nothing here adds one: the counts
+are aggregates over the survey's invitations.
+
+Counts (``GET …/invitations/``): ``issued`` every token ever created for the survey; ``used``
+spent by a submission; ``revoked`` withdrawn unused by the researcher; ``remaining`` =
+issued − used − revoked, the links that still work.
+
+Revoking is one conditional ``UPDATE`` of the unused rows, setting ``used`` and ``revoked``
+together: it serializes with a concurrent submission on the row, so a token is either spent or
+revoked, never both, and every path that redeems only ``used=False`` rows refuses it.
 """
 
 from __future__ import annotations
@@ -11,14 +20,30 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from dataclasses import asdict, dataclass
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, Q
 
 from deniable.errors import Conflict, InvalidInput
 from surveys.models import Invitation, Survey
 
 MAX_INVITATIONS = 10_000
+
+
+@dataclass(frozen=True)
+class InvitationCounts:
+    issued: int
+    used: int
+    revoked: int
+
+    @property
+    def remaining(self) -> int:
+        return self.issued - self.used - self.revoked
+
+    def as_dict(self) -> dict[str, int]:
+        return {**asdict(self), "remaining": self.remaining}
 
 
 def invitation_digest(token: str) -> str:
@@ -27,10 +52,16 @@ def invitation_digest(token: str) -> str:
     return hmac.new(key, token.encode(), hashlib.sha256).hexdigest()
 
 
-def invitations_create(*, survey: Survey, count: int) -> list[str]:
-    """Create ``count`` one-time tokens for an invite-only survey; the tokens are returned once."""
+def validate_invitation_count(count: object) -> int:
+    """``count`` must be a JSON whole number from 1 to ``MAX_INVITATIONS`` (400 naming it)."""
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_INVITATIONS:
         raise InvalidInput.single("count", f"A whole number from 1 to {MAX_INVITATIONS}.")
+    return count
+
+
+def invitations_create(*, survey: Survey, count: int) -> list[str]:
+    """Create ``count`` one-time tokens for an invite-only survey; the tokens are returned once."""
+    validate_invitation_count(count)
     if survey.access != Survey.Access.INVITE:
         raise Conflict(
             "This survey is open to anyone with the link; set access to 'invite' to use "
@@ -46,3 +77,31 @@ def invitations_create(*, survey: Survey, count: int) -> list[str]:
             batch_size=1000,
         )
     return tokens
+
+
+def invitation_counts(*, survey: Survey) -> InvitationCounts:
+    """Issued, used and revoked tokens of a survey, in one aggregate query."""
+    counts = Invitation.objects.filter(survey=survey).aggregate(
+        issued=Count("pk"),
+        used=Count("pk", filter=Q(used=True, revoked=False)),
+        revoked=Count("pk", filter=Q(revoked=True)),
+    )
+    return InvitationCounts(**counts)
+
+
+def invitations_revoke(*, survey: Survey) -> int:
+    """Revoke every unused token of the survey; returns how many were revoked."""
+    with transaction.atomic():
+        return Invitation.objects.filter(survey=survey, used=False).update(used=True, revoked=True)
+
+
+def invitation_links_csv(links: list[str]) -> str:
+    """The links as a CSV file of one column and no header: one link per line.
+
+    A link starts with ``http`` and holds no comma, quote or line break, so it needs neither
+    quoting nor the text prefix of the other exports (it cannot be read as a formula).
+    """
+    for link in links:
+        if not link.startswith(("http://", "https://")) or any(c in link for c in ',"\r\n'):
+            raise ValueError(f"not a plain link: {link!r}")
+    return "".join(f"{link}\n" for link in links)

@@ -187,9 +187,20 @@ def submission_store(
                 used=True
             )
             if used != 1:
-                if Invitation.objects.filter(survey=survey, digest=digest).exists():
-                    raise Conflict("This invitation has already been used.", code="token_used")
-                raise InvalidInput.single("token", "Unknown invitation token.")
+                revoked = (
+                    Invitation.objects.filter(survey=survey, digest=digest)
+                    .values_list("revoked", flat=True)
+                    .first()
+                )
+                if revoked is None:
+                    raise InvalidInput.single("token", "Unknown invitation token.")
+                if revoked:
+                    raise Conflict(
+                        "This invitation was withdrawn by the researcher, so it can no longer "
+                        "be used.",
+                        code="token_revoked",
+                    )
+                raise Conflict("This invitation has already been used.", code="token_used")
         _tallies_upsert(increment)
     return True
 

@@ -122,11 +122,23 @@ PAGES = [
             "alice",
         ),
     ),
+    PageCase(
+        "invitations counts",
+        "survey-invitations",
+        _get(lambda w: reverse("survey-invitations", args=[w.invite.slug]), "alice"),
+    ),
     PageCase("api docs", "api-docs", _get(lambda w: reverse("api-docs")), third_party_ui=True),
 ]
 
 # Routes that never render an HTML page of their own: POST-then-redirect actions, JSON.
-NOT_PAGES = {"logout", "survey-open", "survey-close", "healthz", "api-schema"}
+NOT_PAGES = {
+    "logout",
+    "survey-open",
+    "survey-close",
+    "survey-invitations-revoke",
+    "healthz",
+    "api-schema",
+}
 
 
 def test_every_page_route_has_a_case():

@@ -44,6 +44,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "api-survey": {"title": "hijacked"},
     "api-survey-invitations": {"count": 1},
     "survey-invitations": {"count": 1},
+    "survey-invitations-revoke": {"confirm": "yes"},
     "privacy-survey-releases": {"mechanism": "laplace", "epsilon": 0.1},
     "privacy-release-preview": {"mechanism": "laplace", "epsilon": 0.1},
 }
@@ -100,7 +101,10 @@ def test_the_walk_covers_the_known_researcher_routes():
         "api-survey-open",
         "api-survey-close",
         "api-survey-invitations",
+        "api-survey-invitations-revoke",
+        "survey-invitations-revoke",
         "api-survey-export",
+        "api-survey-export-metadata",
         "api-survey-estimates",
         "privacy-survey-releases",
         "privacy-release-preview",

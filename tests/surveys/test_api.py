@@ -64,6 +64,10 @@ def test_researcher_endpoints_need_auth(survey):
         ("get", url(survey)),
         ("get", url(survey, "estimates/")),
         ("get", url(survey, "responses/export/")),
+        ("get", url(survey, "responses/export/metadata/")),
+        ("get", url(survey, "invitations/")),
+        ("post", url(survey, "invitations/")),
+        ("post", url(survey, "invitations/revoke/")),
         ("post", f"{API}/designs/preview/"),
     ]:
         r = getattr(anon, method)(path, {}, format="json") if method == "post" else anon.get(path)
@@ -190,6 +194,114 @@ def test_invitations(api, invite_survey, survey):
         assert r.status_code == 400 and "count" in r.json()["errors"]
     r = api.post(url(survey, "invitations/"), {"count": 3}, format="json")
     assert r.status_code == 409 and r.json()["error"] == "not_invite_only"
+
+
+def _counts(api, survey) -> dict:
+    r = api.get(url(survey, "invitations/"))
+    assert r.status_code == 200, r.content
+    return r.json()
+
+
+def test_invitation_links_json_and_csv(api, invite_survey):
+    assert _counts(api, invite_survey) == {"issued": 0, "used": 0, "revoked": 0, "remaining": 0}
+    r = api.post(url(invite_survey, "invitations/"), {"count": 2, "format": "json"}, format="json")
+    assert r.status_code == 201
+    body = r.json()
+    respond = f"http://testserver/s/{invite_survey.slug}/#t="
+    assert body["links"] == [respond + t for t in body["tokens"]]
+
+    r = api.post(url(invite_survey, "invitations/"), {"count": 3, "format": "csv"}, format="json")
+    assert r.status_code == 201 and r["Content-Type"] == "text/csv; charset=utf-8"
+    assert r["Content-Disposition"] == (
+        f'attachment; filename="{invite_survey.slug}-invitations.csv"'
+    )
+    assert "no-store" in r["Cache-Control"]
+    lines = r.content.decode().split("\n")
+    assert lines[-1] == "" and len(lines) == 4  # one link per line, newline-terminated
+    links = lines[:-1]
+    assert all(link.startswith(respond) for link in links) and len(set(links)) == 3
+    # The CSV's tokens are real, working tokens (digests stored, the tokens themselves not).
+    tokens = [link.removeprefix(respond) for link in links]
+    stored = set(Invitation.objects.values_list("digest", flat=True))
+    assert {services.invitation_digest(t) for t in tokens + body["tokens"]} == stored
+    assert not any(t in d for t in tokens for d in stored)
+    assert post_response(APIClient(), invite_survey, token=tokens[0]).status_code == 201
+    assert _counts(api, invite_survey) == {"issued": 5, "used": 1, "revoked": 0, "remaining": 4}
+
+
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        ({"count": 2, "format": "xml"}, {"format"}),
+        ({"count": 2, "format": None}, {"format"}),
+        ({"count": 2, "format": ["csv"]}, {"format"}),
+        ({"count": 0, "format": "pdf"}, {"count", "format"}),
+        ({"count": 2.5}, {"count"}),
+        ({"count": True}, {"count"}),
+        ({"count": "2", "format": "csv"}, {"count"}),
+        ({"format": "csv"}, {"count"}),
+    ],
+)
+def test_invitation_create_400_names_the_field(api, invite_survey, body, fields):
+    r = api.post(url(invite_survey, "invitations/"), body, format="json")
+    assert r.status_code == 400 and set(r.json()["errors"]) == fields, r.json()
+    assert Invitation.objects.count() == 0
+
+
+def test_invitation_bodies_must_be_objects(api, invite_survey):
+    for suffix in ("invitations/", "invitations/revoke/"):
+        r = api.post(url(invite_survey, suffix), [1], format="json")
+        assert r.status_code == 400 and "non_field_errors" in r.json()["errors"]
+        r = api.post(url(invite_survey, suffix), "{", content_type="application/json")
+        assert r.status_code == 400
+
+
+def test_invitation_revoke(api, anon, invite_survey):
+    tokens = api.post(url(invite_survey, "invitations/"), {"count": 4}, format="json").json()[
+        "tokens"
+    ]
+    assert post_response(anon, invite_survey, token=tokens[0]).status_code == 201
+    r = api.post(url(invite_survey, "invitations/revoke/"))
+    assert r.status_code == 200
+    assert r.json() == {
+        "revoked": 3,
+        "counts": {"issued": 4, "used": 1, "revoked": 3, "remaining": 0},
+    }
+    # A revoked token is refused, and says so; the used one still says "used".
+    r = post_response(anon, invite_survey, token=tokens[1])
+    assert r.status_code == 409 and r.json()["error"] == "token_revoked"
+    assert "withdrawn" in r.json()["detail"]
+    r = post_response(anon, invite_survey, token=tokens[0])
+    assert r.status_code == 409 and r.json()["error"] == "token_used"
+    assert Submission.objects.filter(survey=invite_survey).count() == 1
+    # Revoking again revokes nothing; new tokens after a revoke work.
+    again = api.post(url(invite_survey, "invitations/revoke/"), {}, format="json").json()
+    assert again["revoked"] == 0
+    (fresh,) = api.post(url(invite_survey, "invitations/"), {"count": 1}, format="json").json()[
+        "tokens"
+    ]
+    assert post_response(anon, invite_survey, token=fresh).status_code == 201
+    assert _counts(api, invite_survey) == {"issued": 5, "used": 2, "revoked": 3, "remaining": 0}
+
+
+def test_invitation_revoke_touches_only_its_survey(api, alice):
+    one, two = (
+        services.survey_create(owner=alice, data=survey_body(access="invite")) for _ in range(2)
+    )
+    services.invitations_create(survey=one, count=2)
+    services.invitations_create(survey=two, count=3)
+    assert api.post(url(one, "invitations/revoke/")).json()["revoked"] == 2
+    assert _counts(api, two) == {"issued": 3, "used": 0, "revoked": 0, "remaining": 3}
+
+
+def test_invitations_are_not_linked_to_submissions():
+    """Privacy: the invitations table keeps a digest and two flags per token, nothing that could
+    join it to a submission (no foreign key, no time of use)."""
+    fields = {f.name for f in Invitation._meta.get_fields()}
+    assert fields == {"id", "survey", "digest", "used", "revoked", "created_on"}
+    assert not any(
+        f.is_relation and f.related_model is Submission for f in Invitation._meta.get_fields()
+    )
 
 
 # --- responses ----------------------------------------------------------------------------------
@@ -353,7 +465,12 @@ def test_estimates_csv(api, survey):
     _some_responses(survey)
     r = api.get(url(survey, "estimates/?format=csv&group_by=age"))
     assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
-    rows = list(csv.DictReader(io.StringIO(r.content.decode())))
+    raw = list(csv.DictReader(io.StringIO(r.content.decode())))
+    text_columns = {"survey", "group_by", "group", "key", "kind", "option", "design"}
+    # Every non-empty text cell is "'" + the text (csv_cells); numbers are bare.
+    assert all(row[k].startswith("'") for row in raw for k in text_columns if row[k])
+    assert all(not row["estimate"].startswith("'") for row in raw)
+    rows = [{k: v[1:] if k in text_columns and v else v for k, v in row.items()} for row in raw]
     coin = [row for row in rows if row["key"] == "coin"]
     assert len(coin) == 3  # overall + 2 groups
     overall = next(row for row in coin if row["group"] == "")
@@ -385,28 +502,69 @@ def _report_multiset(survey) -> Counter:
     return rows
 
 
+def _decoded_export(text: str) -> list[list[str]]:
+    """The export CSV read with the csv module, text cells' leading "'" dropped."""
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    kinds = ["yes_no", "yes_no", "choice", "category", "number"]  # FULL_SURVEY's columns
+    for row in rows[1:]:
+        for i, kind in enumerate(kinds):
+            if kind in ("choice", "category") and row[i]:
+                assert row[i].startswith("'"), row
+                row[i] = row[i][1:]
+            else:
+                assert not row[i].startswith("'"), row
+    return rows
+
+
 def test_export_csv(api, survey):
     _some_responses(survey, 30)
     submit(survey, {"coin": True, "mirror": True, "party": "a"})  # skipped optional questions
     r = api.get(url(survey, "responses/export/?format=csv"))
     assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
+    assert r["Content-Disposition"] == f'attachment; filename="{survey.slug}-reports.csv"'
     text = b"".join(r.streaming_content).decode()
-    comments = [line for line in text.splitlines() if line.startswith("#")]
-    assert any(
-        "question=coin kind=yes_no design=forced_response p_truth=0.5 p_yes=0.25 "
-        "p_no=0.25 c=0.5 d=0.25" in line
-        for line in comments
-    )
-    assert any("question=mirror" in line and "design=warner p=0.75" in line for line in comments)
-    assert any('design = "forced-known"' in line for line in comments)
-    body = [line for line in text.splitlines() if not line.startswith("#")]
-    reader = csv.reader(body)
-    header = next(reader)
+    # A plain CSV: no comment lines (the design metadata moved to export/metadata/).
+    assert "#" not in text and text.startswith("coin,mirror,party,age,hours\r\n")
+    header, *rows = _decoded_export(text)
     assert header == ["coin", "mirror", "party", "age", "hours"]
-    rows = [tuple(row) for row in reader]
-    assert Counter(rows) == _report_multiset(survey)
+    assert Counter(tuple(row) for row in rows) == _report_multiset(survey)
     assert "submission" not in text and "submitted_on" not in text
     assert not any(str(s.pk) in text for s in Submission.objects.all())
+
+
+def test_export_metadata(api, survey):
+    _some_responses(survey, 4)
+    r = api.get(url(survey, "responses/export/metadata/"))
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert (body["survey"], body["title"], body["respondents"]) == (survey.slug, "Every kind", 4)
+    assert body["csv"]["text_prefix"] == "'" and body["csv"]["missing"] == ""
+    columns = {c["key"]: c for c in body["columns"]}
+    assert [c["key"] for c in body["columns"]] == ["coin", "mirror", "party", "age", "hours"]
+    assert {k: c["type"] for k, c in columns.items()} == {
+        "coin": "integer",
+        "mirror": "integer",
+        "party": "text",
+        "age": "text",
+        "hours": "number",
+    }
+    coin = columns["coin"]["design"]
+    assert (coin["name"], coin["p_truth"], coin["p_yes"], coin["p_no"]) == (
+        "forced_response",
+        0.5,
+        0.25,
+        0.25,
+    )
+    assert (coin["c"], coin["d"]) == (0.5, 0.25)
+    assert columns["mirror"]["design"]["p"] == 0.75
+    assert columns["coin"]["rrreg"] == (
+        'rrreg(coin ~ 1, data = reports, p = 0.5, p0 = 0.25, p1 = 0.25, design = "forced-known")'
+    )
+    assert columns["mirror"]["rrreg"].endswith('p = 0.75, design = "mirrored")')
+    assert columns["party"]["options"] == ["a", "b", "c", "d"]
+    assert columns["party"]["design"]["k"] == 4 and "rrreg" not in columns["party"]
+    assert (columns["hours"]["min"], columns["hours"]["max"]) == (0.0, 80.0)
+    assert "design" not in columns["age"] and "design" not in columns["hours"]
 
 
 def test_export_is_shuffled(api, survey):
@@ -415,7 +573,7 @@ def test_export_is_shuffled(api, survey):
     orders = set()
     for _ in range(3):
         text = b"".join(api.get(url(survey, "responses/export/")).streaming_content).decode()
-        rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
         orders.add(tuple(row["hours"] for row in rows))
         assert sorted(float(row["hours"]) for row in rows) == [float(i) for i in range(40)]
     assert len(orders) > 1 or orders != {tuple(repr(float(i)) for i in range(40))}
@@ -441,7 +599,7 @@ def test_export_json(api, survey):
 
 def test_export_empty(api, survey):
     text = b"".join(api.get(url(survey, "responses/export/")).streaming_content).decode()
-    assert text.splitlines()[-1] == "coin,mirror,party,age,hours"
+    assert text == "coin,mirror,party,age,hours\r\n"
     body = json.loads(
         b"".join(api.get(url(survey, "responses/export/?format=json")).streaming_content)
     )
@@ -513,6 +671,10 @@ def test_design_preview_400(api, body, field):
         ("get", "estimates/?group_by=age", None),
         ("get", "responses/export/?format=csv", None),
         ("get", "responses/export/?format=json", None),
+        ("get", "responses/export/metadata/", None),
+        ("get", "invitations/", None),
+        ("post", "invitations/", {"count": 1, "format": "csv"}),
+        ("post", "invitations/revoke/", {}),
     ],
 )
 @pytest.mark.parametrize("state", ["draft", "open"])
@@ -521,7 +683,7 @@ def test_other_researchers_get_404(bob_api, alice, method, suffix, body, state):
     if state == "open":
         services.survey_open(survey=survey)
         submit(survey, token=services.invitations_create(survey=survey, count=1)[0])
-    before = (survey.title, Invitation.objects.count())
+    before = (survey.title, sorted(Invitation.objects.values_list("used", "revoked")))
     call = getattr(bob_api, method)
     r = (
         call(url(survey, suffix), body, format="json")
@@ -531,7 +693,8 @@ def test_other_researchers_get_404(bob_api, alice, method, suffix, body, state):
     assert r.status_code == 404, (suffix, r.status_code)
     assert r.json() == {"error": "not_found", "detail": "No such survey."}
     survey.refresh_from_db()
-    assert survey.status == state and (survey.title, Invitation.objects.count()) == before
+    after = (survey.title, sorted(Invitation.objects.values_list("used", "revoked")))
+    assert survey.status == state and after == before
     assert bob_api.get(f"{API}/surveys/").json() == []
 
 
@@ -555,6 +718,8 @@ def test_openapi_schema_is_valid_without_warnings(tmp_path):
         "/api/v1/surveys/{slug}/responses/",
         "/api/v1/surveys/{slug}/estimates/",
         "/api/v1/surveys/{slug}/responses/export/",
+        "/api/v1/surveys/{slug}/responses/export/metadata/",
+        "/api/v1/surveys/{slug}/invitations/revoke/",
         "/api/v1/auth/token/",
         "/api/v1/designs/preview/",
         "/api/v1/surveys/{slug}/invitations/",
