@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import uuid
 from typing import Any
-from urllib.parse import urlencode
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required

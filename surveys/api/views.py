@@ -15,8 +15,8 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.signals import user_logged_in
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.request import RawPostDataException
-from django.utils.text import slugify
 from django.urls import reverse
+from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status

@@ -83,10 +83,11 @@ def _vector_sum_sql(table: str, column: str) -> str:
     # SQLite: JSON arrays; json_each yields the elements with key = index. Every vector of a
     # survey has the same length (its questions are frozen once open), so an inner join is enough.
     # printf's 17 significant digits: SQLite's JSON functions would print reals with 15, so sums
-    # would drift and counts stop being exact past 10¹⁵. The statement always runs with parameters,
-    # so a literal percent sign is written `%%`: Django's SQLite backend turns it back into `%`, and
-    # the debug cursor (DEBUG=True, or any CaptureQueriesContext) formats the SQL with `sql % params`,
-    # where a bare `%!` raised "not enough arguments for format string" (`make run` crashed on it).
+    # would drift and counts stop being exact past 10¹⁵. The statement always runs with
+    # parameters, so a literal percent sign is written `%%`: Django's SQLite backend turns it back
+    # into `%`, and the debug cursor (DEBUG=True, or any CaptureQueriesContext) formats the SQL
+    # with `sql % params`, where a bare `%!` raised "not enough arguments for format string"
+    # (`make run` crashed on it).
     return (
         f"(SELECT json_group_array(json(printf('%%!.17g', v))) "  # noqa: S608
         f"FROM (SELECT a.value + b.value AS v "
