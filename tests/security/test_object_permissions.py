@@ -32,6 +32,9 @@ PUBLIC = {
     "respond-submit",
     "respond-thanks",
     "api-survey-responses",
+    # A respondent checks their own invitation before answering; it reveals only valid/invalid
+    # for a token they hold, and consumes nothing.
+    "api-survey-invitations-check",
     "api-auth-token",
     "healthz",
     "api-schema",
