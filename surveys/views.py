@@ -493,6 +493,7 @@ def _downloads(survey: Survey, group_by: str | None) -> dict[str, str]:
         "estimates_json": f"{estimates}?download=1",
         "export_csv": f"{export}?format=csv",
         "export_json": f"{export}?format=json",
+        "export_metadata": reverse("api-survey-export-metadata", args=[survey.slug]),
     }
     if group_by:
         query = urlencode({"group_by": group_by})
