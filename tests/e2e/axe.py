@@ -14,6 +14,10 @@ what to fix::
 
     found = axe_violations(page)
     assert not found, format_violations(found, where="respondent, 360 px")
+
+Playwright cannot evaluate in a context created with ``java_script_enabled=False`` (the call never
+returns): to check a page as a browser without JavaScript shows it, keep JavaScript on and refuse
+the page's own scripts with ``page.route`` (tests/smoke/test_axe_pages.py does).
 """
 
 from __future__ import annotations
