@@ -11,6 +11,7 @@ RUN_STAMP := $(VENV)/.installed-run-$(shell cat requirements.txt constraints.txt
 DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 
 .PHONY: install install-run run test test-fast smoke lint bench bench-quick check clean
+NODE_STAMP := node_modules/.package-lock.json
 
 install: $(DEV_STAMP)
 
@@ -30,6 +31,12 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt constraints.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $@ $(RUN_STAMP)
 
+# axe-core for the browser tests' accessibility checks, pinned in package-lock.json (npm writes
+# node_modules/.package-lock.json on install). Without npm those checks skip locally; CI has npm.
+$(NODE_STAMP): package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm is missing: the axe-core checks will skip (sudo apt-get install -y npm)"; fi
+
 # Embedded defaults: SQLite under var/, tasks in-process, a demo survey with simulated respondents.
 run: install-run
 	@mkdir -p var
@@ -38,7 +45,7 @@ run: install-run
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # The whole suite. Browser tests need Debian's chromium (installed here when missing and root).
-test: install
+test: install $(NODE_STAMP)
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
@@ -48,7 +55,7 @@ test-fast: install
 # From a fresh `git clone` of HEAD: the README's `make run` on a free port (a new .venv with the
 # runtime requirements only), then a respondent and a researcher in Chromium, axe-core on every
 # page, and the README's marked snippets against that server (tests/smoke/; CI runs it).
-smoke: install
+smoke: install $(NODE_STAMP)
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest -m smoke tests/smoke $(PYTEST_ARGS)
 
@@ -77,4 +84,4 @@ bench-quick: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python -m bench.run_all --quick $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) var .pytest_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) var node_modules .pytest_cache .hypothesis

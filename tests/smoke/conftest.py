@@ -146,7 +146,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
-@pytest.fixture(scope="module")
+# Session scope: one clone, one install and one server for every smoke module.
+@pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     reuse = os.environ.get("DENIABLE_SMOKE_URL", "").rstrip("/")
     if reuse and not services_required():
