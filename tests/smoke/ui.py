@@ -55,13 +55,13 @@ def survey_link(page: Any, title: str) -> Any:
 
 
 def respondents_region(page: Any) -> Any:
-    return page.get_by_role("region", name="Respondents")
+    return page.get_by_role("region", name="Respondents", exact=True)
 
 
 def estimates_table(page: Any) -> Any:
     """The dashboard's table of debiased estimates (all respondents)."""
     return (
-        page.get_by_role("region", name="Estimates")
+        page.get_by_role("region", name="Estimates", exact=True)
         .get_by_role("table")
         .filter(has=page.get_by_role("columnheader", name="Estimate", exact=True))
         .first
@@ -70,6 +70,7 @@ def estimates_table(page: Any) -> Any:
 
 # --- release panel (on the dashboard) -------------------------------------------------------------
 def release_panel(page: Any) -> Any:
+    # The first match: the panel may hold regions of its own ("Release history").
     return page.get_by_role("region", name=re.compile(r"release", re.I)).first
 
 
@@ -81,7 +82,8 @@ RESULT_HEADER = re.compile(r"noisy count", re.I)  # a column of the results tabl
 
 
 def release_button(panel: Any) -> Any:
-    return panel.get_by_role("button", name=RELEASE).last
+    # The first match: a confirmation dialog's own "Release…" button comes later in the panel.
+    return panel.get_by_role("button", name=RELEASE).first
 
 
 def confirm_dialog(page: Any) -> Any:
