@@ -4,33 +4,60 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
+# One venv, two idempotent stamps: `run` needs the runtime requirements only; `test`, `test-fast`
+# and `lint` (and `install`) add the dev requirements. Installing the dev set also marks the
+# runtime set as installed (it is a superset), so `make run` after `make test` installs nothing.
+RUN_STAMP := $(VENV)/.installed-run-$(shell cat requirements.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
+DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 
-.PHONY: install run test test-fast lint bench bench-quick check clean
+.PHONY: install install-run run test test-fast smoke lint bench bench-quick check clean
+NODE_STAMP := node_modules/.package-lock.json
 
-install: $(STAMP)
+install: $(DEV_STAMP)
 
-$(STAMP): requirements.txt requirements-dev.txt constraints.txt
+install-run: $(RUN_STAMP)
+
+$(RUN_STAMP): requirements.txt constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip==26.3"
+	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
+	@rm -f $(VENV)/.installed-run-*
+	@touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip==26.3"
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
 	@rm -f $(VENV)/.installed-*
-	@touch $@
+	@touch $@ $(RUN_STAMP)
+
+# axe-core for the browser tests' accessibility checks, pinned in package-lock.json (npm writes
+# node_modules/.package-lock.json on install). Without npm those checks skip locally; CI has npm.
+$(NODE_STAMP): package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm is missing: the axe-core checks will skip (sudo apt-get install -y npm)"; fi
 
 # Embedded defaults: SQLite under var/, tasks in-process, a demo survey with simulated respondents.
-run: install
+run: install-run
 	@mkdir -p var
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # The whole suite. Browser tests need Debian's chromium (installed here when missing and root).
-test: install
+test: install $(NODE_STAMP)
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-fast: install
 	$(BIN)/python -m pytest -m "not e2e and not integration and not slow" $(PYTEST_ARGS)
+
+# From a fresh `git clone` of HEAD: the README's `make run` on a free port (a new .venv with the
+# runtime requirements only), then a respondent and a researcher in Chromium, axe-core on every
+# page, and the README's marked snippets against that server (tests/smoke/; CI runs it).
+smoke: install $(NODE_STAMP)
+	@bash scripts/ensure-chromium.sh
+	$(BIN)/python -m pytest -m smoke tests/smoke $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
@@ -57,4 +84,4 @@ bench-quick: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python -m bench.run_all --quick $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) var .pytest_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) var node_modules .pytest_cache .hypothesis

@@ -1,0 +1,235 @@
+"""The smoke run: the product the way a new user meets it (issue 10).
+
+The ``server`` fixture clones this repository's HEAD (committed work only) into a temporary
+directory, runs the README's first command there exactly as the README writes it (``make run``,
+with ``PORT`` set as the README documents) in a process group of its own and with a new user's
+environment (no ``DATABASE_URL``, ``REDIS_URL``, settings module or virtualenv inherited from CI),
+waits for ``/s/demo/`` to answer 200, and at the end stops the whole group. So the clone's
+``.venv`` is created from scratch with the runtime requirements only, the database is the
+embedded SQLite, tasks run in-process and ``DJANGO_DEBUG`` is on: the configuration `make run`
+gives users, which the rest of the suite does not run.
+
+The smoke tests are selected only on purpose (``make smoke``, ``pytest -m smoke`` or a path under
+tests/smoke): a plain ``pytest`` / ``make test`` deselects them, since they clone, install and
+serve for a minute or more. CI runs ``make smoke`` (.ci/run) with ``CI=true``, where nothing in
+here may skip. Outside CI, ``DENIABLE_SMOKE_URL=http://127.0.0.1:PORT`` points the tests at a
+server you already run (seeded with ``seed_demo``) instead of a fresh clone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import require_service, services_required
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, PageProblems
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_USER = ("demo", "demo-password-123")  # the README's published demo login
+START_TIMEOUT = 900  # seconds: a from-scratch pip install on a slow mirror, migrate, seed
+SCREENSHOTS = ROOT / "var" / "smoke"
+# A fresh shell's environment: nothing that would make the clone's `make run` use CI's services,
+# settings or virtualenv instead of its embedded defaults.
+_NOT_INHERITED = re.compile(
+    r"^(DATABASE_URL|REDIS_URL|DJANGO_.*|DENIABLE_.*|VIRTUAL_ENV|PYTHONPATH|PYTEST_.*|"
+    r"MAKEFLAGS|MFLAGS|MAKELEVEL|CI)$"
+)
+TIMINGS: dict[str, float] = {}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the smoke tests unless they were asked for (see the module docstring)."""
+    wanted = "smoke" in (config.getoption("markexpr") or "") or any(
+        "tests/smoke" in str(arg) for arg in config.args
+    )
+    if wanted:
+        return
+    keep, drop = [], []
+    for item in items:
+        (drop if item.get_closest_marker("smoke") else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if TIMINGS:
+        terminalreporter.section("smoke timings")
+        for name, seconds in TIMINGS.items():
+            terminalreporter.write_line(f"{name}: {seconds:.1f} s")
+
+
+def readme_first_command() -> str:
+    """The first line of the README's first ```bash block, without its comment."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```bash\n(.*?)```", text, re.S)
+    assert block, "README.md has no ```bash block"
+    first = block.group(1).splitlines()[0]
+    return first.split("#", 1)[0].strip()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except (urllib.error.URLError, OSError):
+        return 0
+
+
+@dataclass
+class Server:
+    base: str
+    log: Path | None = None
+    token: str = field(default="", init=False)
+
+    def log_tail(self, lines: int = 60) -> str:
+        if self.log is None or not self.log.exists():
+            return "(no log)"
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+    def api(self, method: str, path: str, body: Any = None, *, auth: bool = True) -> Any:
+        """JSON API call (stdlib only); returns the decoded body, raises on a non-2xx."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{self.base}/api/v1{path}", data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if auth:
+            if not self.token:
+                self.token = self.api(
+                    "POST", "/auth/token/", {"username": DEMO_USER[0], "password": DEMO_USER[1]},
+                    auth=False,
+                )["token"]  # fmt: skip
+            request.add_header("Authorization", f"Token {self.token}")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+
+
+def _clean_env(port: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not _NOT_INHERITED.match(k)}
+    env["PORT"] = str(port)
+    return env
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the whole process group (make, manage.py runserver and its autoreload child),
+    then SIGKILL whatever is left after 15 s."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=15)
+    except ProcessLookupError:
+        pass
+
+
+# Session scope: one clone, one install and one server for every smoke module.
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    reuse = os.environ.get("DENIABLE_SMOKE_URL", "").rstrip("/")
+    if reuse and not services_required():
+        yield Server(base=reuse)
+        return
+    require_service(shutil.which("git") is not None, "git")
+    require_service(shutil.which("make") is not None, "make")
+    clone = tmp_path_factory.mktemp("fresh") / "deniable"
+    started = time.monotonic()
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    head = subprocess.run(
+        ["git", "-C", str(clone), "rev-parse", "--short", "HEAD"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    TIMINGS[f"git clone (HEAD {head})"] = time.monotonic() - started
+    command = readme_first_command()
+    assert command == "make run", f"the README's first command is now {command!r}"
+    port = free_port()
+    log = clone / "make-run.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            ["bash", "-c", command], cwd=clone, env=_clean_env(port),
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    srv = Server(base=f"http://127.0.0.1:{port}", log=log)
+    try:
+        started = time.monotonic()
+        installed_at = None
+        while True:
+            if installed_at is None and "manage.py migrate" in log.read_text(errors="replace"):
+                installed_at = time.monotonic()
+                TIMINGS["make run: fresh .venv (runtime requirements)"] = installed_at - started
+            if http_status(f"{srv.base}/s/demo/") == 200:
+                break
+            code = proc.poll()
+            assert code is None, f"`{command}` exited ({code}) before serving:\n{srv.log_tail()}"
+            assert time.monotonic() - started < START_TIMEOUT, (
+                f"/s/demo/ did not answer 200 within {START_TIMEOUT} s:\n{srv.log_tail()}"
+            )
+            time.sleep(0.5)
+        TIMINGS["make run: fresh clone to first 200 on /s/demo/"] = time.monotonic() - started
+        yield srv
+    finally:
+        _stop(proc)
+    # The stopped server must really be gone (no orphaned runserver child on the port).
+    assert http_status(f"{srv.base}/s/demo/") == 0, "the server still answers after stopping"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    require_service(CHROMIUM.exists(), "chromium (/usr/bin/chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}  # fmt: skip
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """``page, problems = new_page(**context_options)``; contexts are closed after."""
+    contexts: list[Any] = []
+
+    def make(**options: Any) -> tuple[Any, PageProblems]:
+        context = browser.new_context(**options)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        return page, PageProblems(page)
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def screenshot(page: Any, name: str) -> None:
+    """Full-page screenshots for people to look at (var/smoke/, not in git)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
