@@ -435,6 +435,22 @@
     return input ? input.value : "";
   }
 
+  // Fixed-length bodies (issue 11 item 5): a network observer sees each request's size, so every
+  // possible report of a randomized question must give the same number of bytes. JSON allows
+  // whitespace after the value: pad with spaces up to the longest report of each such question.
+  // (Direct answers are sent as given, so their length is not hidden.)
+  const utf8 = new TextEncoder();
+  const jsonBytes = (v) => utf8.encode(JSON.stringify(v)).length;
+  function padding(answers) {
+    let pad = 0;
+    for (const q of data.questions) {
+      if (!q.randomized) continue;
+      const reports = q.kind === "yes_no" ? [true, false] : q.options;
+      pad += Math.max(...reports.map(jsonBytes)) - jsonBytes(answers[q.key]);
+    }
+    return " ".repeat(pad);
+  }
+
   async function send() {
     const button = document.getElementById("send-button");
     const errorBox = document.getElementById("send-error");
@@ -464,7 +480,7 @@
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
         credentials: "same-origin",
-        body: JSON.stringify(body),
+        body: JSON.stringify(body) + padding(answers),
       });
       const payload = await response.json().catch(() => ({}));
       if (response.ok) { done(); return; }

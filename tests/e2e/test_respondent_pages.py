@@ -6,6 +6,7 @@ Screenshots go to ``$DENIABLE_SHOTS`` (default /tmp/shots-respondent) for a pers
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -389,3 +390,54 @@ def test_blocked_storage_with_a_design_coins_cannot_do_blocks_answering(live_ser
     assert not page.locator("[data-role=flip]").first.is_visible()
     assert page.locator("button[type=submit]").count() == 0  # nothing can be sent
     assert "can't be randomized without JavaScript" in page.locator("#step-vote").inner_text()
+
+
+# --- issue 11 item 5: a report's size does not give it away --------------------------------------
+
+
+def test_request_body_length_does_not_depend_on_the_reports(live_server, browser):
+    """Every combination of reports (2 yes/no × 3 options of different UTF-8 lengths) is sent
+    from a fresh browser whose memo already holds it; all bodies have the same byte length."""
+    import itertools
+    import uuid
+
+    questions = [
+        MIXED[0],
+        {
+            "key": "pick",
+            "text": "Which one?",
+            "kind": "choice",
+            "options": ["A", "A much longer option", "Ünïcødé"],
+            "design": {"name": "k_rr", "epsilon": 1.0},
+        },
+    ]
+    survey = make_survey(questions)
+    lengths: dict[tuple[str, str], int] = {}
+    for yes, option in itertools.product(["true", "false"], questions[1]["options"]):
+        context = browser.new_context(reduced_motion="reduce")
+        memo = {
+            f"deniable:{survey.slug}:cheated": yes,
+            f"deniable:{survey.slug}:pick": json.dumps(option),
+            f"deniable:{survey.slug}:~submission": str(uuid.uuid4()),
+        }
+        context.add_init_script(
+            f"for (const [k, v] of Object.entries({json.dumps(memo)})) localStorage.setItem(k, v);"
+        )
+        page = context.new_page()
+        bodies: list[bytes] = []
+        page.on(
+            "request",
+            lambda r, out=bodies: out.append(r.post_data_buffer) if r.method == "POST" else None,
+        )
+        page.goto(f"{live_server.url}/s/{survey.slug}/")
+        page.locator("#step-cheated [data-role=next]").click()
+        page.locator("#step-pick [data-role=next]").click()
+        with page.expect_response(lambda r: r.request.method == "POST") as answer:
+            page.locator("#send-button").click()
+        assert answer.value.status == 201
+        [body] = bodies
+        assert json.loads(body)["answers"] == {"cheated": yes == "true", "pick": option}
+        lengths[(yes, option)] = len(body)
+        context.close()
+    assert len(set(lengths.values())) == 1, lengths
+    print(f"request body length for every report combination: {lengths}")
