@@ -441,3 +441,39 @@ def test_request_body_length_does_not_depend_on_the_reports(live_server, browser
         context.close()
     assert len(set(lengths.values())) == 1, lengths
     print(f"request body length for every report combination: {lengths}")
+
+
+def test_no_js_form_body_length_does_not_depend_on_the_reports(live_server, new_page):
+    """The physical-coin form: every ticked report (yes/no × 4 options of different encoded
+    lengths) posts a body of the same byte length."""
+    import itertools
+    import math
+
+    options = ["A", "A much longer option", "Ünï & co", "D"]
+    questions = [
+        MIXED[0],
+        {
+            "key": "pick",
+            "text": "Which one?",
+            "kind": "choice",
+            "options": options,
+            "design": {"name": "k_rr", "epsilon": math.log(3)},  # keep ½: a coin and a die
+        },
+    ]
+    survey = make_survey(questions)
+    page, _ = new_page(java_script_enabled=False)
+    lengths: dict[tuple[str, str], int] = {}
+    for yes, option in itertools.product(["Yes", "No"], options):
+        page.goto(f"{live_server.url}/s/{survey.slug}/")
+        page.locator("#step-cheated label", has_text=yes).click()
+        page.locator(f"#id_q-pick_{options.index(option)}").check()
+        with page.expect_request(lambda r: r.method == "POST") as posted:
+            page.locator("button[type=submit]").click()
+        page.wait_for_url(f"**/s/{survey.slug}/thanks/")
+        lengths[(yes, option)] = len(posted.value.post_data_buffer)
+    assert len(set(lengths.values())) == 1, lengths
+    stored = sorted((s.answers["cheated"], s.answers["pick"]) for s in survey.submissions.all())
+    assert stored == sorted(
+        (yes == "Yes", option) for yes, option in itertools.product(["Yes", "No"], options)
+    )
+    print(f"no-JS body length for every report combination: {lengths}")
