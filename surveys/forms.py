@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+from urllib.parse import quote_plus
 
 from django import forms
 
@@ -179,6 +180,26 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
 # --- the no-JavaScript respondent form -----------------------------------------------------------
 
 
+def _padded(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Fixed-length no-JS posts (issue 11 item 5): each radio value of a randomized question is
+    padded with trailing spaces so that, form-encoded, every report of the question has the same
+    byte length (a space encodes as the one byte "+"). Options never end in a space (they are
+    stripped when saved), so stripping the padding is exact."""
+    width = max(len(quote_plus(v)) for v, _ in values)
+    return [(v + " " * (width - len(quote_plus(v))), label) for v, label in values]
+
+
+class _PaddedChoiceField(forms.TypedChoiceField):
+    """A randomized question's radio group: values padded as :func:`_padded`, padding ignored on
+    input (so an unpadded value, e.g. from an older page, is accepted too)."""
+
+    def to_python(self, value: Any) -> str:
+        return super().to_python(value).rstrip(" ")
+
+    def valid_value(self, value: Any) -> bool:
+        return any(str(key).rstrip(" ") == value for key, _ in self.choices)
+
+
 class RespondForm(forms.Form):
     """One field per question, ``q-<key>``; for randomized kinds it holds the *reported* value."""
 
@@ -195,13 +216,17 @@ class RespondForm(forms.Form):
         for q in questions:
             name = field_name(q)
             if q.kind == Question.Kind.YES_NO:
-                self.fields[name] = forms.TypedChoiceField(
-                    choices=[("yes", "Yes"), ("no", "No")],
+                self.fields[name] = _PaddedChoiceField(
+                    choices=_padded([("yes", "Yes"), ("no", "No")]),
                     coerce=lambda v: v == "yes",
                     widget=forms.RadioSelect,
                     error_messages={"required": "Tick the answer the coins told you to record."},
                 )
-            elif q.kind in (Question.Kind.CHOICE, Question.Kind.CATEGORY):
+            elif q.kind == Question.Kind.CHOICE:
+                self.fields[name] = _PaddedChoiceField(
+                    choices=_padded([(o, o) for o in q.options]), widget=forms.RadioSelect
+                )
+            elif q.kind == Question.Kind.CATEGORY:
                 self.fields[name] = forms.ChoiceField(
                     choices=[(o, o) for o in q.options], widget=forms.RadioSelect
                 )

@@ -17,16 +17,32 @@
   const items = new Map(data.questions.map((q) => [q.key, q]));
 
   // ---------------------------------------------------------------- storage (reported values only)
-  const memory = new Map(); // fallback when localStorage is unavailable (private mode, disabled)
+  // No in-memory fallback (issue 11 item 2): a page that cannot remember a flip would flip afresh
+  // on every reload, and averaging fresh flips reveals the truth. When site storage is blocked,
+  // start() keeps the physical-coin form instead (see storageWorks).
   const store = {
     key: (name) => `deniable:${data.slug}:${name}`,
     get(name) {
-      try { return window.localStorage.getItem(this.key(name)); } catch { return memory.get(name) ?? null; }
+      try { return window.localStorage.getItem(this.key(name)); } catch { return null; }
     },
     set(name, value) {
-      try { window.localStorage.setItem(this.key(name), value); } catch { memory.set(name, value); }
+      try {
+        window.localStorage.setItem(this.key(name), value);
+        return window.localStorage.getItem(this.key(name)) === value;
+      } catch { return false; }
     },
   };
+  // Storage that really keeps what is written (blocked storage throws; some browsers accept
+  // writes and keep nothing).
+  function storageWorks() {
+    const probe = store.key("~probe");
+    try {
+      window.localStorage.setItem(probe, "1");
+      const ok = window.localStorage.getItem(probe) === "1";
+      window.localStorage.removeItem(probe);
+      return ok;
+    } catch { return false; }
+  }
   // Question keys are slugs, so "~"-prefixed names never collide with them.
   const SUBMISSION = "~submission";
   const DONE = "~done";
@@ -191,7 +207,8 @@
       if (truth === undefined || loadReported(q) !== undefined) return;
       const outcome = randomize(q, truth);
       // Memoize BEFORE showing anything, so a reload mid-animation cannot draw a second time.
-      store.set(q.key, JSON.stringify(outcome.reported));
+      // A draw that cannot be kept is never shown (it would be a fresh flip on every reload).
+      if (!store.set(q.key, JSON.stringify(outcome.reported))) { storageBlocked(); return; }
       // Forget the truth: reset the buttons and the variable, nothing on the page keeps it.
       truth = undefined;
       for (const b of truthButtons) b.setAttribute("aria-pressed", "false");
@@ -418,6 +435,22 @@
     return input ? input.value : "";
   }
 
+  // Fixed-length bodies (issue 11 item 5): a network observer sees each request's size, so every
+  // possible report of a randomized question must give the same number of bytes. JSON allows
+  // whitespace after the value: pad with spaces up to the longest report of each such question.
+  // (Direct answers are sent as given, so their length is not hidden.)
+  const utf8 = new TextEncoder();
+  const jsonBytes = (v) => utf8.encode(JSON.stringify(v)).length;
+  function padding(answers) {
+    let pad = 0;
+    for (const q of data.questions) {
+      if (!q.randomized) continue;
+      const reports = q.kind === "yes_no" ? [true, false] : q.options;
+      pad += Math.max(...reports.map(jsonBytes)) - jsonBytes(answers[q.key]);
+    }
+    return " ".repeat(pad);
+  }
+
   async function send() {
     const button = document.getElementById("send-button");
     const errorBox = document.getElementById("send-error");
@@ -447,7 +480,7 @@
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
         credentials: "same-origin",
-        body: JSON.stringify(body),
+        body: JSON.stringify(body) + padding(answers),
       });
       const payload = await response.json().catch(() => ({}));
       if (response.ok) { done(); return; }
@@ -514,9 +547,28 @@
     thanks.focus();
   }
 
+  // Site storage is blocked: stay (or go back to) the physical-coin form, which needs no memory
+  // in the browser, and say why.
+  function storageBlocked() {
+    const notice = document.getElementById("storage-blocked");
+    notice.hidden = false;
+    if (form.classList.contains("stepper")) {
+      // Storage failed after the page had started: back to the physical form, in place.
+      physicalMode = true;
+      for (const el of document.querySelectorAll(".js-only")) el.hidden = true;
+      for (const el of document.querySelectorAll(".nojs-only")) el.hidden = false;
+      for (const el of form.querySelectorAll("[data-role=physical] input")) el.disabled = false;
+      form.classList.remove("stepper");
+      document.getElementById("intro").hidden = false;
+    }
+    notice.focus();
+  }
+  let physicalMode = false;
+
   // ---------------------------------------------------------------- start
   function start() {
     if (!window.crypto || !crypto.getRandomValues) return; // keep the no-JS (physical) page
+    if (!storageWorks()) { storageBlocked(); return; } // never fail open: coins instead
     if (store.get(DONE)) {
       form.hidden = true;
       document.getElementById("already").hidden = false;
@@ -544,6 +596,7 @@
       for (const b of section.querySelectorAll("[data-role=back]")) b.addEventListener("click", () => showStep(current - 1));
     }
     form.addEventListener("submit", (event) => {
+      if (physicalMode) return; // the physical-coin form posts natively
       event.preventDefault(); // never a native post from the JS page (Enter in a field lands here)
       const section = steps[current];
       if (section.id === "step-summary") send();

@@ -386,7 +386,12 @@ def test_invitation_token_travels_in_the_fragment_and_the_body_only(live_server,
     page.locator("#thanks").wait_for()
     for r in requests:
         assert token not in r.url  # fragments are never sent; nor is it put in a query
-    [post] = [r for r in requests if r.method == "POST"]
+    posts = [r for r in requests if r.method == "POST"]
+    # Issue 10: the page now checks the invitation when it opens (token in the body only).
+    [check] = [r for r in posts if urlsplit(r.url).path.endswith("/invitations/check/")]
+    assert json.loads(check.post_data) == {"token": token}
+    [post] = [r for r in posts if urlsplit(r.url).path.endswith("/responses/")]
+    assert len(posts) == 2
     assert json.loads(post.post_data)["token"] == token
     assert survey.invitations.get().used is True
     assert problems.messages == []
