@@ -166,6 +166,9 @@
   function schedulePreview() {
     showParams();
     syncGroupBy();
+    // Leaving the ε box fires "change" with nothing changed: re-previewing then would disable
+    // the button between mousedown and click, and swallow the click on Release.
+    if (JSON.stringify(body()) === state.lastKey && (state.pending || state.preview)) return;
     state.pending = true;
     updateButton();
     clearTimeout(previewTimer);
@@ -175,8 +178,14 @@
   function preview() {
     var seq = ++state.seq;
     var request = body();
-    state.pending = true;
-    updateButton();
+    var key = JSON.stringify(request);
+    // A refresh of the same request (after a release, or a budget reload) keeps the button as it
+    // is until the answer comes: disabling it meanwhile would swallow a click already under way.
+    if (key !== state.lastKey || !state.preview) {
+      state.pending = true;
+      updateButton();
+    }
+    state.lastKey = key;
     return api("POST", urls.preview, request).then(function (r) {
       if (seq !== state.seq) return;  // a newer preview is on its way
       state.pending = false;
