@@ -32,7 +32,6 @@ PUBLIC = {
     "respond-submit",
     "respond-thanks",
     "api-survey-responses",
-    "api-survey-invitations-check",  # respondents check their invitation (DESIGN.md §8.3)
     "api-auth-token",
     "healthz",
     "api-schema",
