@@ -126,6 +126,8 @@ def _contrast(fg: str, bg: str) -> float:
 def test_layout_visuals_and_focus_through_every_flip(live_server, new_page, width, height):
     survey = make_survey(MIXED)
     page, problems = new_page(viewport={"width": width, "height": height})
+    # The longest browser test here (7 steps, animations, axe 3×): room for a loaded CI box.
+    page.set_default_timeout(30_000)
     page.goto(f"{live_server.url}/s/{survey.slug}/")
     _shot(page, f"first-screen-{width}")
     # Question 1 is on the first screen, whole.
