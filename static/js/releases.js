@@ -32,6 +32,7 @@
     budget: root.dataset.budgetUrl
   };
   var polling = {};
+  var previewTimer = null;
   var state = { preview: null, pending: false, sending: false, previewFailed: false, epsilonTouched: false, seq: 0 };
   var FIELD_NAMES = { epsilon: "ε", delta: "δ", rho: "ρ", questions: "Questions", group_by: "Group by",
     mechanism: "Mechanism", non_field_errors: "" };
@@ -43,7 +44,18 @@
     return m ? decodeURIComponent(m[1]) : "";
   }
 
+  // aria-busy on the panel while a request, a debounced preview or a status poll is under way:
+  // assistive technology waits for the settled text (and so can a test).
+  var inflight = 0;
+  function setBusy() {
+    var busy = inflight > 0 || previewTimer !== null || Object.keys(polling).length > 0;
+    root.setAttribute("aria-busy", busy ? "true" : "false");
+  }
+
   function api(method, url, body) {
+    inflight += 1;
+    setBusy();
+    function done() { inflight -= 1; setBusy(); }
     var opts = {
       method: method,
       credentials: "same-origin",
@@ -56,9 +68,10 @@
     }
     return fetch(url, opts).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (data) {
+        done();
         return { status: r.status, data: data };
       });
-    });
+    }, function (error) { done(); throw error; });
   }
 
   function el(tag, text, cls) {
@@ -76,6 +89,8 @@
   function pp(x) { return "±" + (100 * x).toFixed(1) + " pp"; }
   function isProportion(q) { return q.kind !== "number"; }
   function halfWidth(q) {
+    // Past ±100 pp an interval covers every possible share: say so rather than "±365.9 pp".
+    if (isProportion(q) && q.expected_half_width >= 1) return "±100 pp or more (no information)";
     return isProportion(q) ? pp(q.expected_half_width) : "±" + fmt(q.expected_half_width, 1) + " on the mean";
   }
 
@@ -162,7 +177,6 @@
     show(refusal, reason);
   }
 
-  var previewTimer = null;
   function schedulePreview() {
     showParams();
     syncGroupBy();
@@ -172,7 +186,8 @@
     state.pending = true;
     updateButton();
     clearTimeout(previewTimer);
-    previewTimer = setTimeout(preview, 250);
+    previewTimer = setTimeout(function () { previewTimer = null; preview(); }, 250);
+    setBusy();
   }
 
   function preview() {
@@ -337,14 +352,16 @@
     if (polling[url]) return;
     polling[url] = setInterval(function () {
       api("GET", url).then(function (r) {
-        if (r.status !== 200) { clearInterval(polling[url]); delete polling[url]; return; }
+        if (r.status !== 200) { clearInterval(polling[url]); delete polling[url]; setBusy(); return; }
         if (r.data.status === "done" || r.data.status === "failed") {
-          clearInterval(polling[url]); delete polling[url];
+          // The refresh starts before the poll is dropped, so the panel never looks idle between.
           loadBudget().then(preview);
+          clearInterval(polling[url]); delete polling[url];
           if (r.data.status === "done") renderResults(r.data);
         }
       });
     }, 1500);
+    setBusy();
   }
 
   function loadRelease(url) {

@@ -84,8 +84,11 @@ def settled_preview(page: Any) -> Any:
     """The release panel once its preview has answered (the button's reason is not 'waiting')."""
     panel = page.locator("#releases")
     panel.locator("[data-role=preview] p").first.wait_for()
+    # aria-busy="false": no preview, budget request or status poll under way (a late refresh
+    # would otherwise move the button under the mouse).
     page.wait_for_function(
-        "() => !/Updating|Waiting/.test(document.querySelector('[data-role=refusal]').textContent)"
+        "() => document.getElementById('releases').getAttribute('aria-busy') === 'false'"
+        " && !/Updating|Waiting/.test(document.querySelector('[data-role=refusal]').textContent)"
     )
     return panel
 

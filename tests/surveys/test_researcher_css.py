@@ -49,8 +49,8 @@ def script_classes(path: Path) -> set[str]:
         r'el\([^()]*?,\s*"([\w -]+)"\)',  # el(tag, text, "cls") in releases.js
         r'className\s*=\s*"([\w -]+)"',
         r'classList\.(?:add|toggle|remove)\("([\w-]+)"',
-        r'\? "([\w-]+)" : ""',  # q.useful ? "" : "too-noisy" style ternaries
-        r': "([\w-]+)"\)',
+        r'\? "([\w-]+)" : ""',  # i >= 3 ? "num" : ""
+        r'\? "" : "([\w-]+)"\)',  # q.useful ? "" : "too-noisy"
     ]
     for pattern in patterns:
         for value in re.findall(pattern, text):
