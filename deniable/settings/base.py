@@ -94,8 +94,17 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
 else:
-    # SQLite: wait for the write lock instead of failing at once under concurrent submissions.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("timeout", 20)
+    # SQLite (the embedded default). IMMEDIATE: every transaction takes the write lock at BEGIN,
+    # waiting up to ``timeout`` seconds for it. With SQLite's default DEFERRED transactions a
+    # transaction that read first and then wrote had to *upgrade* its lock, and a concurrent
+    # writer made that upgrade fail at once with "database is locked" (the busy timeout does not
+    # apply to an upgrade that could deadlock): releases stuck pending with their budget charged,
+    # capped surveys answered 503 (issue 11, item 4; tests/embedded/). The rollback journal
+    # (default) rather than WAL: a WAL file keeps page images in commit order until a
+    # checkpoint, which is arrival order (SECURITY.md, "Arrival order").
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    options.setdefault("timeout", 20)
+    options.setdefault("transaction_mode", "IMMEDIATE")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
