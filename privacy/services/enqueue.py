@@ -16,14 +16,15 @@ from __future__ import annotations
 import logging
 import uuid
 
-from django.conf import settings
-
 # The name the services have always logged under (one logger for the whole package).
 logger = logging.getLogger("privacy.services")
 
 
 def _eager() -> bool:
-    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
+    """Tasks run in-process (the Celery app's own setting, which tests may switch)."""
+    from privacy.tasks import release_compute
+
+    return bool(release_compute.app.conf.task_always_eager)
 
 
 def release_enqueue(*, release_id: uuid.UUID | str) -> bool:

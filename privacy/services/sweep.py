@@ -57,7 +57,9 @@ def releases_sweep_embedded() -> list[str]:
     schedules the real sweeper."""
     from django.core.cache import cache
 
-    if not getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+    from privacy.services.enqueue import _eager
+
+    if not _eager():
         return []
     try:
         due = cache.add("privacy:embedded-sweep", 1, EMBEDDED_SWEEP_INTERVAL_SECONDS)

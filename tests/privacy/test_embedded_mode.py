@@ -11,7 +11,6 @@ from datetime import timedelta
 import pytest
 from django.core.cache import cache
 from django.db import OperationalError
-from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -87,7 +86,9 @@ def test_embedded_sweep_finishes_a_release_left_running(
     assert response.json()[0]["status"] == "done"
 
 
-@override_settings(CELERY_TASK_ALWAYS_EAGER=False)
-def test_embedded_sweep_does_nothing_with_a_broker() -> None:
+def test_embedded_sweep_does_nothing_with_a_broker(monkeypatch: pytest.MonkeyPatch) -> None:
+    from privacy import tasks
+
+    monkeypatch.setitem(tasks.release_compute.app.conf, "task_always_eager", False)
     cache.delete("privacy:embedded-sweep")
     assert services.releases_sweep_embedded() == []

@@ -316,6 +316,9 @@ def test_enqueue_failure_leaves_the_release_pending_for_the_sweeper(
         raise ConnectionError("redis down")
 
     monkeypatch.setattr(tasks.release_compute, "apply_async", broker_down)
+    # A broker outage is a broker-mode event (embedded mode fails and refunds instead:
+    # tests/privacy/test_embedded_mode.py).
+    monkeypatch.setitem(tasks.release_compute.app.conf, "task_always_eager", False)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(url(survey), {"mechanism": "laplace", "epsilon": 0.5}, format="json")
     assert response.status_code == 202
