@@ -314,6 +314,13 @@ DENIABLE_SUBMISSION_RATE_LIMIT = env.int("DENIABLE_SUBMISSION_RATE_LIMIT", defau
 DENIABLE_SUBMISSION_RATE_WINDOW_SECONDS = 60
 DENIABLE_RATE_LIMIT_BACKOFF_SECONDS = 30
 
+# --- Estimates batching (issue 11, items 1 and 10; surveys.services.batches) ------------------
+# Researchers' estimates, respondent counts and exports change only when k new submissions have
+# arrived: every change aggregates at least k respondents' reports (k-anonymity of the change),
+# and the batch's rows are re-written together, so a database copy orders submissions and joins
+# used invitations only batch by batch. 1 publishes every submission at once (no protection).
+DENIABLE_ESTIMATE_BATCH = env.int("DENIABLE_ESTIMATE_BATCH", default=10)
+
 # --- Product defaults -----------------------------------------------------------------------------
 DENIABLE_DEFAULT_BUDGET_EPSILON = 1.0
 DENIABLE_DEFAULT_BUDGET_DELTA = 1e-6

@@ -103,6 +103,9 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
                 survey=survey,
                 question_keys=release.questions,
                 group_by=release.group_by or None,
+                # The batch not yet published too: a release's noise protects it, and the last
+                # < k reports of a closed survey are never published in the estimates.
+                include_unsealed=True,
             )
             number_sums = _exact_number_sums(survey, questions, release.group_by)
             parameter, variance = _noise_parameter(release, questions)
