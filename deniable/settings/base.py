@@ -105,6 +105,9 @@ else:
     options = DATABASES["default"].setdefault("OPTIONS", {})
     options.setdefault("timeout", 20)
     options.setdefault("transaction_mode", "IMMEDIATE")
+    # Deleted rows are overwritten with zeros, not left in free pages: a batch's re-write
+    # (surveys.services.batches) must not leave the old copies readable in the file.
+    options.setdefault("init_command", "PRAGMA secure_delete = ON;")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
