@@ -245,3 +245,19 @@ def test_postgres_copy_neither_orders_submissions_nor_joins_used_marks(
     }
     assert tally_xmins <= set(by_xmin)
     Invitation.objects.filter(survey=survey).delete()
+
+
+@pytest.mark.django_db
+@override_settings(DENIABLE_ESTIMATE_BATCH=K)
+def test_the_dashboard_says_estimates_move_in_batches(alice, survey) -> None:
+    from django.test import Client
+    from django.urls import reverse
+
+    client = Client()
+    client.force_login(alice)
+    submit(survey)
+    page = client.get(reverse("survey-detail", args=[survey.slug])).content.decode()
+    assert f"updated in batches of {K} responses" in page
+    assert f"Up to {K - 1} of the latest" in page
+    # The count shown is the published one: the single submission is not on the page yet.
+    assert '<strong id="respondent-count">0</strong>' in page
