@@ -27,9 +27,10 @@ def _load(survey_id: int, n: int) -> None:
         # The subquery mentions g, so it is evaluated per row (else once, for every row).
         c.execute(
             "INSERT INTO surveys_submission"
-            " (id, survey_id, randomizer, submitted_on, fingerprint, answers)"
+            " (id, survey_id, randomizer, submitted_on, fingerprint, sealed, answers)"
+            # sealed: a bulk load is published at once (tallies_rebuild counts sealed rows only).
             " SELECT gen_random_uuid(), %s, 'browser', current_date,"
-            "  md5(g::text) || md5(g::text),"
+            "  md5(g::text) || md5(g::text), true,"
             "  (SELECT jsonb_object_agg(q.key, CASE q.kind"
             "    WHEN 'yes_no' THEN to_jsonb(random() < 0.4)"
             "    WHEN 'number' THEN to_jsonb(round((q.min_value"

@@ -1,4 +1,10 @@
-"""Admin: releases and the ledger are read-only records (results are write-once)."""
+"""Admin: releases and the ledger are read-only records (results are write-once).
+
+Nothing here can change or delete a release or a ledger entry: deleting a done release would
+destroy a published result, and deleting a ledger entry would silently refund its charge (issue
+11, item 10). Without delete permission on these models the admin also refuses to delete a survey
+that has releases (Django lists them as protected objects the user may not delete).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ class LedgerInline(admin.StackedInline):
     model = LedgerEntry
     can_delete = False
     extra = 0
+    max_num = 0
     readonly_fields = ("event", "charged_at", "refunded", "refunded_at")
 
 
@@ -27,6 +34,9 @@ class ReleaseAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:  # releases are requested through the API
         return False
 
+    def has_delete_permission(self, request, obj=None) -> bool:  # a published result stays
+        return False
+
 
 @admin.register(LedgerEntry)
 class LedgerEntryAdmin(admin.ModelAdmin):
@@ -37,4 +47,7 @@ class LedgerEntryAdmin(admin.ModelAdmin):
         return False
 
     def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # deleting = a silent refund
         return False

@@ -80,7 +80,9 @@ def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
     database), streamed from a server-side cursor in chunks."""
     kinds = {q.key: q.kind for q in survey.questions.all()}
     stored = (
-        Submission.objects.filter(survey=survey)
+        # Published batches only: an export taken before and after one submission must not show
+        # that respondent's row (the same k-at-a-time rule as the estimates).
+        Submission.objects.filter(survey=survey, sealed=True)
         .order_by("?")
         .values_list("answers", flat=True)
         .iterator(chunk_size=CHUNK)

@@ -121,8 +121,24 @@ class Submission(models.Model):
     # The *reported* answers, {question key: value} (bool for yes_no, the option for
     # choice/category, a float for number): one row per respondent, never the truth.
     answers = models.JSONField(default=dict)
-    # Indexes: the key and the foreign key's (survey: export, recount), nothing more. No reader
-    # filters by date, so a (survey, submitted_on) index would only slow down every insert.
+    # Published in a batch (surveys.services.batches): counted in the tallies, so in estimates
+    # and exports, and rewritten with its batch in key order (one transaction, so its batch
+    # shares one transaction id and row order says nothing of arrival). Unsealed rows are the
+    # < DENIABLE_ESTIMATE_BATCH newest: counted in releases and response caps only.
+    sealed = models.BooleanField(default=False, db_default=False)
+    # Indexes: the key and the foreign key's (survey: export, recount), and the small partial
+    # index of the unsealed tail (counted after every submission). No reader filters by date, so
+    # a (survey, submitted_on) index would only slow down every insert. On SQLite the table is
+    # WITHOUT ROWID (migration 0004): rows live in key order, with no arrival-ordered rowid.
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["survey"],
+                condition=models.Q(sealed=False),
+                name="submission_unsealed",
+            )
+        ]
 
 
 class Tally(models.Model):

@@ -31,8 +31,13 @@ from django.db.models.functions import Coalesce
 from deniable.errors import InvalidInput, NotFound
 from privacy import rr
 from surveys import designs
-from surveys.models import Question, Survey, Tally
-from surveys.tally_layout import RESPONDENTS_SLOT, tally_layout
+from surveys.models import Question, Submission, Survey, Tally
+from surveys.tally_layout import (
+    RESPONDENTS_SLOT,
+    submission_slices,
+    submission_vector,
+    tally_layout,
+)
 
 
 def _with_questions(qs: QuerySet[Survey]) -> QuerySet[Survey]:
@@ -221,18 +226,41 @@ def _slice_totals(survey: Survey, group_by: str | None) -> dict[str | None, list
     return totals
 
 
+def _add_unsealed(
+    survey: Survey, layout: Any, group_by: str | None, totals: dict[str | None, list[float]]
+) -> None:
+    """Add the unsealed tail's report vectors (not in the tallies yet; releases count them)."""
+    rows = Submission.objects.filter(survey=survey, sealed=False).values_list("answers", flat=True)
+    for answers in rows:
+        vector = submission_vector(layout, answers)
+        for group_key, group_value in submission_slices(layout, answers):
+            if group_key and group_key != group_by:
+                continue
+            acc = totals.setdefault(group_value if group_key else None, [])
+            acc.extend([0.0] * (len(vector) - len(acc)))
+            for i, value in enumerate(vector):
+                acc[i] += value
+
+
 def _tally_sums(
-    survey: Survey, questions: Sequence[Question], group_by: str | None
+    survey: Survey,
+    questions: Sequence[Question],
+    group_by: str | None,
+    include_unsealed: bool = False,
 ) -> dict[tuple[str | None, str, str], _Sums]:
     """The slices' totals read through the survey's slot layout:
     {(group_value | None, key, value): sums}.
 
     ``group_value`` is None for the ungrouped slice; with ``group_by`` both the ungrouped and the
-    grouped slices come back from the same query.
+    grouped slices come back from the same query. ``include_unsealed`` adds the submissions not
+    yet published in a batch (releases: their noise protects them; estimates never do).
     """
     layout = tally_layout(questions)
     out: dict[tuple[str | None, str, str], _Sums] = {}
-    for group, total in _slice_totals(survey, group_by).items():
+    totals = _slice_totals(survey, group_by)
+    if include_unsealed:
+        _add_unsealed(survey, layout, group_by, totals)
+    for group, total in totals.items():
         total.extend([0.0] * (layout.size - len(total)))
         out[(group, "", "")] = _Sums(int(total[RESPONDENTS_SLOT]))
         for (key, value), slot in layout.cells.items():
@@ -269,8 +297,11 @@ def survey_counts(
     survey: Survey,
     question_keys: Sequence[str] | None = None,
     group_by: str | None = None,
+    include_unsealed: bool = False,
 ) -> SurveyCounts:
-    """Report counts per cell (for releases and estimates). Unknown keys → InvalidInput."""
+    """Report counts per cell (for releases and estimates). Unknown keys → InvalidInput.
+
+    ``include_unsealed``: also the submissions of the batch not yet published (releases)."""
     questions = all_questions = _questions_of(survey)
     group_q = _group_question(questions, group_by)
     if question_keys is not None:
@@ -280,7 +311,7 @@ def survey_counts(
             raise InvalidInput.single("questions", f"Unknown question(s): {', '.join(unknown)}.")
         wanted = set(question_keys)
         questions = [q for q in questions if q.key in wanted]
-    sums = _tally_sums(survey, all_questions, group_q.key if group_q else None)
+    sums = _tally_sums(survey, all_questions, group_q.key if group_q else None, include_unsealed)
     respondents, cells, numbers = _counts_from(sums, questions, None)
     if group_q is None:
         return SurveyCounts(
@@ -432,6 +463,12 @@ def _question_entries(
     return out
 
 
+def estimate_batch() -> int:
+    from surveys.services.batches import estimate_batch as k
+
+    return k()
+
+
 def survey_estimates(
     *, survey: Survey, confidence: float = 0.95, group_by: str | None = None
 ) -> dict[str, Any]:
@@ -451,6 +488,8 @@ def survey_estimates(
         "status": survey.status,
         "respondents": respondents,
         "planned_n": survey.planned_n,
+        # Estimates move k submissions at a time (surveys.services.batches).
+        "estimate_batch": estimate_batch(),
         "confidence": confidence,
         "epsilon_local_total": designs.epsilon_local_total(questions),
         "questions": _question_entries(questions, cells, numbers, confidence),

@@ -94,8 +94,20 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
 else:
-    # SQLite: wait for the write lock instead of failing at once under concurrent submissions.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("timeout", 20)
+    # SQLite (the embedded default). IMMEDIATE: every transaction takes the write lock at BEGIN,
+    # waiting up to ``timeout`` seconds for it. With SQLite's default DEFERRED transactions a
+    # transaction that read first and then wrote had to *upgrade* its lock, and a concurrent
+    # writer made that upgrade fail at once with "database is locked" (the busy timeout does not
+    # apply to an upgrade that could deadlock): releases stuck pending with their budget charged,
+    # capped surveys answered 503 (issue 11, item 4; tests/embedded/). The rollback journal
+    # (default) rather than WAL: a WAL file keeps page images in commit order until a
+    # checkpoint, which is arrival order (SECURITY.md, "Arrival order").
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    options.setdefault("timeout", 20)
+    options.setdefault("transaction_mode", "IMMEDIATE")
+    # Deleted rows are overwritten with zeros, not left in free pages: a batch's re-write
+    # (surveys.services.batches) must not leave the old copies readable in the file.
+    options.setdefault("init_command", "PRAGMA secure_delete = ON;")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -304,6 +316,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = DENIABLE_MAX_REQUEST_BYTES
 DENIABLE_SUBMISSION_RATE_LIMIT = env.int("DENIABLE_SUBMISSION_RATE_LIMIT", default=6000)
 DENIABLE_SUBMISSION_RATE_WINDOW_SECONDS = 60
 DENIABLE_RATE_LIMIT_BACKOFF_SECONDS = 30
+
+# --- Estimates batching (issue 11, items 1 and 10; surveys.services.batches) ------------------
+# Researchers' estimates, respondent counts and exports change only when k new submissions have
+# arrived: every change aggregates at least k respondents' reports (k-anonymity of the change),
+# and the batch's rows are re-written together, so a database copy orders submissions and joins
+# used invitations only batch by batch. 1 publishes every submission at once (no protection).
+DENIABLE_ESTIMATE_BATCH = env.int("DENIABLE_ESTIMATE_BATCH", default=10)
 
 # --- Product defaults -----------------------------------------------------------------------------
 DENIABLE_DEFAULT_BUDGET_EPSILON = 1.0

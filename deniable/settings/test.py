@@ -18,3 +18,6 @@ CELERY_TASK_ALWAYS_EAGER = True
 # use ``force_login`` (axes refuses ``authenticate()`` without one). Tests that need it off
 # override AXES_ENABLED themselves.
 AXES_ENABLED = True
+# Most tests submit and then read estimates or counts; batches of 1 publish each submission at
+# once. The batching tests (tests/surveys/test_unlinkability.py) set their own k.
+DENIABLE_ESTIMATE_BATCH = 1

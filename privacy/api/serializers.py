@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from django.urls import reverse
@@ -123,8 +124,24 @@ class ReleaseAcceptedSerializer(serializers.Serializer):
     url = serializers.CharField()
 
 
+class CoarseDateTimeField(serializers.DateTimeField):
+    """A time truncated to the hour (UTC). A release's start and finish to the microsecond told
+    *when* its counts were sampled, which, set against the arrival of one respondent, says
+    whether the release contains them (issue 11, item 10). The hour is enough to read a history.
+    """
+
+    def to_representation(self, value):  # type: ignore[no-untyped-def]
+        if value is None:
+            return None
+        return super().to_representation(
+            value.astimezone(datetime.UTC).replace(minute=0, second=0, microsecond=0)
+        )
+
+
 class ReleaseSerializer(serializers.ModelSerializer):
     survey = serializers.CharField(source="survey.slug")
+    started_at = CoarseDateTimeField(read_only=True, allow_null=True)
+    finished_at = CoarseDateTimeField(read_only=True, allow_null=True)
     url = serializers.SerializerMethodField()
     charged = serializers.SerializerMethodField()
 

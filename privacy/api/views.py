@@ -54,6 +54,7 @@ class SurveyReleasesView(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
+        services.releases_sweep_embedded()
         releases = selectors.release_list_for_survey(survey=survey)
         return Response(s.ReleaseSummarySerializer(releases, many=True).data)
 
@@ -140,6 +141,7 @@ class ReleaseDetailView(APIView):
     def get(self, request: Request, release_id: str) -> Response:
         if getattr(self, "format_error", False):
             raise InvalidInput.single("format", "One of: json, csv.")
+        services.releases_sweep_embedded()
         release = selectors.release_get_for_owner(user=request.user, release_id=release_id)
         if request.accepted_renderer.format == "csv":
             if release.status != Release.Status.DONE:

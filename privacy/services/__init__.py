@@ -33,7 +33,7 @@ from privacy.services.sensitivity import (
     parameter_variance,
     scaled_parameter,
 )
-from privacy.services.sweep import releases_sweep
+from privacy.services.sweep import releases_sweep, releases_sweep_embedded
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -55,5 +55,6 @@ __all__ = [
     "release_results",
     "release_run",
     "releases_sweep",
+    "releases_sweep_embedded",
     "scaled_parameter",
 ]

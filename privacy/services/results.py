@@ -61,13 +61,11 @@ class _NoisyNumber:
 def _noisy_number(
     mechanism: str, unit: Fraction, grid: NumberGrid, sums: NumberSums
 ) -> _NoisyNumber:
-    """Grid the stored float sum (U = round(S/s), exact), then add integer noise to U and n.
+    """Grid the sum (U = round(S/s), exact), then add integer noise to U and n.
 
-    Refuses (ValueError → the release fails and is refunded) when the tally holds more answers
-    than the floating-point margin of :func:`privacy.release_math.sum_sensitivity` covers.
+    ``sums.total`` is the exact rational sum of the answers (:mod:`surveys.exact_sums`), so the
+    sensitivity K holds for any n: there is no data-dependent refusal here (issue 11, item 9).
     """
-    if sums.n + 1 > grid.max_respondents:
-        raise ValueError("too many answers for the float-sum sensitivity bound")
     units = release_math.grid_sum(sums.total, grid.step)
     sum_draw = _sample(mechanism, scaled_parameter(mechanism, unit, grid.sensitivity), 1)[0]
     count_draw = _sample(mechanism, unit, 1)[0]

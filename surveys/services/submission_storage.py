@@ -1,12 +1,13 @@
 """Storing a submission: the SQL of the submission hot path.
 
 * the submission row is written by one conditional ``INSERT … SELECT … ON CONFLICT DO NOTHING``:
-  only while its survey accepts answers, and only once per id;
-* PostgreSQL, open-access surveys without a cap: the submission and its tally upserts in ONE
-  statement;
+  only while its survey accepts answers, and only once per id; it is stored *unsealed*, outside
+  the tallies, until its batch is published (:mod:`surveys.services.batches`);
+* PostgreSQL, open-access surveys without a cap: that one statement, prepared once per
+  connection;
 * otherwise one transaction: an invitation token is consumed with one conditional ``UPDATE``
-  (accepted exactly once even under concurrent posts), then the tallies in one upsert — a
-  rejected submission leaves no trace.
+  (accepted exactly once even under concurrent posts), a response cap is checked under a lock on
+  the survey row — a rejected submission leaves no trace.
 """
 
 from __future__ import annotations
@@ -110,8 +111,9 @@ def _tally_upsert_sql(rows_sql: str) -> str:
     )
 
 
-def _tallies_upsert(increment: TallyIncrement) -> None:
-    """One upsert for all of the submission's slices (PostgreSQL and SQLite ≥ 3.24)."""
+def tallies_upsert(increment: TallyIncrement) -> None:
+    """One upsert adding ``increment.vector`` to each of its slices (PostgreSQL and SQLite ≥ 3.24);
+    used when a batch is published (:mod:`surveys.services.batches`)."""
     vector = Tally._meta.get_field("sums").get_db_prep_value(increment.vector, connection)
     rows = ", ".join(["(%s, %s, %s, %s, %s)"] * len(increment.slices))
     params: list[Any] = []
@@ -123,26 +125,12 @@ def _tallies_upsert(increment: TallyIncrement) -> None:
 
 @functools.cache
 def _one_statement_sql() -> str:
-    qn = connection.ops.quote_name
-    # Identifiers come from model metadata; every value is a query parameter.
-    rows = (
-        f"SELECT sub.{qn('survey_id')}, g.k, g.v, %s::integer, %s::double precision[] "  # noqa: S608
-        f"FROM sub, unnest(%s::varchar[], %s::varchar[]) AS g(k, v) ORDER BY g.k, g.v"
-    )
-    return (
-        f"WITH sub AS ({_submission_insert_sql(_SUBMISSION_TYPES)} "
-        f"RETURNING {qn('id')}, {qn('survey_id')}) {_tally_upsert_sql(rows)}"
-    )
+    return _submission_insert_sql(_SUBMISSION_TYPES)
 
 
-def submission_store_one_statement(
-    *, submission_params: list[Any], increment: TallyIncrement
-) -> bool:
-    """PostgreSQL, open-access surveys without a cap: the submission row and its tally upserts in
-    ONE statement (a data-modifying CTE), so one round trip and one implicit transaction — no
-    BEGIN/SAVEPOINT/COMMIT statements. Tallies are written only if the submission row was
-    (``FROM sub``); the slices are upserted in sorted order, so tally locks are taken in a fixed
-    order. True if it was stored.
+def submission_store_one_statement(*, submission_params: list[Any]) -> bool:
+    """PostgreSQL, open-access surveys without a cap: the submission row in ONE statement (one
+    round trip, an implicit transaction — no BEGIN/SAVEPOINT/COMMIT). True if it was stored.
 
     It runs on a psycopg cursor with server-side binding and ``prepare=True`` (Django's own
     cursors bind client-side): the constant statement is parsed and planned once per connection,
@@ -150,13 +138,9 @@ def submission_store_one_statement(
     """
     import psycopg
 
-    group_keys = [k for k, _ in increment.slices]
-    group_values = [v for _, v in increment.slices]
-    params = [*submission_params, increment.shard, list(increment.vector), group_keys, group_values]
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(_one_statement_sql(), params, prepare=True)
-        # Every stored submission increments at least the respondents cell.
+        cursor.execute(_one_statement_sql(), submission_params, prepare=True)
         return cursor.rowcount > 0
 
 
@@ -165,16 +149,15 @@ def submission_store(
     survey: Survey,
     submission_params: list[Any],
     digest: str | None,
-    increment: TallyIncrement,
 ) -> bool:
     """The general path (invitations, response caps, SQLite): one transaction, no savepoint.
     True if stored; False if the conditional insert wrote nothing (see the caller)."""
     with transaction.atomic():
         if survey.response_cap is not None:
-            # Serialize submissions of capped surveys on the survey row, then count.
+            # Serialize submissions of capped surveys on the survey row (SQLite: the IMMEDIATE
+            # transaction already holds the write lock), then count. A full survey is a 409.
             Survey.objects.select_for_update().filter(pk=survey.pk).first()
-            respondents = _respondents(survey)
-            if respondents >= survey.response_cap:
+            if _respondents(survey) >= survey.response_cap:
                 raise Conflict(
                     "This survey has reached its number of responses.",
                     code="response_cap_reached",
@@ -202,11 +185,12 @@ def submission_store(
                         code="token_revoked",
                     )
                 raise Conflict("This invitation has already been used.", code="token_used")
-        _tallies_upsert(increment)
     return True
 
 
 def _respondents(survey: Survey) -> int:
+    """Every stored submission: the published ones (tallies) and the unsealed tail."""
     from surveys.selectors import survey_respondent_count
+    from surveys.services.batches import unsealed_count
 
-    return survey_respondent_count(survey=survey)
+    return survey_respondent_count(survey=survey) + unsealed_count(survey=survey)

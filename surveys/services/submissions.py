@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import secrets
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,9 +21,9 @@ from typing import Any, Literal
 from django.db import connection
 
 from deniable.errors import Conflict, InvalidInput, NotFound
-from surveys.models import TALLY_SHARDS, Question, Submission, Survey
+from surveys.models import Question, Submission, Survey
+from surveys.services.batches import submissions_publish_if_due
 from surveys.services.invitations import invitation_digest
-from surveys.services.submission_rows import tally_increment
 from surveys.services.submission_storage import (
     submission_insert_params,
     submission_store,
@@ -93,10 +92,15 @@ def _clean_answers(questions: Sequence[Question], answers: Any) -> dict[str, Any
     return cleaned
 
 
-def _fingerprint(*, survey: Survey, randomizer: str, digest: str | None, answers: dict) -> str:
-    """SHA-256 of a canonical JSON of what the submission says (for idempotent retries)."""
+def _fingerprint(*, survey: Survey, randomizer: str, answers: dict) -> str:
+    """SHA-256 of a canonical JSON of what the submission reports (for idempotent retries).
+
+    Never the token, nor anything derived from it: a value computed from the invitation's digest
+    and stored beside the answers named each response's invitation to anyone with a database
+    copy (issue 11, item 1). A retry is recognised by its ``submission_id`` and this fingerprint;
+    a token is spent once by its own conditional UPDATE, so reuse is still refused."""
     canonical = json.dumps(
-        {"survey": survey.pk, "randomizer": randomizer, "token": digest, "answers": answers},
+        {"survey": survey.pk, "randomizer": randomizer, "answers": answers},
         sort_keys=True,
         separators=(",", ":"),
         allow_nan=False,
@@ -144,7 +148,7 @@ def submission_create(
         if not token:
             raise Conflict("This survey needs an invitation token.", code="token_required")
         digest = invitation_digest(token)
-    fingerprint = _fingerprint(survey=survey, randomizer=randomizer, digest=digest, answers=cleaned)
+    fingerprint = _fingerprint(survey=survey, randomizer=randomizer, answers=cleaned)
     if not survey.is_accepting():
         # A retry of an accepted submission is answered as such even after the survey closed.
         outcome = _existing_outcome(sid, fingerprint)
@@ -155,16 +159,13 @@ def submission_create(
     submission_params = submission_insert_params(
         sid=sid, survey=survey, randomizer=randomizer, fingerprint=fingerprint, answers=cleaned
     )
-    increment = tally_increment(survey, questions, cleaned, secrets.randbelow(TALLY_SHARDS))
     if digest is None and survey.response_cap is None and connection.vendor == "postgresql":
-        stored = submission_store_one_statement(
-            submission_params=submission_params, increment=increment
-        )
+        stored = submission_store_one_statement(submission_params=submission_params)
     else:
-        stored = submission_store(
-            survey=survey, submission_params=submission_params, digest=digest, increment=increment
-        )
+        stored = submission_store(survey=survey, submission_params=submission_params, digest=digest)
     if stored:
+        # Its own transaction, after the submission's: publishes the batch once k are waiting.
+        submissions_publish_if_due(survey=survey)
         return SubmissionOutcome(submission_id=sid, status="accepted")
     # Nothing was written: the id exists (a retry, or a concurrent twin that won), or the survey
     # stopped accepting answers after it was read (e.g. closed while cached).

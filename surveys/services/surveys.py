@@ -332,7 +332,14 @@ def survey_open(*, survey: Survey) -> Survey:
 
 
 def survey_close(*, survey: Survey) -> Survey:
-    """open → closed: stop accepting submissions (estimates and exports remain)."""
-    return _survey_transition(
+    """open → closed: stop accepting submissions (estimates and exports remain).
+
+    The unsealed tail (< k submissions) is re-written in key order but not published: the last
+    change of the estimates still aggregates ≥ k reports; releases count the tail."""
+    from surveys.services.batches import submissions_shuffle_tail
+
+    closed = _survey_transition(
         survey=survey, source=Survey.Status.OPEN, target=Survey.Status.CLOSED, verb="close"
     )
+    submissions_shuffle_tail(survey=closed)
+    return closed

@@ -20,7 +20,9 @@ CHUNK = 5000
 
 
 def _stored_answers(survey: Survey) -> Iterable[tuple[Any, Mapping[str, Any]]]:
-    rows = Submission.objects.filter(survey=survey).values_list("id", "answers")
+    # Published (sealed) submissions only: the unsealed tail is outside the tallies until its
+    # batch is complete (surveys.services.batches), and a rebuild must not publish it early.
+    rows = Submission.objects.filter(survey=survey, sealed=True).values_list("id", "answers")
     return rows.iterator(chunk_size=CHUNK)
 
 
