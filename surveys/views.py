@@ -21,7 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from deniable.errors import Conflict, InvalidInput, NotFound
-from privacy import rr
+from privacy import rr, rr_browser
 from surveys import designs
 from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
 from surveys.models import Question, Survey
@@ -82,6 +82,11 @@ def _question_data(q: Question) -> dict[str, Any]:
     design = designs.question_design(q)
     out["design"] = dict(design.to_spec()) if design is not None else design_spec(q)
     out["epsilon"] = designs.question_epsilon(q)
+    # The page draws U uniform on [0, 2⁵³) and compares it with these integers, unchanged: the
+    # probabilities it runs are exactly thresholds/2⁵³, whose ε is at most out["epsilon"].
+    plan = designs.question_browser_plan(q)
+    out["random_bits"] = rr_browser.RANDOM_BITS
+    out["thresholds"] = dict(plan.thresholds) if plan is not None else None
     if q.kind == Question.Kind.YES_NO:
         c, d = float(design.c), float(design.d)
         lam = c * DENIABILITY_PRIOR + d
@@ -185,7 +190,20 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
     initial = (
         {"token": request.GET.get("token", "")} if survey.access == Survey.Access.INVITE else {}
     )
-    form = RespondForm(survey=survey, questions=_questions(survey), initial=initial)
+    questions = _questions(survey)
+    if any(q.is_randomized and designs.question_browser_plan(q) is None for q in questions):
+        # A design stored before the browser checks existed (e.g. k-RR at ε = 1000): the page
+        # cannot run it exactly, so it runs nothing rather than another mechanism.
+        return _message(
+            request,
+            "This survey cannot be answered here",
+            "One of its questions uses a randomization this page cannot run exactly. Please let "
+            "the researcher know.",
+            status=200,
+            survey=survey,
+            tone="warn",
+        )
+    form = RespondForm(survey=survey, questions=questions, initial=initial)
     return _respond_page(request, survey, form)
 
 

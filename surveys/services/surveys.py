@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from deniable.errors import Conflict, InvalidInput
-from privacy import rr
+from privacy import rr, rr_browser
 from surveys import designs
 from surveys.models import Question, Survey
 from surveys.services.validation import Errors, add_error, is_finite_number
@@ -97,6 +97,14 @@ def _clean_design(kind: str, raw: Any, options: list[str], field: str, errors: E
             "This design is not differentially private (ε = ∞): some reported answer reveals "
             "the true one. Give every answer a non-zero chance of being reported.",
         )
+        return {}
+    try:
+        # The local-ε cap, and the page's integer thresholds: a design the respondent's browser
+        # cannot run exactly is refused here, never approximated there (privacy.rr_browser).
+        rr_browser.check_epsilon_cap(design)
+        rr_browser.browser_plan(design)
+    except rr.DesignError as exc:
+        add_error(errors, f"{field}.{exc.field}", exc.message)
         return {}
     return dict(design.to_spec())
 
