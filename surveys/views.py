@@ -18,6 +18,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from deniable.errors import Conflict, InvalidInput, NotFound
@@ -207,10 +208,19 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
     return _respond_page(request, survey, form)
 
 
+@csrf_exempt
 @never_cache
 @require_POST
 def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
-    """The no-JavaScript path: answers randomized with the respondent's own coins."""
+    """The no-JavaScript path: answers randomized with the respondent's own coins.
+
+    CSRF-exempt, like the JSON endpoint (DRF exempts it): CSRF protects ambient authority — a
+    session cookie a forged cross-site post would borrow — and a respondent has none. A forged
+    post can do exactly what anyone can do directly (answer an open survey; an invite-only one
+    needs the token in the body). So the respondent page sets no CSRF cookie at all: a token the
+    server ties to nothing would protect nothing, and a year-long ``csrftoken`` cookie rode on
+    every submission, a stable identifier across a respondent's visits (issue 11 §10).
+    """
     survey = _public_or_404(slug)
     if not survey.is_accepting():
         return _closed(request, survey)
