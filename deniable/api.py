@@ -5,10 +5,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
+from deniable import json_input
 from deniable.errors import InvalidInput
+
+
+class CheckedJSONParser(JSONParser):
+    """DRF's JSON parser, made total: a body nested too deep, holding NUL or a lone surrogate, in
+    an unknown charset or not decodable in its charset is a 400, never a 500
+    (:mod:`deniable.json_input`)."""
+
+    strict = True
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        encoding = get_encoding(parser_context or {})  # DRF's: text codecs only, else a 400
+        try:
+            text = (stream.read() if stream is not None else b"").decode(encoding)
+        except (LookupError, UnicodeError):
+            raise ParseError(f"The body is not valid {encoding} text.") from None
+        try:
+            return json_input.loads(text, strict=self.strict)
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
 
 
 class CSVRenderer(BaseRenderer):

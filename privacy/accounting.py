@@ -619,7 +619,10 @@ def _solve_exact(dist: _LossDistribution, d: float) -> float:
     # A − e^ε B = d  ⇒  ε = ln(A − d) − ln B  (A > d because δ(lower) > d).
     if log_bm == -math.inf:
         return upper
-    eps = log_am + math.log1p(-d * math.exp(-log_am)) - log_bm
+    # ln(A − d) = ln A + ln(1 − e^{ln d − ln A}): in log space, since A itself may be below the
+    # float range's reciprocal (δ = 5e-324 and A ≈ 1e-320 made d·e^{−ln A} overflow: a 500).
+    ratio = math.exp(min(0.0, math.log(d) - log_am))
+    eps = log_am + (math.log1p(-ratio) if ratio < 1.0 else -math.inf) - log_bm
     return min(max(eps, lower), upper)
 
 

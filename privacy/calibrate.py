@@ -86,6 +86,17 @@ def check_epsilon(epsilon: float, field: str = "epsilon") -> float:
     return check_positive(epsilon, field)
 
 
+#: δ accepted in a survey's budget and in a release request. δ is the chance that an (ε, δ)
+#: guarantee fails outright — a mechanism may publish one respondent's data with probability δ —
+#: so it must be far below 1/n (Dwork & Roth 2014, §2.3: δ ≈ 1/n allows "release a random
+#: respondent's record"). 1e-3 is 1/n for the default planned 1,000 respondents: any larger δ
+#: is unjustifiable for any survey (δ = 0.9 let eleven ε = 1 releases report "spent 0.076",
+#: issue 11 §8); the builder suggests δ < 1/n. Below 1e-100 no accountant's answer changes in
+#: any useful way, and subnormal δ broke the exact accountant (issue 11 §10).
+MIN_DELTA = 1e-100
+MAX_DELTA = 1e-3
+
+
 def check_delta(delta: float, field: str = "delta") -> float:
     """δ must lie in the open interval (0, 1)."""
     d = check_positive(delta, field)

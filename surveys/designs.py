@@ -11,7 +11,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from privacy import rr
+from privacy import rr, rr_browser
+from surveys import physical
 
 # Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
 # for yes/no questions, so every randomized question in a default survey protects the respondent
@@ -59,12 +60,48 @@ def question_design(question: Any) -> Any:
     return design
 
 
-def question_epsilon(question: Any) -> float | None:
-    """Local ε of one question (None for the non-randomized kinds)."""
+def accounted_epsilon(design: Any) -> float:
+    """The ε reported for a design: the largest of its nominal ε, the ε the browser's integer
+    thresholds realise and (when coins or dice can run it) the ε of the physical faces, each
+    computed exactly and rounded up. So the server never reports less than a page runs
+    (``privacy.rr_browser``). A design the browser cannot run gets its nominal ε; the survey
+    service refuses such designs, and the respondent page refuses to run one stored earlier."""
+    epsilon = float(design.epsilon)
+    if not math.isfinite(epsilon):
+        return epsilon
+    try:
+        epsilon = max(epsilon, rr_browser.browser_plan(design).epsilon)
+    except rr.DesignError:
+        pass
+    realisation = physical.physical_realisation(design)
+    if realisation is not None:
+        epsilon = max(epsilon, realisation.epsilon)
+    return epsilon
+
+
+def question_browser_plan(question: Any) -> rr_browser.BrowserPlan | None:
+    """The thresholds the respondent page draws against (None: not randomized, or a design the
+    browser cannot run exactly — stored before the checks existed)."""
     design = question_design(question)
     if design is None:
         return None
-    return float(design.epsilon)
+    try:
+        return rr_browser.browser_plan(design)
+    except rr.DesignError:
+        return None
+
+
+def question_epsilon(question: Any) -> float | None:
+    """Local ε of one question as accounted (None for the non-randomized kinds); cached."""
+    design = question_design(question)
+    if design is None:
+        return None
+    cached = getattr(question, "_accounted_epsilon_cache", None)
+    if cached is not None and cached[0] is design:
+        return cached[1]
+    epsilon = accounted_epsilon(design)
+    question._accounted_epsilon_cache = (design, epsilon)
+    return epsilon
 
 
 def epsilon_local_total(questions: Any) -> float:
@@ -94,7 +131,7 @@ def design_description(question: Any) -> dict[str, Any] | None:
         out["k"] = int(design.k)
         out["keep_probability"] = float(design.keep_probability)
         out["other_probability"] = float(design.other_probability)
-    out["epsilon"] = float(design.epsilon)
+    out["epsilon"] = question_epsilon(question)
     return out
 
 
@@ -123,7 +160,7 @@ def design_preview(
     else:
         shown_prior = 0.1 if prior is None else prior
         deniability = rr.deniability(design, shown_prior)
-    epsilon = float(design.epsilon)
+    epsilon = accounted_epsilon(design)
     return {
         "epsilon": epsilon if math.isfinite(epsilon) else None,
         "private": bool(design.is_private) and math.isfinite(epsilon),

@@ -7,14 +7,14 @@ The true answer is never asked for by this form.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 from urllib.parse import quote_plus
 
 from django import forms
 
+from privacy.rr import DesignError
+from surveys import designs, physical
 from surveys.models import Question, Survey
 
 COIN_DESIGN = {"p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25}
@@ -36,58 +36,22 @@ def design_spec(question: Question) -> dict[str, Any]:
 
 
 # --- physical protocols --------------------------------------------------------------------------
-# A physical protocol must reproduce the design's probabilities *exactly*, or the estimator is
-# biased and the stated ε is wrong. So we look for the smallest everyday device whose outcomes
-# split into the design's probabilities; if none does (an irrational k-RR keep probability, say),
-# we say the question needs JavaScript rather than approximate it.
+# The device and its faces come from ``surveys.physical`` (exact fractions, no dropped outcome);
+# here they become instructions. No device → the question needs JavaScript, and the page says so.
 
-_DEVICES: list[tuple[int, str, list[str]]] = [
-    (2, "Flip a coin.", ["heads", "tails"]),
-    (
-        4,
-        "Flip a coin twice.",
-        ["heads then heads", "heads then tails", "tails then heads", "tails then tails"],
-    ),
-    (6, "Roll a die.", [str(i) for i in range(1, 7)]),
-    (
-        36,
-        "Roll two dice, one after the other, and work out (first − 1) × 6 + second, "
-        "a number from 1 to 36.",
-        [str(i) for i in range(1, 37)],
-    ),
+_ACTIONS = {
+    physical.TRUTH: "answer truthfully (tick your true answer)",
+    physical.YES: "tick YES, whatever your true answer",
+    physical.NO: "tick NO, whatever your true answer",
+    physical.OPPOSITE: "tick the opposite of your true answer",
+    physical.KEEP: "tick your true answer",
+    physical.OTHER: "tick a random other option",
+}
+_COIN_STEPS = [
+    "Flip a coin, where nobody can see it.",
+    "Tails: answer truthfully — tick your true answer below.",
+    "Heads: flip again. Heads: tick YES. Tails: tick NO. (Do this whatever your true answer is.)",
 ]
-
-
-def _as_fraction(p: float, n: int) -> int | None:
-    """``p·n`` if it is (within rounding) a whole number of the device's outcomes."""
-    k = round(p * n)
-    return k if math.isclose(p * n, k, abs_tol=1e-9) else None
-
-
-def _split(outcomes: list[tuple[str, float]]) -> tuple[str, list[tuple[str, str]]] | None:
-    """Pick a device and give each outcome its range of faces: (instruction, [(faces, action)])."""
-    outcomes = [(action, p) for action, p in outcomes if p > 1e-12]
-    for n, instruction, faces in _DEVICES:
-        counts = [_as_fraction(p, n) for _, p in outcomes]
-        if any(c is None for c in counts) or sum(counts) != n:  # type: ignore[arg-type]
-            continue
-        rows: list[tuple[str, str]] = []
-        start = 0
-        for (action, _), count in zip(outcomes, counts, strict=True):
-            chosen = faces[start : start + count]  # type: ignore[operator]
-            start += count  # type: ignore[operator]
-            if n in (6, 36) and len(chosen) > 1:
-                label = f"{chosen[0]}–{chosen[-1]}"
-            else:
-                label = " or ".join(chosen)
-            rows.append((label, action))
-        return instruction, rows
-    return None
-
-
-def _frac_text(p: float) -> str:
-    f = Fraction(p).limit_denominator(1000)
-    return f"{f.numerator} in {f.denominator}" if f.numerator else "never"
 
 
 @dataclass
@@ -97,74 +61,50 @@ class PhysicalProtocol:
     reason: str = ""
 
 
+def _rows(realisation: physical.Realisation) -> list[str]:
+    steps, start = [], 0
+    for outcome, count in realisation.counts:
+        chosen = realisation.face_names[start : start + count]
+        start += count
+        if realisation.faces in (6, 36) and len(chosen) > 1:
+            label = f"{chosen[0]}–{chosen[-1]}"
+        else:
+            label = " or ".join(chosen)
+        steps.append(f"{label.capitalize()}: {_ACTIONS[outcome]}.")
+    return steps
+
+
 def physical_protocol(question: Question) -> PhysicalProtocol:
     """Step-by-step instructions that randomize exactly like the browser would."""
-    spec = design_spec(question)
-    name = spec.get("name")
-    if question.kind == Question.Kind.YES_NO:
-        truth = "answer truthfully (tick your true answer)"
-        if name == "forced_response":
-            q, f1, f0 = (float(spec[k]) for k in ("p_truth", "p_yes", "p_no"))
-            if all(math.isclose(a, b) for a, b in zip((q, f1, f0), (0.5, 0.25, 0.25), strict=True)):
-                return PhysicalProtocol(
-                    True,
-                    [
-                        "Flip a coin, where nobody can see it.",
-                        "Tails: answer truthfully — tick your true answer below.",
-                        "Heads: flip again. Heads: tick YES. Tails: tick NO. "
-                        "(Do this whatever your true answer is.)",
-                    ],
-                )
-            outcomes = [
-                (truth, q),
-                ("tick YES, whatever your true answer", f1),
-                ("tick NO, whatever your true answer", f0),
-            ]
-        elif name == "warner":
-            p = float(spec["p"])
-            outcomes = [(truth, p), ("tick the opposite of your true answer", 1 - p)]
-        elif name == "unrelated_question":
-            p, u = float(spec["p"]), float(spec["innocuous_prevalence"])
-            # The innocuous answer is "yes" with known prevalence u; drawing it from the same
-            # device is exactly the browser's simulation of it.
-            outcomes = [
-                (truth, p),
-                ("tick YES, whatever your true answer", (1 - p) * u),
-                ("tick NO, whatever your true answer", (1 - p) * (1 - u)),
-            ]
-        else:
-            return PhysicalProtocol(False, reason="This question's design needs JavaScript.")
-        split = _split(outcomes)
-        if split is None:
+    if not question.is_randomized:
+        return PhysicalProtocol(True)
+    try:
+        design = designs.question_design(question)
+    except DesignError:
+        design = None
+    realisation = physical.physical_realisation(design) if design is not None else None
+    if realisation is None:
+        if question.kind == Question.Kind.CHOICE and design is not None:
             return PhysicalProtocol(
                 False,
-                reason="Its probabilities cannot be reproduced exactly with coins or dice, "
-                "so this question needs JavaScript.",
+                reason=f"It keeps your answer with probability {design.keep_probability:.3f}, "
+                "which coins or dice cannot reproduce exactly, so this question needs JavaScript.",
             )
-        instruction, rows = split
         return PhysicalProtocol(
-            True,
-            [
-                instruction + " Do it where nobody can see.",
-                *[f"{faces.capitalize()}: {action}." for faces, action in rows],
-            ],
+            False,
+            reason="Its probabilities cannot be reproduced exactly with coins or dice, "
+            "so this question needs JavaScript.",
         )
+    spec = design.to_spec()
+    if (
+        question.kind == Question.Kind.YES_NO
+        and {k: spec.get(k) for k in COIN_DESIGN} == COIN_DESIGN
+        and spec["name"] == "forced_response"
+    ):
+        return PhysicalProtocol(True, list(_COIN_STEPS))
+    steps = [realisation.instruction + " Do it where nobody can see.", *_rows(realisation)]
     if question.kind == Question.Kind.CHOICE:
-        k = len(question.options)
-        eps = float(spec.get("epsilon", 1.0))
-        keep = math.exp(eps) / (math.exp(eps) + k - 1)
-        split = _split([("tick your true answer", keep), ("tick a random other option", 1 - keep)])
-        if split is None or k - 1 > 6:
-            return PhysicalProtocol(
-                False,
-                reason=f"It keeps your answer with probability {keep:.3f}, which coins or dice "
-                "cannot reproduce exactly, so this question needs JavaScript.",
-            )
-        instruction, rows = split
-        steps = [
-            instruction + " Do it where nobody can see.",
-            *[f"{faces.capitalize()}: {action}." for faces, action in rows],
-        ]
+        k = design.k
         if k - 1 > 1:
             steps.append(
                 f"To pick a random other option: leave out your true answer, number the other "
@@ -173,8 +113,7 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
             )
         else:
             steps.append("The random other option is simply the option that is not your answer.")
-        return PhysicalProtocol(True, steps)
-    return PhysicalProtocol(True)
+    return PhysicalProtocol(True, steps)
 
 
 # --- the no-JavaScript respondent form -----------------------------------------------------------

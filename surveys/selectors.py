@@ -422,11 +422,17 @@ def _category_entry(q: Question, cells: dict[str, int]) -> dict[str, Any]:
 def _number_entry(q: Question, sums: NumberSums, confidence: float) -> dict[str, Any]:
     """Mean, standard error of the mean (sample SD / √n) and a normal interval."""
     n = sums.n
-    mean = sums.total / n if n else None
+    finite = math.isfinite(sums.total) and math.isfinite(sums.total_sq)
+    mean = sums.total / n if n and finite else None
     std_error = ci_low = ci_high = None
     if n >= 2 and mean is not None:
-        variance = max(0.0, (sums.total_sq - n * mean * mean) / (n - 1))
-        std_error = math.sqrt(variance / n)
+        # Σx² − n·x̄² cancels when the spread is small beside the mean: its rounding error is at
+        # most ~(n + 2)·u·Σx² (u = 2⁻⁵³, float sums of n terms). A computed variance below that
+        # bound is rounding noise, not "0": report the bound (a conservative SE), never 0.0 for
+        # data that may differ. Bounds |x| ≤ 1e9 keep Σx² finite (surveys.services.surveys).
+        rounding = (n + 2) * 2.0**-53 * sums.total_sq / (n - 1)
+        variance = (sums.total_sq - n * mean * mean) / (n - 1)
+        std_error = math.sqrt(max(variance, rounding) / n)
         half = rr.z_value(confidence) * std_error
         ci_low = max(q.min_value, mean - half)
         ci_high = min(q.max_value, mean + half)

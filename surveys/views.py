@@ -19,9 +19,11 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from deniable.errors import Conflict, InvalidInput, NotFound
+from privacy import rr_browser
 from surveys import designs, protection
 from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
 from surveys.models import Question, Survey
@@ -86,6 +88,11 @@ def _question_data(q: Question) -> dict[str, Any]:
     design = designs.question_design(q)
     out["design"] = dict(design.to_spec()) if design is not None else design_spec(q)
     out["epsilon"] = designs.question_epsilon(q)
+    # The page draws U uniform on [0, 2⁵³) and compares it with these integers, unchanged: the
+    # probabilities it runs are exactly thresholds/2⁵³, whose ε is at most out["epsilon"].
+    plan = designs.question_browser_plan(q)
+    out["random_bits"] = rr_browser.RANDOM_BITS
+    out["thresholds"] = dict(plan.thresholds) if plan is not None else None
     return out
 
 
@@ -208,14 +215,36 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
     initial = (
         {"token": request.GET.get("token", "")} if survey.access == Survey.Access.INVITE else {}
     )
-    form = RespondForm(survey=survey, questions=_questions(survey), initial=initial)
+    questions = _questions(survey)
+    if any(q.is_randomized and designs.question_browser_plan(q) is None for q in questions):
+        # A design stored before the browser checks existed (e.g. k-RR at ε = 1000): the page
+        # cannot run it exactly, so it runs nothing rather than another mechanism.
+        return _message(
+            request,
+            "This survey cannot be answered here",
+            "One of its questions uses a randomization this page cannot run exactly. Please let "
+            "the researcher know.",
+            status=200,
+            survey=survey,
+            tone="warn",
+        )
+    form = RespondForm(survey=survey, questions=questions, initial=initial)
     return _respond_page(request, survey, form)
 
 
+@csrf_exempt
 @never_cache
 @require_POST
 def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
-    """The no-JavaScript path: answers randomized with the respondent's own coins."""
+    """The no-JavaScript path: answers randomized with the respondent's own coins.
+
+    CSRF-exempt, like the JSON endpoint (DRF exempts it): CSRF protects ambient authority — a
+    session cookie a forged cross-site post would borrow — and a respondent has none. A forged
+    post can do exactly what anyone can do directly (answer an open survey; an invite-only one
+    needs the token in the body). So the respondent page sets no CSRF cookie at all: a token the
+    server ties to nothing would protect nothing, and a year-long ``csrftoken`` cookie rode on
+    every submission, a stable identifier across a respondent's visits (issue 11 §10).
+    """
     survey = _public_or_404(slug)
     if not survey.is_accepting():
         return _closed(request, survey)

@@ -266,7 +266,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # DRF's JSON parser plus a depth cap and NUL/surrogate checks (deniable/json_input.py).
+    "DEFAULT_PARSER_CLASSES": ["deniable.api.CheckedJSONParser"],
     "EXCEPTION_HANDLER": "deniable.api_errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -300,11 +301,19 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "filters": {"drop_query_strings": {"()": "deniable.log_filters.DropQueryStrings"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
-        # runserver's request log prints the client address; keep it quiet.
-        "django.server": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        # runserver's request log prints the client address; keep it quiet. Its 4xx/5xx lines
+        # (what `make run` prints) keep method, path and status, never the query string: a
+        # logger-level filter, so every handler sees the redacted record.
+        "django.server": {
+            "handlers": ["console"],
+            "level": "WARNING",
+            "propagate": False,
+            "filters": ["drop_query_strings"],
+        },
     },
 }
 

@@ -30,7 +30,9 @@ class ReleaseRequestSerializer(serializers.Serializer):
     epsilon = serializers.FloatField(
         required=False, help_text="ε > 0 (laplace, or gaussian with delta)."
     )
-    delta = serializers.FloatField(required=False, help_text="δ ∈ (0, 1), gaussian with epsilon.")
+    delta = serializers.FloatField(
+        required=False, help_text="δ ∈ [1e-100, 1e-3], gaussian with epsilon."
+    )
     rho = serializers.FloatField(required=False, help_text="ρ > 0 (zCDP), gaussian only.")
     questions = serializers.ListField(
         child=serializers.CharField(),

@@ -18,13 +18,12 @@ from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from deniable.api import CSVRenderer, json_object_body
+from deniable.api import CheckedJSONParser, CSVRenderer, json_object_body
 from deniable.errors import Conflict, InvalidInput
 from privacy import selectors, services
 from privacy.api import serializers as s
@@ -37,7 +36,7 @@ ERRORS_400 = OpenApiResponse(FieldErrorsSerializer, description="Invalid input, 
 ERROR_404 = OpenApiResponse(ErrorSerializer, description="No such survey (or not yours).")
 
 
-class LenientJSONParser(JSONParser):
+class LenientJSONParser(CheckedJSONParser):
     """Accepts the non-standard ``NaN`` / ``Infinity`` literals so that the service can reject
     them with a 400 *naming the field* (the strict parser gives an anonymous parse error)."""
 

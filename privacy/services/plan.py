@@ -72,7 +72,7 @@ _REQUEST_FIELDS = {"mechanism", "epsilon", "delta", "rho", "questions", "group_b
 PARAMETER_RANGES: dict[str, tuple[float, float]] = {
     "epsilon": (1e-12, 1e6),
     "rho": (1e-24, 1e12),
-    "delta": (1e-100, 1.0),
+    "delta": (calibrate.MIN_DELTA, calibrate.MAX_DELTA),  # see there
 }
 
 

@@ -54,8 +54,14 @@
     crypto.getRandomValues(a);
     return a[0];
   }
-  // P(uint32() < threshold(p)) = round(p·2³²)/2³², exact for dyadic p such as ½ and ¼.
-  const threshold = (p) => Math.round(Math.min(1, Math.max(0, p)) * TWO32);
+  // U uniform on [0, 2⁵³) from two words: hi·2²¹ + (lo >>> 11) is exact in a double. The server
+  // ships integer thresholds T ≤ 2⁵³ (q.thresholds) and the page uses them unchanged, so
+  // P(U < T) = T/2⁵³ exactly: no probability is computed, rounded or clamped here.
+  function uint53() {
+    const a = new Uint32Array(2);
+    crypto.getRandomValues(a);
+    return a[0] * 2 ** 21 + (a[1] >>> 11);
+  }
   // Uniform on {0..n-1}: rejection sampling so non-powers of two carry no modulo bias.
   function randomBelow(n) {
     const limit = TWO32 - (TWO32 % n);
@@ -80,23 +86,19 @@
 
   function randomize(q, truth) {
     const d = q.design;
+    const t = q.thresholds;
     if (q.kind === "choice") {
-      const k = q.options.length;
-      const e = Math.exp(d.epsilon);
-      const keep = e / (e + k - 1);
-      if (uint32() < threshold(keep)) return { reported: truth, faces: ["keep"], branch: "keep" };
+      if (uint53() < t.keep) return { reported: truth, faces: ["keep"], branch: "keep" };
       const others = q.options.filter((o) => o !== truth);
       return { reported: others[randomBelow(others.length)], faces: ["swap"], branch: "other" };
     }
-    const u = uint32(); // one draw, compared against cumulative thresholds: exact proportions
+    const u = uint53(); // one draw, compared against cumulative thresholds: exact proportions
     if (d.name === "forced_response") {
-      const truthCut = threshold(d.p_truth);
-      const yesCut = threshold(d.p_truth + d.p_yes);
-      const branch = u < truthCut ? "truth" : u < yesCut ? "yes" : "no";
+      const branch = u < t.truth ? "truth" : u < t.yes ? "yes" : "no";
       const reported = branch === "truth" ? truth : branch === "yes";
       let faces;
       if (isCoinDesign(d)) {
-        // With thresholds 2³¹ and 3·2³⁰ this is exactly two fair coins: the top bit, then the next.
+        // With thresholds 2⁵² and 3·2⁵¹ this is exactly two fair coins: the top bit, then the next.
         faces = branch === "truth" ? ["tails"] : ["heads", branch === "yes" ? "heads" : "tails"];
       } else {
         faces = [branch === "truth" ? "truth" : branch];
@@ -104,14 +106,14 @@
       return { reported, faces, branch };
     }
     if (d.name === "warner") {
-      const asked = u < threshold(d.p);
+      const asked = u < t.as_asked;
       // The report is the answer to whichever statement chance picked.
       return { reported: asked ? truth : !truth, faces: [asked ? "as asked" : "opposite"], branch: asked ? "truth" : "negation" };
     }
     if (d.name === "unrelated_question") {
-      if (u < threshold(d.p)) return { reported: truth, faces: ["real"], branch: "truth" };
+      if (u < t.sensitive) return { reported: truth, faces: ["real"], branch: "truth" };
       // The innocuous question's answer is simulated with its known prevalence.
-      const yes = uint32() < threshold(d.innocuous_prevalence);
+      const yes = uint53() < t.innocuous_yes;
       return { reported: yes, faces: ["other", yes ? "yes" : "no"], branch: "innocuous" };
     }
     throw new Error(`unknown design ${d.name}`);

@@ -49,7 +49,11 @@ class TokenResponseSerializer(serializers.Serializer):
 
 class SurveyBudgetInSerializer(serializers.Serializer):
     epsilon = serializers.FloatField(required=False, default=1.0, help_text="ε_total > 0.")
-    delta = serializers.FloatField(required=False, default=1e-6, help_text="δ_total in (0, 1).")
+    delta = serializers.FloatField(
+        required=False,
+        default=1e-6,
+        help_text="δ_total in [1e-100, 1e-3]; keep it below 1/respondents.",
+    )
 
 
 class QuestionInSerializer(serializers.Serializer):
@@ -62,7 +66,8 @@ class QuestionInSerializer(serializers.Serializer):
         help_text=(
             'yes_no: {"name":"forced_response","p_truth","p_yes","p_no"} (default ½, ¼, ¼), '
             '{"name":"warner","p"} or {"name":"unrelated_question","p","innocuous_prevalence"}; '
-            'choice: {"name":"k_rr","epsilon"} (default ε = ln 3). Designs with ε = ∞ are refused.'
+            'choice: {"name":"k_rr","epsilon"} (default ε = ln 3). Designs with ε = ∞ or ε > 10 '
+            "are refused."
         ),
     )
     options = serializers.ListField(
@@ -70,8 +75,10 @@ class QuestionInSerializer(serializers.Serializer):
         required=False,
         help_text="choice and category: 2 to 50 unique options.",
     )
-    min = serializers.FloatField(required=False, help_text="number: lower bound (finite).")
-    max = serializers.FloatField(required=False, help_text="number: upper bound (> min).")
+    min = serializers.FloatField(required=False, help_text="number: lower bound, |min| ≤ 1e9.")
+    max = serializers.FloatField(
+        required=False, help_text="number: upper bound (> min), |max| ≤ 1e9."
+    )
 
 
 class SurveyInSerializer(serializers.Serializer):

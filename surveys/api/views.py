@@ -27,6 +27,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from deniable import json_input
 from deniable.api import CSVRenderer, json_object_body
 from deniable.errors import DomainError, InvalidInput
 from privacy import rr
@@ -34,6 +35,7 @@ from surveys import csv_cells, designs, export, selectors, services
 from surveys.api import serializers as s
 from surveys.ratelimit import submission_rate_check
 from surveys.services.invitation_check import invitation_check
+from surveys.services.validation import text_problem
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
@@ -99,6 +101,8 @@ class AuthTokenView(APIView):
         for name, value in (("username", username), ("password", password)):
             if not isinstance(value, str) or not value:
                 errors[name] = ["This field is required."]
+            elif text_problem(value):  # NUL: a database error on PostgreSQL's username lookup
+                errors[name] = [text_problem(value) or ""]
         if errors:
             raise InvalidInput(errors)
         user = authenticate(request._request, username=username, password=password)
@@ -310,6 +314,7 @@ class ResponseCreateView(APIView):
             data = _json_object(request)
             if data is not None:
                 try:
+                    json_input.check_json_value(data)
                     body, code = _submit(kwargs["slug"], data)
                 except DomainError as exc:
                     body, code = exc.as_body(), exc.status_code
@@ -347,8 +352,8 @@ def _json_object(request: HttpRequest) -> dict[str, Any] | None:
         return None
     try:
         data = json.loads(request.body.decode("utf-8"), parse_constant=_reject_constant)
-    except (ValueError, RawPostDataException):
-        return None
+    except (ValueError, RawPostDataException, RecursionError):
+        return None  # DRF's path answers these (deep nesting included) with a 400
     return data if isinstance(data, dict) else None
 
 

@@ -29,7 +29,7 @@ from surveys.services.submission_storage import (
     submission_store,
     submission_store_one_statement,
 )
-from surveys.services.validation import Errors, add_error, is_finite_number
+from surveys.services.validation import MAX_ABS_NUMBER, Errors, add_error, is_finite_number
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,11 @@ def _clean_answers(questions: Sequence[Question], answers: Any) -> dict[str, Any
                 add_error(errors, field, "Must be a finite number.")
                 continue
             value = float(value)
+            if abs(value) > MAX_ABS_NUMBER:  # a question stored before the bounds were capped
+                add_error(
+                    errors, field, f"Must be between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."
+                )
+                continue
             if not q.min_value <= value <= q.max_value:
                 add_error(errors, field, f"Must be between {q.min_value:g} and {q.max_value:g}.")
                 continue

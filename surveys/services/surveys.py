@@ -17,12 +17,19 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from deniable.errors import Conflict, InvalidInput
-from privacy import rr
+from privacy import calibrate, rr, rr_browser
 from surveys import designs
 from surveys.models import Question, Survey
-from surveys.services.validation import Errors, add_error, is_finite_number
+from surveys.services.validation import (
+    MAX_ABS_NUMBER,
+    Errors,
+    add_error,
+    is_finite_number,
+    text_problem,
+)
 
 KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MAX_QUESTIONS = 100
@@ -53,6 +60,9 @@ def _clean_options(raw: Any, field: str, errors: Errors) -> list[str]:
             add_error(errors, f"{field}[{index}]", "Each option must be a non-empty string.")
             continue
         option = option.strip()
+        if text_problem(option):
+            add_error(errors, f"{field}[{index}]", text_problem(option) or "")
+            continue
         if len(option) > MAX_OPTION_LENGTH:
             add_error(errors, f"{field}[{index}]", f"At most {MAX_OPTION_LENGTH} characters.")
             continue
@@ -98,6 +108,14 @@ def _clean_design(kind: str, raw: Any, options: list[str], field: str, errors: E
             "the true one. Give every answer a non-zero chance of being reported.",
         )
         return {}
+    try:
+        # The local-ε cap, and the page's integer thresholds: a design the respondent's browser
+        # cannot run exactly is refused here, never approximated there (privacy.rr_browser).
+        rr_browser.check_epsilon_cap(design)
+        rr_browser.browser_plan(design)
+    except rr.DesignError as exc:
+        add_error(errors, f"{field}.{exc.field}", exc.message)
+        return {}
     return dict(design.to_spec())
 
 
@@ -128,6 +146,9 @@ def _clean_questions(raw: Any, errors: Errors) -> list[_CleanQuestion]:
         if not isinstance(text, str) or not text.strip():
             add_error(errors, f"{f}.text", "This field is required.")
             text = ""
+        elif text_problem(text):
+            add_error(errors, f"{f}.text", text_problem(text) or "")
+            text = ""
         kind = item.get("kind")
         if kind not in Question.Kind.values:
             add_error(errors, f"{f}.kind", f"One of: {', '.join(Question.Kind.values)}.")
@@ -152,6 +173,13 @@ def _clean_questions(raw: Any, errors: Errors) -> list[_CleanQuestion]:
                 if not is_finite_number(value):
                     add_error(errors, f"{f}.{name}", "A finite number is required.")
                     ok = False
+                elif abs(value) > MAX_ABS_NUMBER:
+                    add_error(
+                        errors,
+                        f"{f}.{name}",
+                        f"Must lie between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}.",
+                    )
+                    ok = False
             if ok and not lo < hi:
                 add_error(errors, f"{f}.max", "max must be greater than min.")
             if ok:
@@ -170,6 +198,34 @@ def _clean_questions(raw: Any, errors: Errors) -> list[_CleanQuestion]:
     return cleaned
 
 
+def _clean_closes_at(raw: Any, errors: Errors) -> datetime | None:
+    """An ISO 8601 date-time, made aware (UTC when naive) and representable in UTC.
+
+    ``parse_datetime`` raises ValueError for a well-formed but impossible date ("2024-13-45"), and
+    "9999-12-31T23:59:59-23:59" parses but is past year 9999 in UTC (OverflowError on conversion,
+    save or comparison): both were 500s. Either is a 400 naming ``closes_at``.
+    """
+    if raw is None:
+        return None
+    closes_at = raw
+    if isinstance(raw, str):
+        try:
+            closes_at = parse_datetime(raw) if len(raw) <= 64 else None
+        except ValueError:
+            closes_at = None
+    if not isinstance(closes_at, datetime):
+        add_error(errors, "closes_at", "An ISO 8601 date-time is required.")
+        return None
+    try:
+        if timezone.is_naive(closes_at):
+            closes_at = timezone.make_aware(closes_at, UTC)
+        closes_at = closes_at.astimezone(UTC)
+    except (OverflowError, ValueError):
+        add_error(errors, "closes_at", "Must be a date-time between years 1 and 9999 in UTC.")
+        return None
+    return closes_at
+
+
 def _clean_survey_fields(data: Mapping[str, Any], errors: Errors, *, partial: bool) -> dict:
     """Validate the survey-level fields present in ``data``; return model field values."""
     out: dict[str, Any] = {}
@@ -177,6 +233,8 @@ def _clean_survey_fields(data: Mapping[str, Any], errors: Errors, *, partial: bo
         title = data.get("title")
         if not isinstance(title, str) or not title.strip():
             add_error(errors, "title", "This field is required.")
+        elif text_problem(title):
+            add_error(errors, "title", text_problem(title) or "")
         elif len(title) > TITLE_MAX:
             add_error(errors, "title", f"At most {TITLE_MAX} characters.")
         else:
@@ -187,6 +245,8 @@ def _clean_survey_fields(data: Mapping[str, Any], errors: Errors, *, partial: bo
             description = ""
         if not isinstance(description, str):
             add_error(errors, "description", "Must be a string.")
+        elif text_problem(description):
+            add_error(errors, "description", text_problem(description) or "")
         else:
             out["description"] = description
     if "access" in data:
@@ -195,17 +255,8 @@ def _clean_survey_fields(data: Mapping[str, Any], errors: Errors, *, partial: bo
         else:
             out["access"] = data["access"]
     if "closes_at" in data:
-        closes_at = data["closes_at"]
-        if isinstance(closes_at, str):
-            from django.utils.dateparse import parse_datetime
-
-            parsed = parse_datetime(closes_at)
-            closes_at = parsed if parsed is not None else closes_at
-        if closes_at is not None and not isinstance(closes_at, datetime):
-            add_error(errors, "closes_at", "An ISO 8601 date-time is required.")
-        else:
-            if closes_at is not None and timezone.is_naive(closes_at):
-                closes_at = timezone.make_aware(closes_at, UTC)
+        closes_at = _clean_closes_at(data["closes_at"], errors)
+        if "closes_at" not in errors:
             out["closes_at"] = closes_at
     for name in ("response_cap", "planned_n"):
         if name in data:
@@ -233,6 +284,13 @@ def _clean_survey_fields(data: Mapping[str, Any], errors: Errors, *, partial: bo
                 out["budget_epsilon"] = float(eps)
             if not is_finite_number(delta) or not 0 < delta < 1:
                 add_error(errors, "budget.delta", "A number strictly between 0 and 1 is required.")
+            elif not calibrate.MIN_DELTA <= delta <= calibrate.MAX_DELTA:
+                add_error(
+                    errors,
+                    "budget.delta",
+                    f"Must lie between {calibrate.MIN_DELTA:g} and {calibrate.MAX_DELTA:g} "
+                    "(δ is the chance the guarantee fails; keep it well below 1/respondents).",
+                )
             else:
                 out["budget_delta"] = float(delta)
     return out

@@ -100,6 +100,42 @@ def _survey(owner: Any, slug: str, **extra: Any) -> Any:
     return survey_services.survey_create(owner=owner, data={**body, **extra}, slug=slug)
 
 
+# Issue 11 §7: besides the schema's own values, the same bodies with hostile ones in every
+# position — strings carrying NUL or a lone surrogate, numbers at the float range's ends
+# (subnormal, near-overflow, negative zero), and every top-level value nested past the depth cap.
+# Two in five bodies stay as generated. (Raw bytes the schema cannot express — invalid UTF-8,
+# 3,000-level nesting — are in test_hostile_bodies.py.)
+_HOSTILE_NUMBERS = (5e-324, -1.7976931348623157e308, -0.0, 1.7976931348623157e308)
+
+
+def _hostile(value: Any, mode: int) -> Any:
+    if isinstance(value, dict):
+        return {k: _hostile(v, mode) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_hostile(v, mode) for v in value]
+    if mode == 0 and isinstance(value, str):
+        return value + ("\x00" if len(value) % 2 == 0 else "\ud800")
+    if mode == 1 and isinstance(value, int | float) and not isinstance(value, bool):
+        return _HOSTILE_NUMBERS[len(str(value)) % len(_HOSTILE_NUMBERS)]
+    return value
+
+
+def _nested(body: dict[str, Any], levels: int = 25) -> dict[str, Any]:
+    out = {}
+    for key, value in body.items():
+        for _ in range(levels):
+            value = [value]
+        out[key] = value
+    return out
+
+
+@schema.hook
+def flatmap_body(context: Any, body: Any) -> Any:
+    if not isinstance(body, dict) or not body:
+        return st.just(body)
+    return st.sampled_from([body, body, _hostile(body, 0), _hostile(body, 1), _nested(body)])
+
+
 @pytest.fixture(autouse=True)
 def _keep_the_test_connection() -> Iterator[None]:
     """Schemathesis calls the raw WSGI app, which fires request_started/request_finished; their

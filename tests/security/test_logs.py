@@ -248,3 +248,43 @@ def test_runserver_request_log_is_quiet():
     """runserver's django.server logger prints the client address on every request."""
     server = settings.LOGGING["loggers"]["django.server"]
     assert server["level"] == "WARNING" and server["propagate"] is False
+
+
+RUNSERVER_CANARY = "rs-canary-token-4e5f6a"
+
+
+def test_runserver_request_lines_carry_no_query_string(all_logs):
+    """`make run` serves through runserver, whose ``django.server`` logger prints the request line
+    of every 4xx at WARNING (issue 11 §10: the full line, query string and token included). The
+    real server class and handler, on a free port, with the project's logging configuration."""
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.core.servers.basehttp import WSGIRequestHandler, WSGIServer
+
+    server = WSGIServer(("127.0.0.1", 0), WSGIRequestHandler, allow_reuse_address=True)
+    # WSGIHandler directly: get_wsgi_application() would run django.setup() again, whose logging
+    # configuration would drop the capture handlers.
+    server.set_app(WSGIHandler())
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        for path in (
+            f"/no-such-page/?token={RUNSERVER_CANARY}",  # 404
+            f"/api/v1/surveys/?t={RUNSERVER_CANARY}&x=1",  # 401/403: no credentials
+        ):
+            with pytest.raises(urllib.error.HTTPError) as info:
+                urllib.request.urlopen(base + path, timeout=10)
+            assert 400 <= info.value.code < 500
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    server_records = [r for r in all_logs.records if r.name == "django.server"]
+    text = _rendered(server_records)
+    assert '"GET /no-such-page/ HTTP/1.1" 404' in text, text  # the line is there, path only
+    assert "/api/v1/surveys/ HTTP/1.1" in text, text
+    assert RUNSERVER_CANARY not in _rendered(all_logs.records)

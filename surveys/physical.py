@@ -1,0 +1,102 @@
+"""The no-JavaScript path's randomizer: a coin or dice whose faces realise a design exactly.
+
+A physical protocol must reproduce the design's probabilities *exactly*, or the estimator is
+biased and the stated ε is wrong. So each outcome's probability must be a whole number of the
+device's equally likely faces, m/n: matched to within 2⁻⁵⁰ of the design's float (so 1/6 typed
+as 0.16666666666666666 matches a die, 0.1667 does not), with nothing dropped — every outcome the
+design can produce gets at least one face. The ε of the faces (exact fractions) is computed and
+rounded up, and ``surveys.designs.question_epsilon`` reports the larger of it and the browser's,
+so the ε shown is never below what either path runs. When no device fits (an irrational k-RR keep
+probability, say) the question needs JavaScript and the page says so.
+
+Pure: works on ``privacy.rr`` designs, no Django.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from privacy.rr import BinaryDesign, KRRDesign
+from privacy.rr_browser import epsilon_of_ratios, krr_epsilon
+
+#: (faces n, instruction, face names), smallest first: the first device that fits is used.
+DEVICES: Final[list[tuple[int, str, list[str]]]] = [
+    (2, "Flip a coin.", ["heads", "tails"]),
+    (
+        4,
+        "Flip a coin twice.",
+        ["heads then heads", "heads then tails", "tails then heads", "tails then tails"],
+    ),
+    (6, "Roll a die.", [str(i) for i in range(1, 7)]),
+    (
+        36,
+        "Roll two dice, one after the other, and work out (first − 1) × 6 + second, "
+        "a number from 1 to 36.",
+        [str(i) for i in range(1, 37)],
+    ),
+]
+# A design float and a face fraction this close are the same number written in binary.
+_MATCH: Final = Fraction(1, 2**50)
+
+TRUTH = "truth"
+YES = "yes"
+NO = "no"
+OPPOSITE = "opposite"
+KEEP = "keep"
+OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Realisation:
+    """A device and, per outcome, how many of its faces lead there (all ≥ 1, summing to n)."""
+
+    faces: int
+    instruction: str
+    face_names: list[str]
+    counts: list[tuple[str, int]]
+    epsilon: float
+
+
+def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float]]:
+    if isinstance(design, KRRDesign):
+        keep = design.keep_probability
+        return [(KEEP, keep), (OTHER, 1.0 - keep)]
+    params = design.params
+    if design.name == "forced_response":
+        return [(TRUTH, params["p_truth"]), (YES, params["p_yes"]), (NO, params["p_no"])]
+    if design.name == "warner":
+        return [(TRUTH, params["p"]), (OPPOSITE, 1.0 - params["p"])]
+    p, u = params["p"], params["innocuous_prevalence"]
+    # The innocuous answer drawn from the same device is exactly the browser's simulation of it.
+    return [(TRUTH, p), (YES, (1.0 - p) * u), (NO, (1.0 - p) * (1.0 - u))]
+
+
+def _epsilon(design: BinaryDesign | KRRDesign, counts: dict[str, int], n: int) -> float:
+    share = {name: Fraction(m, n) for name, m in counts.items()}
+    if isinstance(design, KRRDesign):
+        return krr_epsilon(share[KEEP], design.k)
+    truth, yes = share.get(TRUTH, Fraction(0)), share.get(YES, Fraction(0))
+    if design.name == "warner":
+        return epsilon_of_ratios(truth, share[OPPOSITE])
+    return epsilon_of_ratios(truth + yes, yes)
+
+
+def physical_realisation(design: BinaryDesign | KRRDesign) -> Realisation | None:
+    """The smallest device realising the design exactly, or None (the question needs JS)."""
+    if isinstance(design, KRRDesign) and design.k - 1 > 6:
+        return None  # the "other option" is picked by a die roll: at most 6 others
+    outcomes = [(name, Fraction(p)) for name, p in _outcomes(design)]
+    if any(p <= 0 for _, p in outcomes):
+        return None  # nothing is dropped: an outcome the faces never produce changes ε
+    for n, instruction, names in DEVICES:
+        counts = [(name, round(p * n)) for name, p in outcomes]
+        exact = all(
+            m >= 1 and abs(p - Fraction(m, n)) <= _MATCH
+            for (_, p), (_, m) in zip(outcomes, counts, strict=True)
+        )
+        if exact and sum(m for _, m in counts) == n:
+            eps = _epsilon(design, dict(counts), n)
+            return Realisation(n, instruction, names, counts, eps)
+    return None
