@@ -37,7 +37,7 @@ from privacy import services as privacy_services
 from surveys import services as survey_services
 from surveys.models import Submission, Tally
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
 
 QUESTIONS: list[dict[str, Any]] = [
     {"key": "coin", "text": "Coin?", "kind": "yes_no"},

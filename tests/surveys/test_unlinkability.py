@@ -152,10 +152,10 @@ def test_closing_keeps_the_tail_out_of_estimates_but_releases_count_it(survey) -
 # --- a database copy: SQLite --------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # PostgreSQL: test_postgres_copy_*
 @pytest.mark.django_db
 def test_sqlite_submissions_table_has_no_rowid() -> None:
-    if connection.vendor != "sqlite":
-        pytest.skip("SQLite only (PostgreSQL: test_postgres_copy_*)")
+    assert connection.vendor == "sqlite"
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = %s",
@@ -167,11 +167,11 @@ def test_sqlite_submissions_table_has_no_rowid() -> None:
             cursor.execute(f"SELECT rowid FROM {Submission._meta.db_table}")
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.django_db(transaction=True)  # the copy is taken outside any open transaction
 @override_settings(DENIABLE_ESTIMATE_BATCH=K)
 def test_sqlite_copy_holds_no_arrival_order(alice, tmp_path: Path) -> None:
-    if connection.vendor != "sqlite":
-        pytest.skip("SQLite only")
+    assert connection.vendor == "sqlite"
     survey = _invite_survey(alice)
     tokens = services.invitations_create(survey=survey, count=2 * K + 1)
     arrival = _descending_ids(2 * K + 1)
