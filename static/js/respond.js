@@ -286,7 +286,9 @@
       const to = acc * 360;
       stops.push(`var(--sector-${i % 3}) ${from}deg ${to}deg`);
       // Where the pointer stops inside the drawn slice is decoration only (not a privacy draw).
-      if (sector.branch === landed) target = from + (to - from) * (0.2 + 0.6 * (uint32() / TWO32));
+      // The pointer stops mid-slice: the draw already happened in randomize(); the picture only
+      // shows its outcome, and drawing again here for looks would spend randomness for nothing.
+      if (sector.branch === landed) target = (from + to) / 2;
       const li = el("li", sector.branch === landed ? "landed" : "");
       li.append(el("span", `swatch ${SECTOR_CLASSES[i % 3]}`), `${sector.label} (${pct(sector.share)})`);
       legend.append(li);
