@@ -39,7 +39,8 @@ DEMO_SURVEY: dict[str, Any] = {
     "title": "Campus life (demo)",
     "description": (
         "A demonstration survey with simulated respondents. Sensitive questions use randomized "
-        "response: your device flips coins, and only the coin-adjusted answer is sent."
+        "response: your device draws the chance step (coins or a spinner), and only its result "
+        "is sent. Your age group and hours online are asked directly."
     ),
     "access": "open",
     "planned_n": 1000,
