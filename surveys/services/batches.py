@@ -47,25 +47,48 @@ def unsealed_count(*, survey: Survey) -> int:
     return Submission.objects.filter(survey=survey, sealed=False).count()
 
 
-def _rewrite(table: str, where: str, params: list[Any], order_by: str, sealed: bool) -> list[Any]:
+def _answers(raw_rows: Iterable[tuple[Any, ...]]) -> list[Any]:
+    return [json.loads(raw) if isinstance(raw, str | bytes) else raw for (raw,) in raw_rows]
+
+
+def _rewrite(
+    model: type[Submission] | type[Invitation],
+    where: str,
+    params: list[Any],
+    order_by: str,
+    sealed: bool,
+) -> list[Any]:
     """Delete the rows matching ``where`` and insert them back in ``order_by`` order, in the
     current transaction; returns the re-written rows' ``answers`` when ``sealed`` (submissions).
 
-    Through a temporary table, so the set read, deleted and re-inserted is one and the same even
-    while other submissions commit."""
+    PostgreSQL: one statement, ``WITH moved AS (DELETE … RETURNING *) INSERT … SELECT … FROM
+    moved ORDER BY …``, so the set deleted and re-inserted is one and the same even while other
+    submissions commit, and no temporary table is created. (A temporary table per batch held a
+    lock until the end of the transaction: a long transaction publishing many batches — a bulk
+    load, a test — ran out of shared lock memory, "max_locks_per_transaction".)
+    SQLite (one writer at a time): through a temporary table."""
     qn = connection.ops.quote_name
+    table = qn(model._meta.db_table)
+    columns = [f.column for f in model._meta.concrete_fields]
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            names = ", ".join(qn(c) for c in columns)
+            values = ", ".join("TRUE" if sealed and c == "sealed" else qn(c) for c in columns)
+            returning = f" RETURNING {qn('answers')}" if sealed else ""
+            cursor.execute(
+                f"WITH moved AS (DELETE FROM {table} WHERE {where} RETURNING *) "  # noqa: S608
+                f"INSERT INTO {table} ({names}) SELECT {values} FROM moved "
+                f"ORDER BY {order_by}{returning}",
+                params,
+            )
+            return _answers(cursor.fetchall()) if sealed else []
         cursor.execute(f"DROP TABLE IF EXISTS {_TEMP}")
         create = f"CREATE TEMPORARY TABLE {_TEMP} AS SELECT * FROM {table} WHERE {where}"  # noqa: S608
         cursor.execute(create, params)
         answers: list[Any] = []
         if sealed:
-            column = qn("answers")
-            cursor.execute(f"SELECT {column} FROM {_TEMP}")  # noqa: S608
-            answers = [
-                json.loads(raw) if isinstance(raw, str | bytes) else raw
-                for (raw,) in cursor.fetchall()
-            ]
+            cursor.execute(f"SELECT {qn('answers')} FROM {_TEMP}")  # noqa: S608
+            answers = _answers(cursor.fetchall())
             cursor.execute(f"UPDATE {_TEMP} SET {qn('sealed')} = %s", [True])  # noqa: S608
         cursor.execute(f"DELETE FROM {table} WHERE {qn('id')} IN (SELECT {qn('id')} FROM {_TEMP})")  # noqa: S608
         cursor.execute(f"INSERT INTO {table} SELECT * FROM {_TEMP} ORDER BY {order_by}")  # noqa: S608
@@ -75,13 +98,10 @@ def _rewrite(table: str, where: str, params: list[Any], order_by: str, sealed: b
 
 def _rewrite_tail(survey: Survey, *, seal: bool) -> list[Any]:
     qn = connection.ops.quote_name
-    sub = qn(Submission._meta.db_table)
     where = f"{qn('survey_id')} = %s AND {qn('sealed')} = %s"
-    answers = _rewrite(sub, where, [survey.pk, False], qn("id"), sealed=seal)
-    inv = qn(Invitation._meta.db_table)
-    _rewrite(
-        inv, f"{qn('survey_id')} = %s AND {qn('used')} = %s", [survey.pk, True], qn("digest"), False
-    )
+    answers = _rewrite(Submission, where, [survey.pk, False], qn("id"), sealed=seal)
+    used = f"{qn('survey_id')} = %s AND {qn('used')} = %s"
+    _rewrite(Invitation, used, [survey.pk, True], qn("digest"), False)
     return answers
 
 
