@@ -91,6 +91,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from dpcore.central import dgauss_profile, pld
 from privacy.calibrate import check_delta, check_epsilon, check_positive, gaussian_delta
 from privacy.errors import PrivacyParameterError
 
@@ -107,6 +108,7 @@ __all__ = [
     "advanced_composition_epsilon",
     "basic_composition_epsilon",
     "can_afford",
+    "discrete_gaussian_events",
     "epsilon_spent",
     "event_rdp",
     "exact_pure_delta",
@@ -119,9 +121,11 @@ __all__ = [
     "zcdp_rho",
 ]
 
-# Rényi orders (DESIGN.md §5): 1.1 … 10.9 step 0.1, 11 … 63, 128 … 1024 (powers of two).
+# Rényi orders (DESIGN.md §5): 1.01 … 1.09 step 0.01 (finer near α → 1, where small-ε
+# histories take their minimum; issue 13), 1.1 … 10.9 step 0.1, 11 … 63, 128 … 1024.
 RDP_ORDERS: tuple[float, ...] = (
-    tuple(round(1.0 + i / 10.0, 1) for i in range(1, 100))
+    tuple(round(1.0 + i / 100.0, 2) for i in range(1, 10))
+    + tuple(round(1.0 + i / 10.0, 1) for i in range(1, 100))
     + tuple(float(a) for a in range(11, 64))
     + (128.0, 256.0, 512.0, 1024.0)
 )
@@ -147,9 +151,14 @@ class LaplaceEvent:
 
     epsilon: float
     discrete: bool = True
+    # Query shift in noise units: scale = shift/ε, the query moves by ≤ shift (a number
+    # question's grid sum: shift = K). Still ε-DP; only the PLD accountant uses it (issue 13).
+    shift: int = 1
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
+        if isinstance(self.shift, bool) or not isinstance(self.shift, int) or self.shift < 1:
+            raise PrivacyParameterError("shift", "must be a positive integer")
 
 
 @dataclass(frozen=True)
@@ -623,7 +632,16 @@ def _solve_exact(dist: _LossDistribution, d: float) -> float:
     # float range's reciprocal (δ = 5e-324 and A ≈ 1e-320 made d·e^{−ln A} overflow: a 500).
     ratio = math.exp(min(0.0, math.log(d) - log_am))
     eps = log_am + (math.log1p(-ratio) if ratio < 1.0 else -math.inf) - log_bm
-    return min(max(eps, lower), upper)
+    return min(_round_up(max(eps, lower)), upper)
+
+
+# Relative allowance for the floating-point error of the exact solve (≈1e-13, module notes):
+# the reported ε is raised by it so that it is never a few ulps below the exact value.
+_EXACT_ROUNDING = 2e-13
+
+
+def _round_up(eps: float) -> float:
+    return eps + eps * _EXACT_ROUNDING + 5e-324 if eps > 0.0 else eps
 
 
 def _exact_pure(groups: Groups, d: float) -> float:
@@ -647,8 +665,48 @@ def exact_pure_epsilon(events: Sequence[Event], delta: float) -> float:
 
 # --------------------------------------------------------------------------- the answer
 
+# --------------------------------------------------------------------------- PLD
+
+
+def _pld_pair(ev: Event) -> pld.Pair | None:
+    """The dominating pair of an event for the PLD accountant (None: no PLD here).
+
+    Discrete Laplace (shift k) is its own pair; continuous Laplace and any pure ε-DP event are
+    dominated by RR_ε = the discrete Laplace pair with shift 1 (Kairouz, Oh & Viswanath 2015);
+    the discrete Gaussian with an integer sensitivity Δ is N_ℤ(0, σ²) against N_ℤ(Δ, σ²).
+    zCDP-only events and continuous Gaussians have no PLD here (GDP covers the latter)."""
+    if isinstance(ev, LaplaceEvent):
+        return pld.DiscreteLaplacePair(ev.epsilon, ev.shift if ev.discrete else 1)
+    if isinstance(ev, PureDPEvent):
+        return pld.DiscreteLaplacePair(ev.epsilon, 1)
+    if isinstance(ev, GaussianEvent) and ev.discrete and ev.l2_sensitivity.is_integer():
+        if ev.l2_sensitivity > 1e6:
+            return None
+        return pld.DiscreteGaussianPair(ev.sigma, int(ev.l2_sensitivity))
+    return None
+
+
+def _pld(groups: Groups, d: float, exact_pure: float) -> float:
+    """ε of the PLD accountant (:mod:`dpcore.central.pld`), ``math.inf`` where it does not
+    apply. Skipped when exact_pure already answered for shift-1 pure events (it is exact)."""
+    pairs: dict[pld.Pair, int] = {}
+    for ev, k in groups.items():
+        pair = _pld_pair(ev)
+        if pair is None:
+            return math.inf
+        pairs[pair] = pairs.get(pair, 0) + k
+    if math.isfinite(exact_pure) and all(
+        isinstance(p, pld.DiscreteLaplacePair) and p.shift == 1 for p in pairs
+    ):
+        return math.inf
+    try:
+        return pld.pld_epsilon(pairs, d)
+    except (ValueError, OverflowError, MemoryError):  # out of the float range: not applicable
+        return math.inf
+
+
 # Tie-break order: the simplest explanation wins when two methods give the same ε.
-_METHODS = ("basic", "advanced", "exact_pure", "zcdp", "rdp", "gdp")
+_METHODS = ("basic", "advanced", "exact_pure", "zcdp", "rdp", "gdp", "pld")
 
 
 def epsilon_spent(events: Sequence[Event], delta: float) -> AccountingResult:
@@ -660,19 +718,29 @@ def epsilon_spent(events: Sequence[Event], delta: float) -> AccountingResult:
     groups = _group(events)
     if not groups:
         return AccountingResult(epsilon=0.0, method="none", candidates={})
-    candidates = {
-        "basic": _basic(groups),
-        "advanced": _advanced(groups, d),
-        "exact_pure": _exact_pure(groups, d),
-        "zcdp": _zcdp(groups, d),
-        "rdp": _rdp(groups, d),
-        "gdp": _gdp(groups, d),
-    }
+    candidates = dict(_candidates(frozenset(groups.items()), d))
     method = "basic"
     for name in _METHODS:
         if candidates[name] < candidates[method]:
             method = name
     return AccountingResult(epsilon=candidates[method], method=method, candidates=candidates)
+
+
+@lru_cache(maxsize=256)
+def _candidates(key: frozenset[tuple[Event, int]], d: float) -> tuple[tuple[str, float], ...]:
+    """Every accountant's ε for one grouped history (cached: a charge composes the history
+    before and after the new release, and the next charge's "before" is this one's "after")."""
+    groups: Groups = dict(key)
+    exact_pure = _exact_pure(groups, d)
+    return (
+        ("basic", _basic(groups)),
+        ("advanced", _advanced(groups, d)),
+        ("exact_pure", exact_pure),
+        ("zcdp", _zcdp(groups, d)),
+        ("rdp", _rdp(groups, d)),
+        ("gdp", _gdp(groups, d)),
+        ("pld", _pld(groups, d, exact_pure)),
+    )
 
 
 def can_afford(
@@ -692,19 +760,35 @@ def can_afford(
 
 
 def gaussian_sigma_for_budget(
-    epsilon: float, delta: float, l2_sensitivity: float = 1.0, *, discrete: bool = True
+    epsilon: float,
+    delta: float,
+    l2_sensitivity: float = 1.0,
+    *,
+    discrete: bool = True,
+    sensitivities: Sequence[int] | None = None,
 ) -> float:
     """Smallest σ whose single release is charged at most ε by :func:`epsilon_spent` at δ.
 
     For ``discrete=False`` this is the analytic Gaussian σ (Balle & Wang 2018, = GDP with one
-    event). For the discrete Gaussian (what the sampler draws) the charge goes through RDP/zCDP,
-    so σ is somewhat larger; calibrating with this function keeps the ledger equal to the request.
+    event). For the discrete Gaussian (what the sampler draws) with the release's per-contribution
+    integer ``sensitivities`` Δ_j (unit σ, contribution j gets Δ_jσ): σ calibrated against the
+    discrete Gaussian's own privacy profile (:func:`dpcore.central.dgauss_profile.calibrate_sigma`,
+    issue 13) — the events :func:`discrete_gaussian_events` are then charged ε. Without
+    ``sensitivities``: one event of sensitivity ``l2_sensitivity`` (PLD when it is an integer,
+    else RDP/zCDP), by bisection on the charge.
     """
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
     sens = check_positive(l2_sensitivity, "l2_sensitivity")
+    if discrete and sensitivities:
+        sigma = dgauss_profile.calibrate_sigma(eps, d, sensitivities)
+        if epsilon_spent(discrete_gaussian_events(sigma, sensitivities), d).epsilon <= eps:
+            return sigma
+        # pragma: no cover - the PLD charge is the same computation; fall back to the bisection
 
     def charged(sigma: float) -> float:
+        if discrete and sensitivities:  # pragma: no cover - see above
+            return epsilon_spent(discrete_gaussian_events(sigma, sensitivities), d).epsilon
         return epsilon_spent([GaussianEvent(sigma, sens, discrete)], d).epsilon
 
     hi = sens
@@ -722,3 +806,11 @@ def gaussian_sigma_for_budget(
         else:
             hi = mid
     return hi
+
+
+def discrete_gaussian_events(sigma: float, sensitivities: Sequence[int]) -> list[Event]:
+    """The ledger events of a discrete-Gaussian release with unit σ: contribution j is
+    N_ℤ(0, (Δ_jσ)²) on a query of sensitivity Δ_j (ρ_j = 1/(2σ²), CKS 2020 Thm. 14)."""
+    return [
+        GaussianEvent(dgauss_profile.scaled_sigma(sigma, int(s)), float(s)) for s in sensitivities
+    ]

@@ -52,7 +52,7 @@ from deniable.errors import InvalidInput
 from privacy import accounting, calibrate
 from privacy.errors import PrivacyParameterError
 from privacy.selectors import ledger_event_objects
-from privacy.services.sensitivity import contribution_count
+from privacy.services.sensitivity import contribution_count, contribution_sensitivities
 from surveys.models import Question, Survey
 
 MECHANISMS = ("laplace", "gaussian")
@@ -218,6 +218,16 @@ def _select_questions(
     return chosen, group_by
 
 
+def _gaussian_detail(sigma2: Fraction, chosen: list[Question]) -> dict[str, Any]:
+    """What the PLD accountant needs of a discrete-Gaussian release (issue 13): the unit σ
+    (the largest float whose square is ≤ σ², so never above the sampled noise) and every
+    contribution's sensitivity. Ledger events without them are charged as ρ-zCDP only."""
+    sigma = math.sqrt(float(sigma2))
+    while Fraction(sigma) ** 2 > sigma2:
+        sigma = math.nextafter(sigma, 0.0)
+    return {"sigma": sigma, "sensitivities": contribution_sensitivities(chosen)}
+
+
 def release_plan(*, survey: Survey, data: Mapping[str, Any]) -> ReleasePlan:
     """Validate a release request and derive its noise and its accounting event.
 
@@ -284,21 +294,28 @@ def release_plan(*, survey: Survey, data: Mapping[str, Any]) -> ReleasePlan:
             t = Fraction(q) / Fraction(epsilon)  # exact: t = m/ε for the float ε recorded
             eps_each = math.nextafter(epsilon / q, math.inf)  # never under-charge by rounding
             event = {"type": "laplace", "epsilon_each": eps_each, "count": q}
+            sums = [k for k in contribution_sensitivities(chosen) if k > 1]
+            if sums:  # grid sums: discrete Laplace of scale K·t moved by ≤ K (PLD, issue 13)
+                event["sum_sensitivities"] = sums
             noise_scale, parameter = float(t), t
             variance = calibrate.discrete_laplace_variance(noise_scale)
         elif rho is not None:
             sigma2 = Fraction(q) / (2 * Fraction(rho))
             noise_scale, parameter = math.sqrt(sigma2), sigma2
             event = {"type": "zcdp", "rho": math.nextafter(float(rho), math.inf)}
+            event.update(_gaussian_detail(sigma2, chosen))
             variance = calibrate.discrete_gaussian_variance(noise_scale)
         else:
             assert epsilon is not None and delta is not None
-            sigma = accounting.gaussian_sigma_for_budget(epsilon, delta, l2, discrete=True)
+            sigma = accounting.gaussian_sigma_for_budget(
+                epsilon, delta, l2, discrete=True, sensitivities=contribution_sensitivities(chosen)
+            )
             analytic_sigma = calibrate.analytic_gaussian_sigma(epsilon, delta, l2)
             parameter = Fraction(sigma) ** 2
             noise_scale = sigma
             rho = float(Fraction(q) / (2 * parameter))
             event = {"type": "zcdp", "rho": math.nextafter(rho, math.inf)}
+            event.update(_gaussian_detail(parameter, chosen))
             variance = calibrate.discrete_gaussian_variance(noise_scale)
     except PrivacyParameterError as exc:
         raise InvalidInput.single(exc.field, exc.message) from exc

@@ -20,6 +20,15 @@ def contribution_count(questions: Sequence[Question]) -> int:
     return sum(2 if q.kind == Question.Kind.NUMBER else 1 for q in questions)
 
 
+def contribution_sensitivities(questions: Sequence[Question]) -> list[int]:
+    """Δ_j of every contribution, in order: 1 per histogram; K (grid sum) and 1 (count) per
+    number question. Its length is :func:`contribution_count`."""
+    out: list[int] = []
+    for q in questions:
+        out.extend([number_grid(q).sensitivity, 1] if q.kind == Question.Kind.NUMBER else [1])
+    return out
+
+
 @dataclass(frozen=True)
 class NumberGrid:
     """A number question's design-time grid: step s, sum sensitivity K, float-safe N."""

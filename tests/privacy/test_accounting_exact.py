@@ -192,14 +192,15 @@ def test_applies_only_to_pure_events_within_the_cap() -> None:
     assert exact_pure_epsilon([ZCDPEvent(0.1)], DELTA) == math.inf
     with pytest.raises(PrivacyParameterError):
         exact_pure_delta(mixed, 1.0)
-    # Π(k_g + 1) just over the cap: RDP answers instead.
+    # Π(k_g + 1) just over the cap: the PLD accountant answers instead (RDP before issue 13).
     side = round(EXACT_PURE_MAX_SUPPORT ** (1 / 3))
     while (side + 1) ** 3 <= EXACT_PURE_MAX_SUPPORT:
         side += 1
     over = [e for eps in (0.1, 0.2, 0.3) for e in [PureDPEvent(eps)] * side]
     result = epsilon_spent(over, DELTA)
     assert result.candidates["exact_pure"] == math.inf
-    assert result.method == "rdp"
+    assert result.method == "pld"
+    assert result.candidates["pld"] < result.candidates["rdp"]
     with pytest.raises(PrivacyParameterError):
         exact_pure_delta(over, 1.0)
     # Same ε as different event kinds: one group (continuous Laplace is ε-DP too).

@@ -83,9 +83,14 @@ def test_budget_endpoint_composes_and_names_the_method(client, owner):
     body = budget(client, survey)
     assert body["epsilon_total"] == 3.0
     assert body["delta_total"] == 1e-5
-    expected = accounting.epsilon_spent([accounting.ZCDPEvent(0.02)] * 3, 1e-5)
+    # Issue 13: the ledger names the discrete Gaussian itself, and its PLD is charged — never
+    # more than the ρ-zCDP-only accounting (RDP) that charged these releases before.
+    zcdp_only = accounting.epsilon_spent([accounting.ZCDPEvent(0.02)] * 3, 1e-5)
+    assert zcdp_only.method == "rdp"
+    expected = accounting.epsilon_spent(survey_ledger_events(survey=survey), 1e-5)
     assert body["epsilon_spent"] == pytest.approx(expected.epsilon)
-    assert body["method"] == expected.method == "rdp"
+    assert body["method"] == expected.method == "pld"
+    assert expected.epsilon < zcdp_only.epsilon
     assert body["epsilon_remaining"] == pytest.approx(3.0 - expected.epsilon)
     assert len(body["releases"]) == 3
     assert all(r["charged"] for r in body["releases"])
@@ -173,22 +178,26 @@ def test_mixed_laplace_charge_equals_the_request(client, owner):
     assert response.status_code == 202
     rel = Release.objects.get(pk=response.json()["id"])
     entry = LedgerEntry.objects.get(release=rel)
+    k = _sum_grid()
     assert entry.event == {
         "type": "laplace",
         "epsilon_each": entry.event["epsilon_each"],
         "count": 4,
+        "sum_sensitivities": [k],  # issue 13: the grid sum is named, for the PLD accountant
     }
     assert 0.1 <= entry.event["epsilon_each"] <= 0.1 * (1 + 1e-15)
     t = rel.noise_scale
     assert t == pytest.approx(4 / 0.4)
-    k = _sum_grid()
     # histogram, histogram, sum (Δ = K, scale K·t), count (Δ = 1, scale t)
     spent_by_design = 1 / t + 1 / t + k / (k * t) + 1 / t
     assert spent_by_design == pytest.approx(0.4)
     charged = budget(client, survey)
     # Four ε/4 pure events: the exact composition is a hair under the basic sum 0.4, never above.
-    assert 0.4 - 1e-4 < charged["epsilon_spent"] <= 0.4 * (1 + 1e-9)
-    assert charged["method"] == "exact_pure"
+    # Issue 13: the grid sum's own PLD (a discrete Laplace moved by ≤ K, not randomized response)
+    # may be charged instead when it is lower; it is never above the pure-DP (RR) composition.
+    assert 0.4 - 1e-3 < charged["epsilon_spent"] <= 0.4 * (1 + 1e-9)
+    assert charged["method"] in {"exact_pure", "pld"}
+    assert charged["epsilon_spent"] <= charged["candidates"]["exact_pure"]
 
 
 def test_mixed_gaussian_rho_charge_equals_the_request(client, owner):
@@ -206,8 +215,13 @@ def test_mixed_gaussian_rho_charge_equals_the_request(client, owner):
     assert entry.event["type"] == "zcdp"
     assert entry.event["rho"] == pytest.approx(0.05, rel=1e-15)
     assert entry.event["rho"] >= 0.05
-    expected = accounting.epsilon_spent([accounting.ZCDPEvent(0.05)], 1e-5).epsilon
-    assert budget(client, survey)["epsilon_spent"] == pytest.approx(expected)
+    assert entry.event["sigma"] <= sigma and entry.event["sensitivities"] == [1, 1, k, 1]
+    # Issue 13: charged through the discrete Gaussian's own PLD — below the ρ-only charge.
+    zcdp_only = accounting.epsilon_spent([accounting.ZCDPEvent(0.05)], 1e-5).epsilon
+    expected = accounting.epsilon_spent(survey_ledger_events(survey=survey), 1e-5)
+    assert expected.method == "pld"
+    assert budget(client, survey)["epsilon_spent"] == pytest.approx(expected.epsilon)
+    assert expected.epsilon < zcdp_only
 
 
 def test_mixed_gaussian_epsilon_delta_charge_is_the_request(client, owner):
@@ -217,8 +231,12 @@ def test_mixed_gaussian_epsilon_delta_charge_is_the_request(client, owner):
     )
     assert response.status_code == 202
     rel = Release.objects.get(pk=response.json()["id"])
+    # Issue 13: σ calibrated against the discrete Gaussian's profile for these contributions.
     assert rel.noise_scale == pytest.approx(
-        accounting.gaussian_sigma_for_budget(0.5, 1e-5, math.sqrt(4)), rel=1e-12
+        accounting.gaussian_sigma_for_budget(
+            0.5, 1e-5, math.sqrt(4), sensitivities=[1, 1, _sum_grid(), 1]
+        ),
+        rel=1e-12,
     )
     assert rel.rho == pytest.approx(4 / (2 * rel.noise_scale**2))
     charged = budget(client, survey)["epsilon_spent"]
