@@ -96,6 +96,8 @@ _FULL_SUPPORT_SUM = 1 << 15
 _DIRECT_SMALL = 512
 # Largest array handled by direct convolution instead of FFT (both exact enough; direct is faster).
 _DIRECT_MAX = 4096
+# Tilted masses below this fraction of the largest are FFT rounding noise (module notes).
+_NOISE_FLOOR = 1e-15
 # Relative upward nudge covering floating-point rounding (module notes).
 _ROUNDING_SLACK = 1e-9
 # Tail mass of a discrete Gaussian sent to ω(∞) is at most e^{−_TAIL_NATS}·δ.
@@ -470,8 +472,13 @@ def _compose(
         lost = sum(g.lost for g in tilted) * math.exp(lam * h) + lost_final
     loss = offset + step * np.arange(mass.size, dtype=np.float64)
     log_scale = sum(g.log_scale for g in tilted)
-    # Floating-point allowance for the FFTs (relative to the largest tilted entry).
-    lost += 1e-13 * float(np.max(mass)) * (1 + n_groups) * math.log2(max(2, mass.size))
+    # Floating-point allowance for the FFTs (relative to the largest tilted entry). Entries below
+    # the FFT noise floor are rounding noise; untilted by e^{S − λℓ} at very low losses they
+    # would become huge. They are zeroed and their total (≤ size·floor) joins the allowance.
+    top = float(np.max(mass))
+    floor = _NOISE_FLOOR * top
+    mass = np.where(mass < floor, 0.0, mass)
+    lost += 1e-13 * top * (1 + n_groups) * math.log2(max(2, mass.size)) + floor * mass.size
     with np.errstate(divide="ignore"):
         log_omega = np.log(mass) + log_scale - lam * loss
     inf_mass = sum(g.inf_mass for g in tilted)
@@ -493,7 +500,8 @@ def _delta_at(c: _Composed, log_a: float, log_b: float, eps: float) -> float:
     """δ(ε) = A − e^ε·B + lost·e^{S − λε} + ω(∞), for ε in the segment of (A, B)."""
     main = 0.0
     if log_a > -math.inf:
-        main = math.exp(log_a) * -math.expm1(min(0.0, eps + log_b - log_a))
+        # A ≤ 1 truly; min(·, 700) only keeps a garbage-inflated value finite (still > δ).
+        main = math.exp(min(log_a, 700.0)) * -math.expm1(min(0.0, eps + log_b - log_a))
     lost = c.lost + (c.lost_low if eps < float(c.loss[0]) else 0.0)
     extra = lost * math.exp(min(700.0, c.log_scale - c.lam * eps)) if lost > 0 else 0.0
     return main + extra + c.inf_mass
