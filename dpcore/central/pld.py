@@ -96,6 +96,10 @@ _FULL_SUPPORT_SUM = 1 << 15
 _DIRECT_SMALL = 512
 # Largest array handled by direct convolution instead of FFT (both exact enough; direct is faster).
 _DIRECT_MAX = 4096
+# A window is widened until the tilted mass outside it is at most this (Chernoff), up to
+# _MAX_WINDOW points.
+_TAIL_TOLERANCE = 1e-25
+_MAX_WINDOW = 1 << 21
 # Tilted masses below this fraction of the largest are FFT rounding noise (module notes).
 _NOISE_FLOOR = 1e-15
 # Relative upward nudge covering floating-point rounding (module notes).
@@ -272,7 +276,7 @@ def _chernoff_outside(p: FloatArray, step: float, k: int, lo: float, hi: float, 
     with np.errstate(divide="ignore"):
         log_p = np.log(p)
     best_hi = best_lo = math.inf
-    for scale in (0.05, 0.15, 0.5, 1.0, 2.0):
+    for scale in (0.02, 0.05, 0.15, 0.5, 1.0, 2.0):
         theta = scale * _WINDOW_SD / max(sd, 1e-300)
         up = k * float(np.logaddexp.reduce(log_p + theta * j)) - theta * hi
         down = k * float(np.logaddexp.reduce(log_p - theta * j)) + theta * lo
@@ -298,14 +302,18 @@ def _power(p: FloatArray, k: int, mean: float, var: float) -> tuple[FloatArray, 
         spec = np.fft.rfft(p, size) ** k
         out = np.fft.irfft(spec, size)[:full]
         return np.maximum(out, 0.0), 0, 0.0
-    start = max(0, math.floor(k * mean) - half)
-    width = min(full - start, 2 * half + 1)
+    while True:  # widen until the Chernoff bound on the mass outside is negligible
+        start = max(0, math.floor(k * mean) - half)
+        width = min(full - start, 2 * half + 1)
+        lost = _chernoff_outside(p, 1.0, k, start - 0.5, start + width - 0.5, sd)
+        if lost <= _TAIL_TOLERANCE or width >= full or 2 * half + 1 > _MAX_WINDOW:
+            break
+        half = int(half * 1.6) + 1
     size = _fast_size(max(width, p.size))
     spec = np.fft.rfft(p, size) ** k
     cyc = np.maximum(np.fft.irfft(spec, size), 0.0)
     out = np.roll(cyc, -(start % size))[:width]
-    lost = _chernoff_outside(p, 1.0, k, start - 0.5, start + width - 0.5, sd)
-    return out, start, lost
+    return out, start, 0.0 if width >= full else lost
 
 
 def _group(lat: _Lattice, k: int, lam: float) -> _Tilted:
@@ -375,20 +383,23 @@ def _convolve_all(
     arrays = _premerge(arrays)
     full = sum(a.size - 1 for a, _ in arrays) + 1
     half = math.ceil(_WINDOW_SD * sd) + 2
-    if full <= max(2 * half + 1, _FULL_SUPPORT_SUM):
-        start, width = 0, full
-    else:
+    above = below = 0.0
+    while True:  # widen until the Chernoff bounds on the mass outside are negligible
+        if full <= max(2 * half + 1, _FULL_SUPPORT_SUM):
+            start, width, above, below = 0, full, 0.0, 0.0
+            break
         start = max(0, math.floor(mean) - half)
         width = min(full - start, 2 * half + 1)
+        above, below = _chernoff_sum(arrays, start - 0.5, start + width - 0.5, sd)
+        if above + below <= _TAIL_TOLERANCE or 2 * half + 1 > _MAX_WINDOW:
+            break
+        half = int(half * 1.6) + 1
     size = _fast_size(max(width, max(a.size for a, _ in arrays)))
     spec = np.ones(size // 2 + 1, dtype=np.complex128)
     for a, _ in arrays:
         spec *= np.fft.rfft(a, size)
     cyc = np.maximum(np.fft.irfft(spec, size), 0.0)
     out = np.roll(cyc, -(start % size))[:width]
-    above = below = 0.0
-    if width < full:
-        above, below = _chernoff_sum(arrays, start - 0.5, start + width - 0.5, sd)
     return out, first + start, above, below
 
 
@@ -414,7 +425,7 @@ def _chernoff_sum(
     for a, _ in arrays:
         with np.errstate(divide="ignore"):
             logs.append((np.log(a), np.arange(a.size, dtype=np.float64)))
-    for scale in (0.05, 0.15, 0.5, 1.0, 2.0):
+    for scale in (0.02, 0.05, 0.15, 0.5, 1.0, 2.0):
         theta = scale * _WINDOW_SD / max(sd, 1e-300)
         up = sum(float(np.logaddexp.reduce(lp + theta * j)) for lp, j in logs) - theta * hi
         down = sum(float(np.logaddexp.reduce(lp - theta * j)) for lp, j in logs) + theta * lo
