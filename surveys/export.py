@@ -142,7 +142,15 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
         },
         "debias": "yes_no: P(report yes) = c*pi + d, so pi_hat = (mean - d) / c.",
         "columns": columns,
+        "shuffled_randomized_only": _shuffle_guarantee(survey),
     }
+
+
+def _shuffle_guarantee(survey: Survey) -> dict[str, Any] | None:
+    """Issue 13: the central (ε, δ) of the randomized-only shuffled file (privacy app)."""
+    from privacy.shuffle_export import shuffled_export_guarantee
+
+    return shuffled_export_guarantee(survey)
 
 
 def export_json(survey: Survey) -> Iterator[str]:

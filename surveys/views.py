@@ -574,8 +574,18 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
             c and c["clipped"] for row in (crosstab or {}).get("rows", []) for c in row["cells"]
         ),
         "releases_template": _releases_template(),
+        "shuffle_guarantee": _shuffle_guarantee(survey),
     }
     return render(request, "surveys/detail.html", context)
+
+
+def _shuffle_guarantee(survey: Survey) -> dict[str, Any] | None:
+    """Issue 13: what the randomized-only shuffled file protects (privacy app, if installed)."""
+    try:
+        from privacy.shuffle_export import shuffled_export_guarantee
+    except ImportError:  # pragma: no cover - the privacy app is part of the product
+        return None
+    return shuffled_export_guarantee(survey)
 
 
 @login_required

@@ -1,0 +1,49 @@
+"""What a shuffled, randomized-only reports file protects (issue 13, DESIGN.md §5).
+
+:func:`shuffled_export_guarantee` — for the reports export *restricted to the randomized
+columns* (rows shuffled, unlinked, direct answers left out), the central (ε, δ) it satisfies for
+whoever receives only that file: amplification by shuffling, the numerical bound of Feldman,
+McMillan & Talwar 2021 (:mod:`dpcore.central.shuffle`), from n = the rows in the file and each
+row's local ε (the sum of the randomized questions' ε: a row is one ε₀-DP report). δ is the
+survey's δ. ``None`` when there is nothing to say (no randomized question, a design that is not
+DP, fewer than two rows).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dpcore.central import shuffle
+from surveys import designs
+from surveys.models import Submission, Survey
+
+
+def shuffled_export_guarantee(survey: Survey) -> dict[str, Any] | None:
+    """The shuffled-export guarantee as a JSON-ready dict (see the module notes)."""
+    keys: list[str] = []
+    local = 0.0
+    for question in survey.questions.all():
+        description = designs.design_description(question)
+        if description is None:
+            continue  # asked directly: left out of the randomized-only file
+        eps = description.get("epsilon")
+        if eps is None:
+            return None  # a one-sided design is not DP: no guarantee to state
+        keys.append(question.key)
+        local += float(eps)
+    n = Submission.objects.filter(survey=survey, sealed=True).count()
+    if not keys or n < 2:
+        return None
+    delta = float(survey.budget_delta)
+    epsilon = shuffle.shuffled_epsilon(n, local, delta)
+    return {
+        "applies_to": "the shuffled export restricted to the randomized columns",
+        "columns": keys,
+        "rows": n,
+        "local_epsilon_per_row": local,
+        "epsilon": epsilon,
+        "delta": delta,
+        "method": "amplification by shuffling (Feldman, McMillan & Talwar 2021, numerical bound)",
+        "closed_form_epsilon": shuffle.closed_form_epsilon(n, local, delta),
+        "assumptions": list(shuffle.ASSUMPTIONS),
+    }
