@@ -20,6 +20,7 @@ from bench.common import execute
 BENCHMARKS: dict[str, str] = {
     "stat_efficiency": "bench.stat_efficiency",  # item 4
     "noise_accounting": "bench.noise_accounting",  # item 5
+    "pld_accounting": "bench.pld_accounting",  # issue 13: PLD tightness, σ, charge time
     "http_throughput": "bench.http_throughput",  # item 1 (+ 6: web worker RSS)
     "estimates_latency": "bench.estimates_latency",  # item 2
     "release_latency": "bench.release_latency",  # item 3 (+ 6: Celery worker RSS)
