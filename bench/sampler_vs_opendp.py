@@ -3,10 +3,11 @@
 ``python -m bench.sampler_vs_opendp [--opendp-python PATH]``
 
 Ours: ``privacy.noise.sample_discrete_laplace_many(t, n)`` /
-``sample_discrete_gaussian_many(σ², n)`` (exact, CKS 2020, CSPRNG bits from ``secrets``). OpenDP: ``make_laplace`` / ``make_gaussian`` on a
-``vector_domain(atom_domain(T=int))`` of n zeros — one FFI call per batch — run in a separate
-interpreter that has OpenDP (``.venv-bench`` by default; OpenDP is never installed in the app
-venv). The two are timed alternately, 5 rounds, median samples/s.
+``sample_discrete_gaussian_many(σ², n)`` (exact, CKS 2020, CSPRNG bits from ``secrets``).
+OpenDP: ``make_laplace`` / ``make_gaussian`` on a ``vector_domain(atom_domain(T=int))`` of n
+zeros — one FFI call per batch — run in a separate interpreter that has OpenDP
+(``.venv-bench`` by default; OpenDP is never installed in the app venv). The two are timed
+alternately, 5 rounds, median samples/s.
 """
 
 from __future__ import annotations
