@@ -17,6 +17,10 @@ gdp          μ = √Σ(Δᵢ/σᵢ)², exact δ(ε) of μ-GDP (Dong, Roth & Su 
 exact_pure   exact δ(ε) of the product of RR(εᵢ) pairs — the optimal         pure-DP events only,
              composition of εᵢ-DP mechanisms (Kairouz, Oh & Viswanath 2015;  ≤ 2.5·10⁵ loss values
              Murtagh & Vadhan 2016) — solved for ε
+pld          the privacy-loss distributions of the mechanisms actually       discrete Laplace (any
+             sampled, composed (pessimistic, connect-the-dots; Koskela et    shift), pure events,
+             al. 2020, Doroshenko et al. 2022): exact for one kind of event, discrete Gaussian with
+             ≤ 1.001× exact for mixes (:mod:`dpcore.central.pld`; issue 13)  integer sensitivity
 ===========  ==========================================================  ======================
 
 Which privacy-loss curve each event gets — and why (soundness notes):
