@@ -39,7 +39,7 @@ $(NODE_STAMP): package.json package-lock.json
 
 # Embedded defaults: SQLite under var/, tasks in-process, a demo survey with simulated respondents.
 run: install-run
-	@mkdir -p var
+	@mkdir -p var/static
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)

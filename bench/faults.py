@@ -348,9 +348,12 @@ print(json.dumps([survey.slug, token.key]))
     def start_worker(self, **extra_env: str) -> None:
         self.stop_worker()
         log = self._log("worker")
+        delayed = "DENIABLE_RELEASE_STORE_DELAY" in extra_env
+        app = "tests.integration.slow_store" if delayed else "deniable"
         self.worker = subprocess.Popen(
             [
-                str(BIN / "celery"), "-A", "deniable", "worker", "-l", "INFO", "--pool=solo",
+                # tests/integration/slow_store.py: the store delay without a production hook.
+                str(BIN / "celery"), "-A", app, "worker", "-l", "INFO", "--pool=solo",
                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "faults@%h",
             ],
             cwd=ROOT, env=self.env(LOG_LEVEL="INFO", **extra_env), stdout=log.open("wb"),

@@ -10,12 +10,10 @@ refunds its ledger entry; a ``done`` release is never changed (also enforced by
 from __future__ import annotations
 
 import math
-import time
 import uuid
 from collections.abc import Sequence
 from fractions import Fraction
 
-from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
@@ -57,15 +55,6 @@ def _exact_number_sums(
         group: {key: NumberSums(n=n, total=total, total_sq=0.0) for key, (n, total) in by.items()}
         for group, by in exact.items()
     }
-
-
-def _store_delay() -> None:
-    """Test hook: ``DENIABLE_RELEASE_STORE_DELAY`` seconds (env; 0 in production) slept while
-    holding the row lock just before the results are stored, so an integration test can SIGKILL
-    the worker mid-task deterministically."""
-    delay = float(getattr(settings, "DENIABLE_RELEASE_STORE_DELAY", 0) or 0)
-    if delay > 0:
-        time.sleep(delay)
 
 
 def release_run(*, release_id: uuid.UUID | str) -> str:
@@ -117,7 +106,6 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
                 noise_parameter=parameter,
                 noise_variance=variance,
             )
-            _store_delay()
             release.results = results
             release.status = Release.Status.DONE
             release.finished_at = timezone.now()

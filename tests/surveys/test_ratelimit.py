@@ -13,11 +13,10 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def _fresh_limiter():
+def _fresh_limiter(monkeypatch):
     cache.clear()
-    ratelimit.reset_circuit()
-    yield
-    ratelimit.reset_circuit()
+    # Forget a previous cache failure (the limiter's process-local circuit breaker).
+    monkeypatch.setattr(ratelimit, "_cache_down_until", 0.0)
 
 
 def _post(client, survey, **body):

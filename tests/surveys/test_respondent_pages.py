@@ -60,11 +60,10 @@ MIXED = [COIN, FR, WARNER, UQ, KRR, CATEGORY, NUMBER]
 
 
 @pytest.fixture(autouse=True)
-def _fresh_limiter():
+def _fresh_limiter(monkeypatch):
     cache.clear()
-    ratelimit.reset_circuit()
-    yield
-    ratelimit.reset_circuit()
+    # Forget a previous cache failure (the limiter's process-local circuit breaker).
+    monkeypatch.setattr(ratelimit, "_cache_down_until", 0.0)
 
 
 def make(alice, questions: list[dict[str, Any]], *, access: str = "open") -> Survey:
