@@ -11,9 +11,6 @@ from rest_framework.request import Request
 
 from deniable import json_input
 from deniable.errors import InvalidInput
-from deniable.renderers import CSVRenderer
-
-__all__ = ["CSVRenderer", "CheckedJSONParser", "json_object_body"]
 
 
 class CheckedJSONParser(JSONParser):

@@ -96,7 +96,7 @@ def crosstab(estimates: SurveyEstimates, group_by: str | None) -> dict[str, Any]
     if not group_by or not estimates.groups:
         return None
     overall = [r for r in estimate_rows(estimates.questions) if r["key"] != group_by]
-    by_group = [
+    by_group: list[dict[str, Any]] = [
         {
             "group": g.group,
             "respondents": g.respondents,

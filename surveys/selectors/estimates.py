@@ -147,7 +147,7 @@ def _header(q: Question) -> dict[str, Any]:
     }
 
 
-def _estimate_fields(est: Any) -> dict[str, float | None]:
+def _estimate_fields(est: Any) -> dict[str, Any]:
     """Point estimate, SE and interval of an ``rr`` BinaryEstimate or OptionEstimate."""
     return {
         "estimate": _f(est.estimate),
