@@ -264,6 +264,12 @@ def _rows_for(release: Release, group: str, questions: list[dict[str, Any]], bas
             }
 
 
+def csv_row(row: dict[str, Any]) -> list[Any]:
+    """A row of :func:`release_csv_rows` as the CSV's cells, in ``CSV_COLUMNS`` order (an absent
+    field is an empty cell)."""
+    return [row.get(column) for column in CSV_COLUMNS]
+
+
 def release_csv_rows(release: Release) -> list[dict[str, Any]]:
     """One row per (group, question, option) of a done release; "" group = all respondents.
 

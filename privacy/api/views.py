@@ -10,21 +10,18 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
-from django.http import Http404
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from deniable.api import CheckedJSONParser, CSVRenderer, json_object_body
-from deniable.errors import Conflict, InvalidInput
+from deniable.api import CheckedJSONParser, json_object_body
+from deniable.errors import Conflict
+from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
+from deniable.renderers import CSVTable
 from privacy import selectors, services
 from privacy.api import serializers as s
 from privacy.models import Release
@@ -100,25 +97,7 @@ def _filename(release: Release, fmt: str) -> str:
     return f"{slugify(release.survey.slug)}-release-{release.pk}.{fmt}"
 
 
-class ReleaseDetailView(APIView):
-    renderer_classes = [JSONRenderer, CSVRenderer]
-
-    def perform_content_negotiation(self, request: Request, force: bool = False):
-        try:
-            return super().perform_content_negotiation(request, force)
-        except Http404:
-            self.format_error = True
-            return (JSONRenderer(), JSONRenderer.media_type)
-        except Exception:  # noqa: BLE001 — NotAcceptable: fall back to JSON
-            return (JSONRenderer(), JSONRenderer.media_type)
-
-    def handle_exception(self, exc: Exception) -> Response:
-        # Errors are always JSON ({"errors": …} / {"error": …}), even when CSV was asked for.
-        response = super().handle_exception(exc)
-        self.request.accepted_renderer = JSONRenderer()
-        self.request.accepted_media_type = JSONRenderer.media_type
-        return response
-
+class ReleaseDetailView(FormatNegotiationMixin, APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
@@ -138,25 +117,19 @@ class ReleaseDetailView(APIView):
         summary="A release, with its results once done",
     )
     def get(self, request: Request, release_id: str) -> Response:
-        if getattr(self, "format_error", False):
-            raise InvalidInput.single("format", "One of: json, csv.")
+        fmt = self.negotiated_format(request)
         services.releases_sweep_embedded()
         release = selectors.release_get_for_owner(user=request.user, release_id=release_id)
-        if request.accepted_renderer.format == "csv":
+        if fmt == "csv":
             if release.status != Release.Status.DONE:
                 raise Conflict(
                     "The release has no results yet.", code="not_ready", status=release.status
                 )
-            buffer = io.StringIO()
-            writer = csv.DictWriter(buffer, fieldnames=s.CSV_COLUMNS, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(s.release_csv_rows(release))
-            response = Response(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="{_filename(release, "csv")}"'
-            return response
+            table = CSVTable(s.CSV_COLUMNS, [s.csv_row(row) for row in s.release_csv_rows(release)])
+            return attachment(Response(table), _filename(release, "csv"))
         response = Response(s.ReleaseSerializer(release).data)
-        if request.query_params.get("download", "").lower() in ("1", "true", "yes"):
-            response["Content-Disposition"] = f'attachment; filename="{_filename(release, "json")}"'
+        if wants_download(request):
+            return attachment(response, _filename(release, "json"))
         return response
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -177,14 +178,14 @@ class SurveyOutSerializer(serializers.Serializer):
         def url(path: str) -> str:
             return request.build_absolute_uri(path) if request is not None else path
 
-        api = f"/api/v1/surveys/{survey.slug}/"
+        slug = [survey.slug]
         return {
-            "respondent": url(f"/s/{survey.slug}/"),
-            "self": url(api),
-            "estimates": url(api + "estimates/"),
-            "export": url(api + "responses/export/?format=csv"),
-            "responses": url(api + "responses/"),
-            "invitations": url(api + "invitations/"),
+            "respondent": url(reverse("respond", args=slug)),
+            "self": url(reverse("api-survey", args=slug)),
+            "estimates": url(reverse("api-survey-estimates", args=slug)),
+            "export": url(reverse("api-survey-export", args=slug) + "?format=csv"),
+            "responses": url(reverse("api-survey-responses", args=slug)),
+            "invitations": url(reverse("api-survey-invitations", args=slug)),
         }
 
 

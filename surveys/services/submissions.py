@@ -177,9 +177,9 @@ def submission_create(
     outcome = _existing_outcome(sid, fingerprint)
     if outcome is not None:
         return outcome
-    from surveys.selectors import survey_public_cache_evict
+    from surveys import public_survey_cache
 
-    survey_public_cache_evict(slug=survey.slug)
+    public_survey_cache.invalidate(slug=survey.slug)
     if not Survey.objects.filter(pk=survey.pk).exclude(status=Survey.Status.DRAFT).exists():
         raise NotFound("No such survey.")
     raise Conflict("This survey is closed.", code="survey_closed")

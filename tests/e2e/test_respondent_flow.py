@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 import pytest
 from django.contrib.auth import get_user_model
 
+from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
-from surveys.selectors import survey_estimates
 from surveys.services import submission_create, survey_create, survey_open
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 

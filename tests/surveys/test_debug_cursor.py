@@ -23,7 +23,8 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from surveys import selectors, services
+from surveys import public_survey_cache, services
+from surveys.api.estimates import estimates_body
 from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
 from surveys.services.submission_rows import survey_tally_layout
 from surveys.services.tallies import tallies_rebuild
@@ -38,9 +39,9 @@ TALLY_TABLE = Tally._meta.db_table
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    selectors.survey_public_cache_evict()
+    public_survey_cache.invalidate()
     yield
-    selectors.survey_public_cache_evict()
+    public_survey_cache.invalidate()
 
 
 def _tally_upserts(ctx: CaptureQueriesContext) -> list[str]:
@@ -100,7 +101,7 @@ def test_api_submission_with_debug_on(access, alice, anon):
         for _ in range(2):  # the retry is answered as a duplicate, still through the debug cursor
             response = anon.post(url, json.dumps(body), content_type="application/json")
             assert response.status_code in (200, 201), response.content
-        estimates = selectors.survey_estimates(survey=survey)
+        estimates = estimates_body(survey=survey)
     assert response.json()["status"] == "duplicate"
     assert estimates["respondents"] == 1
 
@@ -109,9 +110,9 @@ def test_estimates_and_rebuild_through_the_debug_cursor(survey):
     for i in range(5):
         submit(survey, full_answers(age=["young", "old"][i % 2]))
     with CaptureQueriesContext(connection) as ctx:
-        grouped = selectors.survey_estimates(survey=survey, group_by="age")
+        grouped = estimates_body(survey=survey, group_by="age")
         rows = tallies_rebuild(survey=survey)
-        again = selectors.survey_estimates(survey=survey, group_by="age")
+        again = estimates_body(survey=survey, group_by="age")
     assert any(TALLY_TABLE in q["sql"] for q in ctx.captured_queries)
     assert rows > 0 and grouped["respondents"] == again["respondents"] == 5
     assert grouped["groups"] == again["groups"]
@@ -122,4 +123,4 @@ def test_seed_demo_with_debug_on():
     with override_settings(DEBUG=True):
         call_command("seed_demo", "--respondents", "70", stdout=io.StringIO())
         survey = Survey.objects.get(slug="demo")
-        assert selectors.survey_estimates(survey=survey)["respondents"] == 70
+        assert estimates_body(survey=survey)["respondents"] == 70

@@ -10,8 +10,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
+from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
-from surveys.selectors import survey_estimates
 from surveys.services import survey_close, survey_create, survey_open
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from surveys.selectors import survey_estimates
+from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.services import submission_create, survey_create, survey_open
 
 pytestmark = pytest.mark.django_db

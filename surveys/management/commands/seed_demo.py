@@ -155,12 +155,12 @@ class Command(BaseCommand):
             "\n".join(
                 [
                     "",
-                    f"Respondent page : {base}/s/{DEMO_SLUG}/",
+                    f"Respondent page : {base}{reverse('respond', args=[DEMO_SLUG])}",
                     f"Researcher login: {base}{login}",
                     f"  username      : {DEMO_USERNAME}",
                     f"  password      : {DEMO_PASSWORD}",
                     f"  API token     : {token.key}",
-                    f"Estimates (API) : {base}/api/v1/surveys/{DEMO_SLUG}/estimates/",
+                    f"Estimates (API) : {base}{reverse('api-survey-estimates', args=[DEMO_SLUG])}",
                 ]
             )
         )
