@@ -2,7 +2,8 @@
 
 Views stay thin: they fetch through ``surveys.selectors``, change state through
 ``surveys.services`` and shape the results for the templates. The randomization itself happens in
-the respondent's browser (``static/js/respond.js``) or with their own coins (the no-JS form).
+the respondent's browser (``static/js/respond.js`` with ``static/js/rr/randomizer.js``) or with
+their own coins (the no-JS form).
 """
 
 from __future__ import annotations
@@ -355,6 +356,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "update_url": f"/api/v1/surveys/{survey.slug}/" if survey else None,
         "preview_url": "/api/v1/designs/preview/",
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
+        "starting_designs": designs.starting_designs(),
         "survey": {
             "title": survey.title if survey else "",
             "description": survey.description if survey else "",
