@@ -7,7 +7,8 @@
  * X-CSRFToken header on unsafe requests made with the session cookie. The header is sent only
  * when the page has a `csrftoken` cookie, i.e. on researcher pages (their `{% csrf_token %}`
  * sets it). Respondent pages have no cookie at all — their endpoints are CSRF-exempt and carry
- * no ambient authority — so they send no header rather than an empty one.
+ * no ambient authority — so they send no header rather than an empty one. Reading the cookie
+ * needs Django's default CSRF_COOKIE_HTTPONLY = False (deniable/settings keeps it).
  */
 
 export const CSRF_COOKIE = "csrftoken";
