@@ -33,6 +33,26 @@ def default_design_spec(kind: str) -> dict[str, Any] | None:
     return None
 
 
+def starting_designs() -> dict[str, dict[str, Any]]:
+    """The values the survey builder fills in for each design name (``static/js/builder.js``
+    receives them in its data island; the browser has no copy of any design or probability).
+
+    Yes/no designs start at ε = ln 3 like the default coin design (forced response 0.5/0.25/0.25;
+    Warner p = ¾: ln(p/(1 − p)) = ln 3); the unrelated question at p = ¾ with a 50–50 harmless
+    question; choice questions at :data:`DEFAULT_CHOICE_EPSILON`.
+    """
+    return {
+        "forced_response": dict(rr.DEFAULT_YES_NO_SPEC),
+        "warner": {"name": "warner", "p": 0.75},
+        "unrelated_question": {
+            "name": "unrelated_question",
+            "p": 0.75,
+            "innocuous_prevalence": 0.5,
+        },
+        "k_rr": {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON},
+    }
+
+
 def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = None) -> Any:
     """Build the ``privacy.rr`` design for a kind and spec; raises ``rr.DesignError``."""
     if kind not in RANDOMIZED_KINDS:

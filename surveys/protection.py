@@ -121,8 +121,9 @@ def is_coin_design(spec: dict[str, Any]) -> bool:
 def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str, Any]:
     """One visual per design: two coins for the coin design, a spinner for every other one.
 
-    ``sectors`` are the spinner's slices (branch names as ``respond.js`` draws them); the page
-    only draws and labels them, the draw itself uses the design's probabilities.
+    ``sectors`` are the spinner's slices (branch names as ``static/js/rr/randomizer.js`` returns
+    them) with their shares and the percentages the legend prints; the page only draws and labels
+    them, the draw itself compares the server's integer thresholds (``privacy.rr_browser``).
     """
     spec = design.to_spec()
     if is_coin_design(spec):
@@ -177,7 +178,12 @@ def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str
         "kind": "spinner",
         "button": "Spin the spinner",
         "how": how,
-        "sectors": [{"branch": b, "label": label, "share": s} for b, label, s in sectors],
+        # ``percent`` is the legend's text for the share, rounded here so the page prints it
+        # unchanged (it never formats a probability itself).
+        "sectors": [
+            {"branch": b, "label": label, "share": s, "percent": percent(s)}
+            for b, label, s in sectors
+        ],
     }
 
 

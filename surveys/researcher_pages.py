@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from deniable.errors import NotFound
-from surveys import charts
+from surveys import charts, designs
 from surveys.forms import design_spec
 from surveys.models import Question, Survey
 from surveys.selectors import survey_estimates, survey_get_for_owner, survey_list_for_owner
@@ -93,6 +93,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "create_url": reverse("api-surveys"),
         "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
         "preview_url": reverse("api-design-preview"),
+        "starting_designs": designs.starting_designs(),
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
         "survey": _builder_survey(survey),
     }

@@ -2,7 +2,8 @@
 
 Views stay thin: they fetch through ``surveys.selectors``, change state through
 ``surveys.services`` and shape the results for the templates. The randomization itself happens in
-the respondent's browser (``static/js/respond.js``) or with their own coins (the no-JS form).
+the respondent's browser (``static/js/respond.js`` with ``static/js/rr/randomizer.js``) or with
+their own coins (the no-JS form).
 """
 
 from __future__ import annotations
