@@ -13,7 +13,7 @@ from urllib.parse import quote_plus
 
 from django import forms
 
-from privacy.rr import DesignError
+from dpcore.local import DesignError
 from surveys import designs, physical
 from surveys.models import Question, Survey
 

@@ -1,7 +1,7 @@
 """What the respondent pages say about each question's protection, with the numbers behind it.
 
 One copy of the wording and the numbers: the server computes them here from the design
-(``privacy.rr``), the templates print them and ``static/js/respond.js`` shows them unchanged.
+(``dpcore.local``), the templates print them and ``static/js/respond.js`` shows them unchanged.
 The rule is documented in ``docs/respondent-pages.md``:
 
 * **Handling.** A randomized question (yes/no with any design, choice with k-RR) is randomized on
@@ -21,7 +21,7 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from privacy import rr
+from dpcore import local as rr
 from surveys import designs
 from surveys.models import Question
 

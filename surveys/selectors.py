@@ -29,7 +29,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from deniable.errors import InvalidInput, NotFound
-from privacy import rr
+from dpcore import local as rr
 from surveys import designs
 from surveys.models import Question, Submission, Survey, Tally
 from surveys.tally_layout import (
@@ -478,7 +478,7 @@ def estimate_batch() -> int:
 def survey_estimates(
     *, survey: Survey, confidence: float = 0.95, group_by: str | None = None
 ) -> dict[str, Any]:
-    """The JSON body of GET …/estimates/ (DESIGN.md §8), debiased by ``privacy.rr``.
+    """The JSON body of GET …/estimates/ (DESIGN.md §8), debiased by ``dpcore.local``.
 
     One aggregate query over the tallies; with ``group_by`` the same query also returns the cells
     of every group, and the body gains ``"groups": [{"group", "respondents", "questions"}]``.

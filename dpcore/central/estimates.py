@@ -2,7 +2,8 @@
 
 A release publishes, for every question, one noisy count per cell (reported option):
 ``C̃_v = C_v + η_v`` with independent, mean-zero noise of variance ``V`` per cell (discrete Laplace
-or discrete Gaussian, :mod:`privacy.noise`; ``V`` from :func:`privacy.calibrate.noise_variance`).
+or discrete Gaussian, :mod:`dpcore.central.noise`; ``V`` from
+:func:`dpcore.central.calibration.noise_variance`).
 The number of respondents is *not* released separately (it would cost more budget), so every
 estimator uses the noisy total ``Ñ = Σ_u C̃_u``.
 
@@ -31,7 +32,7 @@ Variance (delta method). With ``k`` cells, ``∂λ_v/∂C_v = (1 − λ_v)/N`` a
     Var(λ̂_v) ≈ λ_v(1 − λ_v)/N + V·[(1 − λ_v)² + (k − 1)·λ_v²]/N²
     SE(π̂_v) = √Var(λ̂_v) / |c|
 
-(for k = 2 this is :func:`privacy.calibrate.expected_estimate_error`'s formula.)
+(for k = 2 this is :func:`dpcore.central.calibration.expected_estimate_error`'s formula.)
 
 Interval: the Wilson interval for λ (DESIGN.md §4) at the *effective* sample size
 ``N_eff = λ*(1 − λ*)/Var(λ̂)`` evaluated at ``λ* = clip(λ̂, 1/(2N), 1 − 1/(2N))`` (the Kish
@@ -41,10 +42,10 @@ exactly the interval of the non-private estimates. If ``Ñ < 1`` nothing can be 
 estimate is ``None`` and the interval is [0, 1].
 
 Number questions (DESIGN.md §5: "bounds declared at design time; clip, then noisy sum and noisy
-count") — see :func:`grid_step`, :func:`sum_sensitivity` (with the proof), :func:`grid_sum` and
-:func:`number_estimate`. The stored sum ``S`` is a float; adding integer noise to it as-is would
-leak its fractional part (Mironov 2012), so it is first put on an integer grid ``U = round(S/s)``
-and only the integer ``U`` gets (exact, integer) noise.
+count") — see :mod:`dpcore.central.sensitivity` (the grid step, the sum's sensitivity with its
+proof, the grid sum) and :func:`number_estimate`. The stored sum ``S`` is a float; adding integer
+noise to it as-is would leak its fractional part (Mironov 2012), so it is first put on an integer
+grid ``U = round(S/s)`` and only the integer ``U`` gets (exact, integer) noise.
 
 Sources: Warner 1965; Wang et al. 2017 (k-RR); Wilson 1927; Kish 1965 (design effect); the
 delta method, e.g. Casella & Berger §5.5.4; Popoviciu 1935 (variance of a bounded variable);
@@ -58,96 +59,37 @@ import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from statistics import NormalDist
+
+from dpcore import stats
+from dpcore.central.sensitivity import exact_step as _step
+from dpcore.errors import ArgumentError
+from dpcore.stats import z_value
+from dpcore.validation import MAX_COUNT
+from dpcore.validation import real as _real
+from dpcore.validation import signed_count as _count
 
 __all__ = [
-    "GRID_CELLS",
     "CellEstimate",
     "NumberEstimate",
     "cell_estimates",
     "count_estimate",
-    "float_sum_error_units",
-    "grid_step",
-    "grid_sum",
     "lambda_variance",
-    "max_safe_respondents",
     "number_estimate",
-    "sum_sensitivity",
     "wilson_bounds",
     "z_value",
 ]
 
-# The grid step is the largest "nice" number ({1, 2, 5}·10^k) not above B/GRID_CELLS.
-GRID_CELLS = 1000
-# IEEE-754 binary64 unit roundoff u = 2⁻⁵³.
-UNIT_ROUNDOFF = Fraction(1, 2**53)
-
-
-# Validation (every public function): a bad argument raises ValueError naming it. Counts are
-# bounded by 2⁵³ (exact in a float; far above any survey, and noise of that size is no release).
-MAX_COUNT = 2**53
-
-
-def _real(field: str, value: object) -> float:
-    """A finite real number (int, float, Fraction, ...; not bool) as a float, else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{field} must be a number (got {value!r:.60})")
-    if not -1e308 < value < 1e308:  # also NaN; compares ints exactly, before float() could raise
-        raise ValueError(f"{field} must be a finite number (got {value!r:.60})")
-    return float(value)
-
-
-def _count(field: str, value: object) -> int:
-    """An integer (or integral float) count with |value| ≤ 2⁵³ (noisy counts may be negative)."""
-    if type(value) is int and -MAX_COUNT <= value <= MAX_COUNT:  # the common case
-        return value
-    x = _real(field, value)
-    if not x.is_integer() or abs(x) > MAX_COUNT:
-        raise ValueError(f"{field} must be an integer of magnitude at most 2**53 (got {x!r})")
-    return int(value)  # type: ignore[call-overload]
-
-
-def _step(value: object) -> Fraction:
-    """A grid step: a finite number > 0, converted exactly."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"step must be a positive number (got {value!r:.60})")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"step must be finite (got {value!r})")
-    step = Fraction(value)  # type: ignore[arg-type]
-    if step <= 0:
-        raise ValueError(f"step must be > 0 (got {value!r})")
-    return step
-
-
-def z_value(confidence: float) -> float:
-    """Two-sided standard-normal quantile: z = Φ⁻¹((1 + confidence)/2)."""
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise ValueError(f"confidence must be a number in (0, 1) (got {confidence!r:.60})")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError("confidence must lie in (0, 1)")
-    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
-
 
 def wilson_bounds(rate: float, n: float, z: float) -> tuple[float, float]:
-    """Wilson score interval for a proportion ``rate`` observed on ``n`` (possibly fractional).
-
-    ``n ≤ 0`` (or so small that z²/n overflows) gives [0, 1], the limit of the interval as
-    n → 0; ``n = ∞`` gives the point [rate, rate].
-    """
+    """The Wilson interval of :func:`dpcore.stats.wilson_bounds`, its arguments validated: a
+    ``rate`` outside [0, 1] is clipped into it, ``n`` may be fractional (an effective sample
+    size), ≤ 0 (→ [0, 1]) or beyond the float range (→ ∞, the point [rate, rate])."""
     rate = min(1.0, max(0.0, _real("rate", rate)))
     if isinstance(n, bool) or not isinstance(n, numbers.Real) or n != n:
-        raise ValueError(f"n must be a number (got {n!r:.60})")
+        raise ArgumentError("n", f"n must be a number (got {n!r:.60})")
     z = _real("z", z)
-    if n <= 0:
-        return 0.0, 1.0
     n = float(n) if n < 1e308 else math.inf
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    if not math.isfinite(denom):
-        return 0.0, 1.0
-    centre = (rate + z2 / (2.0 * n)) / denom
-    half = z * math.sqrt(rate * (1.0 - rate) / n + z2 / (4.0 * n) / n) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return stats.wilson_bounds(rate, n, z)
 
 
 def lambda_variance(lam: float, n: float, noise_variance: float, k: int) -> float:
@@ -155,9 +97,9 @@ def lambda_variance(lam: float, n: float, noise_variance: float, k: int) -> floa
     lam, n = _real("lam", lam), _real("n", n)
     noise_variance = _real("noise_variance", noise_variance)
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= MAX_COUNT:
-        raise ValueError(f"k must be a positive number of cells (got {k!r:.60})")
+        raise ArgumentError("k", f"k must be a positive number of cells (got {k!r:.60})")
     if not 0.0 <= lam <= 1.0 or noise_variance < 0.0:
-        raise ValueError("lam must lie in [0, 1] and noise_variance be ≥ 0")
+        raise ArgumentError("lam", "lam must lie in [0, 1] and noise_variance be ≥ 0")
     if n <= 0:
         return math.inf
     sampling = lam * (1.0 - lam) / n
@@ -171,7 +113,7 @@ def count_estimate(noisy_count: float, noisy_total: float, c: float, d: float) -
     noisy_total = _real("noisy_total", noisy_total)
     c, d = _real("c", c), _real("d", d)
     if c == 0.0:
-        raise ValueError("c must be non-zero")
+        raise ArgumentError("c", "c must be non-zero")
     return (noisy_count - d * noisy_total) / c
 
 
@@ -216,16 +158,20 @@ def cell_estimates(
     """
     c, d = _real("c", c), _real("d", d)
     if c == 0.0:
-        raise ValueError("c must be finite and non-zero")
+        raise ArgumentError("c", "c must be finite and non-zero")
     noise_variance = _real("noise_variance", noise_variance)
     if noise_variance < 0.0:
-        raise ValueError(f"noise_variance must be ≥ 0 (got {noise_variance!r})")
+        raise ArgumentError(
+            "noise_variance", f"noise_variance must be ≥ 0 (got {noise_variance!r})"
+        )
     if not isinstance(noisy_counts, Mapping):
-        raise ValueError("noisy_counts must map each cell to its noisy count")
+        raise ArgumentError("noisy_counts", "noisy_counts must map each cell to its noisy count")
     order = list(cells) if cells is not None else list(noisy_counts)
     missing = [v for v in order if v not in noisy_counts]
     if missing:
-        raise ValueError(f"noisy_counts has no count for cell {missing[0]!r:.60}")
+        raise ArgumentError(
+            "noisy_counts", f"noisy_counts has no count for cell {missing[0]!r:.60}"
+        )
     counts = {v: _count(f"noisy_counts[{v!r:.60}]", noisy_counts[v]) for v in order}
     k = len(order)
     total = float(sum(counts.values()))
@@ -263,119 +209,6 @@ def cell_estimates(
 
 
 # --------------------------------------------------------------------------- number questions
-
-
-def _bound(lo: float, hi: float) -> Fraction:
-    """B = max(|min|, |max|) as an exact rational (the largest |value| an answer can have)."""
-    lo, hi = _real("lo", lo), _real("hi", hi)
-    if not lo < hi:
-        raise ValueError("number bounds must be finite with min < max")
-    bound = max(abs(Fraction(lo)), abs(Fraction(hi)))
-    if bound == 0:  # pragma: no cover — impossible with lo < hi
-        raise ValueError("number bounds must not both be 0")
-    return bound
-
-
-def grid_step(lo: float, hi: float) -> Fraction:
-    """The grid step s for a number question with design-time bounds [lo, hi] (exact rational).
-
-    s = the largest "nice" step m·10^k (m ∈ {1, 2, 5}, k ∈ ℤ) with s ≤ B/1000, B = max(|lo|, |hi|).
-    It depends on the bounds only — never on the data. Why relative to B and not to hi − lo:
-    the noise on the sum is proportional to K·s = (⌈B/s⌉ + 1)·s < B + 2s, i.e. at most 0.5 %
-    above the ideal B, and B/s ∈ [1000, 2500) keeps the floating-point margin of
-    :func:`sum_sensitivity` independent of where the range sits. Rounding the *total* to the grid
-    moves it by at most s/2 ≤ B/2000 (once, not per answer). Nice steps make ``noisy_sum``
-    print cleanly.
-    """
-    target = _bound(lo, hi) / GRID_CELLS
-    # A float guess, corrected exactly below (log10 of num and den: a subnormal bound's Fraction
-    # would underflow to 0.0 as a float).
-    k = math.floor(math.log10(target.numerator) - math.log10(target.denominator))
-    best: Fraction | None = None
-    for exp in (k - 1, k, k + 1):
-        for m in (1, 2, 5):
-            step = m * (Fraction(10) ** exp)
-            if step <= target and (best is None or step > best):
-                best = step
-    assert best is not None
-    return best
-
-
-def sum_sensitivity(lo: float, hi: float, step: Fraction | None = None) -> int:
-    """K = ⌈B/s⌉ + 1: the add/remove sensitivity of U = round(S/s) in grid units.
-
-    **Claim.** Let S(D) be the (float) sum of the answers of dataset D, every answer x satisfying
-    lo ≤ x ≤ hi (enforced when the answer is submitted, and the bounds are frozen once a survey
-    opens), B = max(|lo|, |hi|), and U(D) = round(S(D)/s) for any round-to-nearest-integer rule
-    (ties either way). If D′ adds or removes one respondent, |U(D′) − U(D)| ≤ ⌈B/s⌉ + 1 = K,
-    provided the floating-point accumulation error of the two sums is below one grid unit in
-    total (η < 1, below).
-
-    **Proof.** (1) Any nearest-integer rounding has |round(a) − a| ≤ ½, so
-    |round(a) − round(b)| ≤ |a − b| + 1; the left side is an integer, hence
-    |round(a) − round(b)| ≤ ⌊|a − b| + 1⌋ = ⌊|a − b|⌋ + 1.
-    (2) With exact arithmetic S(D′) − S(D) = ±x with |x| ≤ B. The stored sums are floats: any
-    summation order of N terms has |fl(Σ) − Σ| ≤ γ_{N−1}·Σ|xᵢ| with γ_k = ku/(1 − ku), u = 2⁻⁵³
-    (Higham 2002, eq. 4.4; the tally shards and the SQL SUM over them form one summation tree).
-    With N = the larger of the two respondent counts, a = S(D)/s and b = S(D′)/s (computed
-    exactly: s is rational and S is converted exactly), |a − b| ≤ B/s + η with
-    η = 2γ_N·N·B/s (:func:`float_sum_error_units`).
-    (3) For 0 ≤ η < 1, ⌊B/s + η⌋ ≤ ⌈B/s⌉ (if B/s is an integer the floor is B/s; otherwise
-    ⌊B/s + η⌋ ≤ ⌊B/s⌋ + 1 = ⌈B/s⌉). By (1), |U(D′) − U(D)| ≤ ⌈B/s⌉ + 1 = K. ∎
-
-    The "+1" is needed: with s = 1, B = 1, S(D) = 0.5 → U = 0 (half-even) or 1, and S(D′) = 1.5
-    → U′ = 2: |U′ − U| = 2 = ⌈B/s⌉ + 1. The count n changes by exactly 1 (sensitivity 1).
-    η < 1 holds for every N ≤ :func:`max_safe_respondents` (over a million with B/s < 2500).
-    Releases do not rely on it: they sum the stored answers exactly (:mod:`surveys.exact_sums`,
-    η = 0), so the bound holds for any N and no release is refused because of N (a refusal that
-    depends on N would itself leak N without noise).
-    """
-    s = grid_step(lo, hi) if step is None else _step(step)
-    return math.ceil(_bound(lo, hi) / s) + 1
-
-
-def float_sum_error_units(n: int, lo: float, hi: float, step: Fraction | None = None) -> Fraction:
-    """η = 2γ_N·N·B/s: the bound, in grid units, on the floating-point error of two stored sums
-    of at most N answers each (see :func:`sum_sensitivity`, step 2). Exact rational."""
-    s = grid_step(lo, hi) if step is None else _step(step)
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
-        raise ValueError(f"n must be an integer (got {n!r:.60})")
-    if n <= 1:
-        return Fraction(0)
-    if n >= 2**53:  # γ_n needs n·u < 1; far beyond max_safe_respondents anyway
-        raise ValueError(f"n must be below 2**53 (got {n!r:.60})")
-    gamma = n * UNIT_ROUNDOFF / (1 - n * UNIT_ROUNDOFF)
-    return 2 * gamma * n * _bound(lo, hi) / s
-
-
-def max_safe_respondents(lo: float, hi: float, step: Fraction | None = None) -> int:
-    """The largest N with η(N) < 1 (:func:`float_sum_error_units`); η grows with N.
-
-    Capped at 2⁵² (a caller's own, very coarse ``step`` could otherwise push N to where
-    γ_N = Nu/(1 − Nu) is undefined).
-    """
-    s = grid_step(lo, hi) if step is None else _step(step)
-    lo_n, hi_n = 1, 2
-    while float_sum_error_units(hi_n, lo, hi, s) < 1:
-        if hi_n >= 2**52:
-            return hi_n
-        lo_n, hi_n = hi_n, hi_n * 2
-    while hi_n - lo_n > 1:
-        mid = (lo_n + hi_n) // 2
-        if float_sum_error_units(mid, lo, hi, s) < 1:
-            lo_n = mid
-        else:
-            hi_n = mid
-    return lo_n
-
-
-def grid_sum(total: float, step: Fraction) -> int:
-    """U = round(S/s), computed exactly (S's binary value as a Fraction; ties to even)."""
-    if isinstance(total, bool) or not isinstance(total, numbers.Real):
-        raise ValueError(f"total must be a number (got {total!r:.60})")
-    if isinstance(total, float) and not math.isfinite(total):
-        raise ValueError("the stored sum must be finite")
-    return round(Fraction(total) / _step(step))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -421,15 +254,17 @@ def number_estimate(
     noisy_count = _count("noisy_count", noisy_count)
     lo, hi = _real("lo", lo), _real("hi", hi)
     if not lo < hi:
-        raise ValueError("number bounds must be finite with min < max")
+        raise ArgumentError("bounds", "number bounds must be finite with min < max")
     sum_noise_variance = _real("sum_noise_variance", sum_noise_variance)
     count_noise_variance = _real("count_noise_variance", count_noise_variance)
     if sum_noise_variance < 0.0 or count_noise_variance < 0.0:
-        raise ValueError("noise variances must be ≥ 0")
+        raise ArgumentError("noise_variance", "noise variances must be ≥ 0")
     z = z_value(confidence)
     exact_sum = _step(step) * units
     if not -1e308 < exact_sum < 1e308:
-        raise ValueError(f"step · noisy_sum_units is beyond the float range (step = {step!r:.60})")
+        raise ArgumentError(
+            "step", f"step · noisy_sum_units is beyond the float range (step = {step!r:.60})"
+        )
     noisy_sum = float(exact_sum)
     if noisy_count <= 0:
         return NumberEstimate(

@@ -25,7 +25,7 @@ limited-denominator approximation: rounding a scale *down* would add less noise 
 is charged for. The sampler therefore realizes exactly the distribution for the float that is
 recorded with the release. Large denominators cost only big-int arithmetic.
 
-Bounds (documented; :class:`~privacy.errors.PrivacyParameterError` otherwise). The expected number
+Bounds (documented; :class:`~dpcore.errors.PrivacyParameterError` otherwise). The expected number
 of loop iterations of Algorithms 2 and 3 does not grow in either direction of the scale: for a tiny
 scale the geometric loop of Algorithm 2 almost always yields 0 and the only rejection is the
 "−0" one (probability ½), for a huge scale U is accepted with probability ≥ 1 − e^{−1} and V is a
@@ -56,7 +56,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Protocol
 
-from privacy.errors import PrivacyParameterError
+from dpcore.errors import PrivacyParameterError
 
 __all__ = [
     "MAX_PARAMETER_BITS",

@@ -4,7 +4,7 @@
 holds a lock on the survey row (``SELECT … FOR UPDATE`` on PostgreSQL; on SQLite, which ignores
 it, a no-op UPDATE of the row takes the database write lock at the start of the transaction):
 all non-refunded ledger events + the new ones are composed with
-:func:`privacy.accounting.epsilon_spent` at the survey's δ; over ``budget_epsilon`` → 409
+:func:`dpcore.central.accounting.epsilon_spent` at the survey's δ; over ``budget_epsilon`` → 409
 ``budget_exceeded`` with what remains. Otherwise the ``Release`` (pending) and its
 ``LedgerEntry`` are created and the task is enqueued on commit. Broker failures are logged and
 swallowed: the release stays pending and :func:`privacy.services.sweep.releases_sweep`
@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from deniable.errors import Conflict
-from privacy import accounting
+from dpcore.central import accounting
 from privacy.models import LedgerEntry, Release
 from privacy.selectors import survey_ledger_events
 from privacy.services.enqueue import release_enqueue

@@ -16,8 +16,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from privacy import accounting
-from privacy.accounting import PureDPEvent
+from dpcore.central import accounting
+from dpcore.central.accounting import PureDPEvent
 from privacy.models import Release
 from surveys.models import Question, Submission, Survey, Tally
 from surveys.selectors import survey_estimates
