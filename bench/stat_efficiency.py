@@ -150,7 +150,7 @@ def outcome_table(design: rr.BinaryDesign | rr.KRRDesign, n: int) -> dict[str, F
 def binary_variance(cfg: Config, rng: np.random.Generator) -> list[dict[str, Any]]:
     n, reps = cfg.n_variance, cfg.replications
     designs: list[tuple[str, rr.BinaryDesign]] = [
-        ("coin (½, ¼, ¼)", rr.forced_response(0.5, 0.25, 0.25))
+        ("coin (½, ¼, ¼)", rr.design_from_spec(rr.DEFAULT_YES_NO_SPEC))
     ]
     designs += [
         (f"optimal FR ε={_eps_label(e)}", rr.optimal_forced_response(e)) for e in cfg.epsilons

@@ -126,7 +126,7 @@ def real(field: str, value: object) -> float:
     """A finite real number (int, float, Fraction, ...; not bool) as a float, else ArgumentError."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ArgumentError(field, f"{field} must be a number (got {value!r:.60})")
-    if not -1e308 < value < 1e308:  # also NaN; compares ints exactly, before float() could raise
+    if not -1e308 < value < 1e308:  # type: ignore[operator]  # NaN too; ints compared exactly
         raise ArgumentError(field, f"{field} must be a finite number (got {value!r:.60})")
     return float(value)
 
@@ -137,9 +137,9 @@ def count(field: str, value: object) -> int:
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ArgumentError(field, f"{field} must be an integer (got {value!r:.60})")
-    if value < 0:
+    if int(value) < 0:
         raise ArgumentError(field, f"{field} must be non-negative (got {value!r})")
-    if value > MAX_COUNT:
+    if int(value) > MAX_COUNT:
         raise ArgumentError(field, f"{field} must be at most 2**53 (got {value!r:.60})")
     return int(value)
 

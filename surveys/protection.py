@@ -112,9 +112,10 @@ def _krr_reports(design: rr.KRRDesign, options: list[str]) -> dict[str, dict[str
 
 
 def is_coin_design(spec: dict[str, Any]) -> bool:
-    return spec.get("name") == "forced_response" and all(
+    return spec.get("name") == rr.DEFAULT_YES_NO_SPEC["name"] and all(
         math.isclose(float(spec[key]), value, abs_tol=1e-12)
-        for key, value in (("p_truth", 0.5), ("p_yes", 0.25), ("p_no", 0.25))
+        for key, value in rr.DEFAULT_YES_NO_SPEC.items()
+        if key != "name"
     )
 
 

@@ -61,7 +61,7 @@ def exact_step(value: object) -> Fraction:
         raise ArgumentError("step", f"step must be a positive number (got {value!r:.60})")
     if isinstance(value, float) and not math.isfinite(value):
         raise ArgumentError("step", f"step must be finite (got {value!r})")
-    step = Fraction(value)  # type: ignore[arg-type]
+    step: Fraction = Fraction(value)  # type: ignore[call-overload]
     if step <= 0:
         raise ArgumentError("step", f"step must be > 0 (got {value!r})")
     return step
@@ -177,7 +177,7 @@ def grid_sum(total: float, step: Fraction) -> int:
         raise ArgumentError("total", f"total must be a number (got {total!r:.60})")
     if isinstance(total, float) and not math.isfinite(total):
         raise ArgumentError("total", "the stored sum must be finite")
-    return round(Fraction(total) / exact_step(step))  # type: ignore[arg-type]
+    return round(Fraction(total) / exact_step(step))
 
 
 # ------------------------------------------------------------------------ contributions and noise

@@ -82,9 +82,9 @@ def point_and_interval(
     rate = real("rate", rate)
     if not 0.0 <= rate <= 1.0:
         raise ArgumentError("rate", f"rate must lie in [0, 1] (got {rate!r})")
-    n = real("n", n)
-    if not n >= 1.0:
-        raise ArgumentError("n", f"n must be at least 1 (got {n!r})")
+    n_ = real("n", n)
+    if not n_ >= 1.0:
+        raise ArgumentError("n", f"n must be at least 1 (got {n_!r})")
     c = real("c", c)
     if not 0.0 < c <= 1.0:
         raise ArgumentError("c", f"c must lie in (0, 1] (got {c!r})")
@@ -95,7 +95,7 @@ def point_and_interval(
     if z < 0.0:
         raise ArgumentError("z", f"z must be ≥ 0 (got {z!r})")
     check_interval_kind(interval)
-    result = point_and_interval_unchecked(rate, n, c, d, z, interval)
+    result = point_and_interval_unchecked(rate, n_, c, d, z, interval)
     if any(math.isnan(x) for x in result):
         raise ArgumentError("c", f"c is too small for a representable estimate (got {c!r})")
     return result
@@ -171,7 +171,7 @@ def binomial_pmf_table(n: int, probabilities: npt.ArrayLike) -> FloatArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         log_yes = np.where(y > 0, y * np.log(lam_col), 0.0)
         log_no = np.where(y < n, (n - y) * np.log1p(-lam_col), 0.0)
-    return np.exp(log_comb + log_yes + log_no)
+    return np.asarray(np.exp(log_comb + log_yes + log_no), dtype=np.float64)
 
 
 def exact_coverage_cd(

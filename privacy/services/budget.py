@@ -10,18 +10,17 @@ all non-refunded ledger events + the new ones are composed with
 swallowed: the release stays pending and :func:`privacy.services.sweep.releases_sweep`
 re-enqueues it.
 
-:func:`release_fail` refunds the charge of a release that failed before storing any result.
+:func:`privacy.services.refund.release_fail` refunds the charge of a release that failed before
+storing any result.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
-from django.utils import timezone
 
 from deniable.errors import Conflict
 from dpcore.central import accounting
@@ -99,19 +98,3 @@ def release_request(
         release_id = release.pk
         transaction.on_commit(lambda: release_enqueue(release_id=release_id))
     return release, True
-
-
-def release_fail(*, release_id: uuid.UUID | str, error: str) -> Release | None:
-    """Mark a release failed and refund its charge — only if no result was stored (not done)."""
-    with transaction.atomic():
-        release = Release.objects.select_for_update().filter(pk=release_id).first()
-        if release is None or release.is_final:
-            return release
-        release.status = Release.Status.FAILED
-        release.error = error[:2000]
-        release.finished_at = timezone.now()
-        release.save(update_fields=["status", "error", "finished_at"])
-        LedgerEntry.objects.filter(release=release, refunded=False).update(
-            refunded=True, refunded_at=timezone.now()
-        )
-    return release

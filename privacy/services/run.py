@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from dpcore.central.sensitivity import unit_noise
 from privacy.models import Release
-from privacy.services.budget import release_fail
+from privacy.services.refund import release_fail
 from privacy.services.results import release_results
 from privacy.services.sensitivity import contribution_count
 from surveys.exact_sums import number_sums_exact
