@@ -32,7 +32,8 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Final
 
-from dpcore.local import BinaryDesign, DesignError, KRRDesign
+from dpcore.errors import DesignError
+from dpcore.local.designs import BinaryDesign, KRRDesign
 
 __all__ = [
     "GRID",

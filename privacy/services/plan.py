@@ -20,7 +20,7 @@ Noise is scaled per contribution, from one *unit* scale:
   exp(1/t) — also for Δ_j = K, where the privacy-loss distribution is not the Δ = 1 one, but
   the accountant charges discrete Laplace events through the pure-DP (randomized-response)
   curve, which bounds *any* ε/m-DP mechanism. So Σ_j Δ_j/t_j = m/t = ε, and the ledger stores
-  m ``LaplaceEvent(ε/m)`` (basic composition gives exactly ε; RDP composes the pieces more
+  m ``DiscreteLaplaceEvent(ε/m)`` (basic composition gives exactly ε; RDP composes the pieces more
   tightly across releases).
 * ``gaussian`` with ρ: discrete Gaussian with σ_j = Δ_j·σ, σ² = m/(2ρ); each contribution is
   Δ_j²/(2σ_j²) = 1/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020, Thm 14), and they compose to
