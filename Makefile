@@ -69,6 +69,8 @@ smoke: install $(NODE_STAMP)
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy --strict dpcore
 	$(BIN)/python manage.py check
 	$(BIN)/python manage.py makemigrations --check --dry-run
 

@@ -1,8 +1,8 @@
-"""Glue between a stored :class:`~surveys.models.Question` and its ``privacy.rr`` design.
+"""Glue between a stored :class:`~surveys.models.Question` and its ``dpcore.local`` design.
 
 The question row keeps the design *spec* (a small JSON dict); everything derived from it — the
 linear form ``λ = c·π + d``, the local ε, the k-RR keep probability — is computed here by
-``privacy.rr`` so that there is exactly one implementation of the formulas (DESIGN.md §4).
+``dpcore.local`` so that there is exactly one implementation of the formulas (DESIGN.md §4).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from privacy import rr, rr_browser
+from dpcore import local as rr
+from dpcore.local import browser as rr_browser
 from surveys import physical
 
 # Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
@@ -54,7 +55,7 @@ def starting_designs() -> dict[str, dict[str, Any]]:
 
 
 def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = None) -> Any:
-    """Build the ``privacy.rr`` design for a kind and spec; raises ``rr.DesignError``."""
+    """Build the ``dpcore.local`` design for a kind and spec; raises ``rr.DesignError``."""
     if kind not in RANDOMIZED_KINDS:
         return None
     if spec is not None and not isinstance(spec, Mapping):
@@ -84,7 +85,7 @@ def accounted_epsilon(design: Any) -> float:
     """The ε reported for a design: the largest of its nominal ε, the ε the browser's integer
     thresholds realise and (when coins or dice can run it) the ε of the physical faces, each
     computed exactly and rounded up. So the server never reports less than a page runs
-    (``privacy.rr_browser``). A design the browser cannot run gets its nominal ε; the survey
+    (``dpcore.local.browser``). A design the browser cannot run gets its nominal ε; the survey
     service refuses such designs, and the respondent page refuses to run one stored earlier."""
     epsilon = float(design.epsilon)
     if not math.isfinite(epsilon):

@@ -13,12 +13,12 @@ from urllib.parse import quote_plus
 
 from django import forms
 
-from privacy.rr import DesignError
+from dpcore.local import DEFAULT_YES_NO_SPEC, DesignError
 from surveys import designs, physical
 from surveys.models import Question, Survey
 
-COIN_DESIGN = {"p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25}
-DEFAULT_YES_NO_DESIGN = {"name": "forced_response", **COIN_DESIGN}
+COIN_DESIGN = {k: v for k, v in DEFAULT_YES_NO_SPEC.items() if k != "name"}
+DEFAULT_YES_NO_DESIGN = dict(DEFAULT_YES_NO_SPEC)
 
 
 def field_name(question: Question) -> str:

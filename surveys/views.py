@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from deniable.errors import Conflict, InvalidInput, NotFound
-from privacy import rr_browser
+from dpcore.local import browser as rr_browser
 from surveys import designs, protection
 from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
 from surveys.models import Question, Survey

@@ -23,7 +23,7 @@ class ReleaseRequestSerializer(serializers.Serializer):
     (its histogram), a number question two (its clipped sum on an integer grid, and its count),
     so the noise scale on each count is m/ε (laplace) or σ = √(m/(2ρ)) (gaussian) for m
     contributions, and a number question's sum gets K = ⌈B/s⌉ + 1 times that scale
-    (``privacy.services`` and ``privacy.release_math.sum_sensitivity``).
+    (``privacy.services`` and ``dpcore.central.sensitivity.sum_sensitivity``).
     """
 
     mechanism = serializers.ChoiceField(choices=Release.Mechanism.choices)

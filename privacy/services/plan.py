@@ -9,7 +9,7 @@ histogram moves):
 * a yes/no, choice or category question: ONE contribution, its histogram, Δ = 1 (one cell
   changes by 1);
 * a number question: TWO contributions — the grid sum U = round(S/s) with Δ = K =
-  ⌈B/s⌉ + 1 (:func:`privacy.release_math.sum_sensitivity`, proof there) and the count n with
+  ⌈B/s⌉ + 1 (:func:`dpcore.central.sensitivity.sum_sensitivity`, proof there) and the count n with
   Δ = 1;
 * with ``group_by`` the respondent is in one group only, so still the same m contributions.
 
@@ -20,12 +20,12 @@ Noise is scaled per contribution, from one *unit* scale:
   exp(1/t) — also for Δ_j = K, where the privacy-loss distribution is not the Δ = 1 one, but
   the accountant charges discrete Laplace events through the pure-DP (randomized-response)
   curve, which bounds *any* ε/m-DP mechanism. So Σ_j Δ_j/t_j = m/t = ε, and the ledger stores
-  m ``LaplaceEvent(ε/m)`` (basic composition gives exactly ε; RDP composes the pieces more
+  m ``DiscreteLaplaceEvent(ε/m)`` (basic composition gives exactly ε; RDP composes the pieces more
   tightly across releases).
 * ``gaussian`` with ρ: discrete Gaussian with σ_j = Δ_j·σ, σ² = m/(2ρ); each contribution is
   Δ_j²/(2σ_j²) = 1/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020, Thm 14), and they compose to
   ρ = m/(2σ²).
-* ``gaussian`` with (ε, δ): σ = :func:`privacy.accounting.gaussian_sigma_for_budget` at
+* ``gaussian`` with (ε, δ): σ = :func:`dpcore.central.accounting.gaussian_sigma_for_budget` at
   Δ₂ = √m — the smallest σ whose *charged* ε at δ (through zCDP/RDP, the accountants that are
   proven for the *discrete* Gaussian) is ≤ ε. The analytic Gaussian σ (Balle & Wang 2018) is
   only proven for continuous noise; it is reported in the preview for comparison. The event
@@ -49,9 +49,10 @@ from fractions import Fraction
 from typing import Any
 
 from deniable.errors import InvalidInput
-from privacy import accounting, calibrate
-from privacy.errors import PrivacyParameterError
-from privacy.selectors import ledger_event_objects
+from dpcore.central import accounting, event_codec
+from dpcore.central import calibration as calibrate
+from dpcore.central.sensitivity import release_events, unit_noise
+from dpcore.errors import PrivacyParameterError
 from privacy.services.sensitivity import contribution_count
 from surveys.models import Question, Survey
 
@@ -102,7 +103,7 @@ class ReleasePlan:
 
     @property
     def events(self) -> list[accounting.Event]:
-        return ledger_event_objects(self.event)
+        return event_codec.decode(self.event)
 
 
 def _releasable(question: Question) -> bool:
@@ -279,27 +280,17 @@ def release_plan(*, survey: Survey, data: Mapping[str, Any]) -> ReleasePlan:
     l1, l2 = float(q), math.sqrt(q)
     analytic_sigma: float | None = None
     try:
-        if mechanism == "laplace":
-            assert epsilon is not None
-            t = Fraction(q) / Fraction(epsilon)  # exact: t = m/ε for the float ε recorded
-            eps_each = math.nextafter(epsilon / q, math.inf)  # never under-charge by rounding
-            event = {"type": "laplace", "epsilon_each": eps_each, "count": q}
-            noise_scale, parameter = float(t), t
-            variance = calibrate.discrete_laplace_variance(noise_scale)
-        elif rho is not None:
-            sigma2 = Fraction(q) / (2 * Fraction(rho))
-            noise_scale, parameter = math.sqrt(sigma2), sigma2
-            event = {"type": "zcdp", "rho": math.nextafter(float(rho), math.inf)}
-            variance = calibrate.discrete_gaussian_variance(noise_scale)
-        else:
+        if mechanism == "gaussian" and rho is None:
             assert epsilon is not None and delta is not None
-            sigma = accounting.gaussian_sigma_for_budget(epsilon, delta, l2, discrete=True)
             analytic_sigma = calibrate.analytic_gaussian_sigma(epsilon, delta, l2)
-            parameter = Fraction(sigma) ** 2
-            noise_scale = sigma
-            rho = float(Fraction(q) / (2 * parameter))
-            event = {"type": "zcdp", "rho": math.nextafter(rho, math.inf)}
-            variance = calibrate.discrete_gaussian_variance(noise_scale)
+        noise = unit_noise(
+            mechanism=str(mechanism), contributions=q, epsilon=epsilon, rho=rho, delta=delta
+        )
+        rho = noise.rho
+        event = event_codec.encode(
+            release_events(mechanism=str(mechanism), contributions=q, epsilon=epsilon, rho=rho)
+        )
+        noise_scale, parameter, variance = noise.scale, noise.parameter, noise.variance
     except PrivacyParameterError as exc:
         raise InvalidInput.single(exc.field, exc.message) from exc
 

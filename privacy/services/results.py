@@ -12,14 +12,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from privacy import noise, release_math
+from dpcore.central import estimates as release_math
+from dpcore.central import noise
+from dpcore.central.sensitivity import NumberGrid, grid_sum, parameter_variance, scaled_parameter
 from privacy.models import Release
-from privacy.services.sensitivity import (
-    NumberGrid,
-    number_grid,
-    parameter_variance,
-    scaled_parameter,
-)
+from privacy.services.sensitivity import number_grid
 from surveys import designs
 from surveys.models import Question
 
@@ -66,7 +63,7 @@ def _noisy_number(
     ``sums.total`` is the exact rational sum of the answers (:mod:`surveys.exact_sums`), so the
     sensitivity K holds for any n: there is no data-dependent refusal here (issue 11, item 9).
     """
-    units = release_math.grid_sum(sums.total, grid.step)
+    units = grid_sum(sums.total, grid.step)
     sum_draw = _sample(mechanism, scaled_parameter(mechanism, unit, grid.sensitivity), 1)[0]
     count_draw = _sample(mechanism, unit, 1)[0]
     return _NoisyNumber(sum_units=units + sum_draw, count=int(sums.n) + count_draw)

@@ -30,7 +30,7 @@ from rest_framework.views import APIView
 from deniable import json_input
 from deniable.api import json_object_body
 from deniable.errors import DomainError, InvalidInput
-from privacy import rr
+from dpcore import local as rr
 from surveys import designs, public_survey_cache, selectors, services
 from surveys.api import serializers as s
 from surveys.ratelimit import submission_rate_check

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deniable.errors import InvalidInput
-from privacy import rr
+from dpcore import local as rr
 from surveys import designs
 from surveys.models import Question, Survey
 from surveys.selectors.counts import (
@@ -259,7 +259,7 @@ def estimate_batch() -> int:
 def survey_estimates(
     *, survey: Survey, confidence: Any = 0.95, group_by: str | None = None
 ) -> SurveyEstimates:
-    """Estimates debiased by ``privacy.rr`` (DESIGN.md §8), from one aggregate query over the
+    """Estimates debiased by ``dpcore.local`` (DESIGN.md §8), from one aggregate query over the
     tallies; with ``group_by`` the same query also returns every group's cells."""
     confidence = validate_confidence(confidence)
     questions = questions_of(survey)

@@ -1,6 +1,6 @@
 """Surveys: create and update a draft (validating its questions and designs), open and close it.
 
-Every design is validated by ``privacy.rr``; one-sided designs (ε = ∞) are refused. Once open, a
+Every design is validated by ``dpcore.local``; one-sided designs (ε = ∞) are refused. Once open, a
 survey's designs are frozen: reports already collected were randomized under them.
 """
 
@@ -20,7 +20,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from deniable.errors import Conflict, InvalidInput
-from privacy import calibrate, rr, rr_browser
+from dpcore import local as rr
+from dpcore.central import calibration as calibrate
+from dpcore.local import browser as rr_browser
 from surveys import designs
 from surveys.models import Question, Survey
 from surveys.services.validation import (
@@ -75,7 +77,7 @@ def _clean_options(raw: Any, field: str, errors: Errors) -> list[str]:
 
 
 def _clean_design(kind: str, raw: Any, options: list[str], field: str, errors: Errors) -> dict:
-    """Validate a design spec with ``privacy.rr``; return its canonical spec."""
+    """Validate a design spec with ``dpcore.local``; return its canonical spec."""
     if raw is None:
         raw = designs.default_design_spec(kind)
     if not isinstance(raw, Mapping):
@@ -110,7 +112,7 @@ def _clean_design(kind: str, raw: Any, options: list[str], field: str, errors: E
         return {}
     try:
         # The local-ε cap, and the page's integer thresholds: a design the respondent's browser
-        # cannot run exactly is refused here, never approximated there (privacy.rr_browser).
+        # cannot run exactly is refused here, never approximated there (dpcore.local.browser).
         rr_browser.check_epsilon_cap(design)
         rr_browser.browser_plan(design)
     except rr.DesignError as exc:
@@ -321,7 +323,7 @@ def survey_create(
 ) -> Survey:
     """Create a draft survey and its questions in one transaction.
 
-    ``data`` is the POST /api/v1/surveys/ body. Every design is validated by ``privacy.rr``;
+    ``data`` is the POST /api/v1/surveys/ body. Every design is validated by ``dpcore.local``;
     one-sided designs (ε = ∞) are refused. ``slug`` is for fixtures such as the demo survey.
     """
     errors: Errors = {}

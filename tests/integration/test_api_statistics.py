@@ -2,7 +2,7 @@
 
 Each respondent's true answer and coin flips are simulated with a seeded numpy Generator (this is
 the respondent's device, not server noise); only the reported answer is POSTed, through the real
-respondent endpoint. The API's estimate, standard error and interval must equal ``privacy.rr``'s
+respondent endpoint. The API's estimate, standard error and interval must equal ``dpcore.local``'s
 on the same counts, and — with this fixed seed, deterministically — the interval covers π.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from rest_framework.test import APIClient
 
-from privacy import rr
+from dpcore import local as rr
 from surveys import services, simulation
 
 # transaction=True: each submission commits on its own, as in production. Inside one long test

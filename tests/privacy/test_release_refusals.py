@@ -14,7 +14,8 @@ import json
 import pytest
 from django.db import connection
 
-from privacy import release_math, services
+from dpcore.central import sensitivity as release_math
+from privacy import services
 from privacy.models import LedgerEntry, Release
 from surveys.models import Submission, Tally
 from surveys.services import survey_create, survey_open

@@ -16,8 +16,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from privacy import accounting
-from privacy.accounting import PureDPEvent
+from dpcore.central import accounting
+from dpcore.central.accounting import PureDPEvent
+from dpcore.central.events import group_events
+from dpcore.central.exact import exact_pure
 from privacy.models import Release
 from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Question, Submission, Survey, Tally
@@ -302,6 +304,4 @@ def test_exact_accountant_survives_subnormal_delta(delta):
     events = [PureDPEvent(0.2)] * 10_000
     result = accounting.epsilon_spent(events, delta)
     assert math.isfinite(result.epsilon) and 0 < result.epsilon <= 2000.0
-    assert accounting._exact_pure(accounting._group(events), delta) >= accounting._exact_pure(
-        accounting._group(events), 1e-100
-    )
+    assert exact_pure(group_events(events), delta) >= exact_pure(group_events(events), 1e-100)

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from privacy import rr_browser
+from dpcore.local import browser as rr_browser
 from surveys import designs
 from surveys.forms import physical_protocol
 from surveys.models import Question

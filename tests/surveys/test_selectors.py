@@ -1,4 +1,4 @@
-"""Selectors: visibility, counts and estimates (== privacy.rr on the same counts)."""
+"""Selectors: visibility, counts and estimates (== dpcore.local on the same counts)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from deniable.errors import InvalidInput, NotFound
-from privacy import rr
+from dpcore import local as rr
 from surveys import designs, selectors, services
 from surveys.api.estimates import estimates_body
 from surveys.models import Submission, Tally

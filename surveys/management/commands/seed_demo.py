@@ -18,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.urls import NoReverseMatch, reverse
 from rest_framework.authtoken.models import Token
 
+from dpcore.local import default_yes_no_spec
 from surveys import designs, services, simulation
 from surveys.models import Survey
 from surveys.selectors import survey_respondent_count
@@ -50,7 +51,7 @@ DEMO_SURVEY: dict[str, Any] = {
             "key": "cheated_exam",
             "text": "Have you ever cheated on an exam?",
             "kind": "yes_no",
-            "design": {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25},
+            "design": default_yes_no_spec(),
         },
         {
             "key": "drove_after_drinking",

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from privacy.rr import (
+from dpcore.local import (
     DEFAULT_YES_NO_SPEC,
     BinaryDesign,
     DesignError,

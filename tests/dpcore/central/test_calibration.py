@@ -1,4 +1,4 @@
-"""Calibration (privacy.calibrate): analytic Gaussian σ, σ ↔ ρ, noise variances, planning."""
+"""dpcore.central.calibration: analytic Gaussian σ, σ ↔ ρ, noise variances, planning."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from privacy import calibrate
-from privacy.calibrate import (
+from dpcore.central import calibration as calibrate
+from dpcore.central.calibration import (
     PrivacyParameterError,
     analytic_gaussian_sigma,
     classical_gaussian_sigma,
@@ -27,7 +27,7 @@ from privacy.calibrate import (
     rho_from_sigma,
     sigma_from_rho,
 )
-from privacy.noise import discrete_laplace_pmf
+from dpcore.central.noise import discrete_laplace_pmf
 
 DELTA = 1e-5
 
@@ -172,7 +172,8 @@ def test_unknown_mechanism_and_bad_design() -> None:
 
 
 def test_error_is_reexported() -> None:
-    from privacy import accounting, errors
+    from dpcore import errors
+    from dpcore.central import accounting
 
     assert calibrate.PrivacyParameterError is errors.PrivacyParameterError
     assert accounting.PrivacyParameterError is errors.PrivacyParameterError

@@ -25,7 +25,7 @@ limited-denominator approximation: rounding a scale *down* would add less noise 
 is charged for. The sampler therefore realizes exactly the distribution for the float that is
 recorded with the release. Large denominators cost only big-int arithmetic.
 
-Bounds (documented; :class:`~privacy.errors.PrivacyParameterError` otherwise). The expected number
+Bounds (documented; :class:`~dpcore.errors.PrivacyParameterError` otherwise). The expected number
 of loop iterations of Algorithms 2 and 3 does not grow in either direction of the scale: for a tiny
 scale the geometric loop of Algorithm 2 almost always yields 0 and the only rejection is the
 "−0" one (probability ½), for a huge scale U is accepted with probability ≥ 1 − e^{−1} and V is a
@@ -52,11 +52,12 @@ from __future__ import annotations
 import math
 import numbers
 import secrets
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from typing import Protocol
 
-from privacy.errors import PrivacyParameterError
+from dpcore.errors import PrivacyParameterError
 
 __all__ = [
     "MAX_PARAMETER_BITS",
@@ -172,7 +173,7 @@ def _check_size(size: int) -> int:
 # --------------------------------------------------------------------------- Algorithm 1
 
 
-def _bernoulli_exp_at_most_one(num: int, den: int, randbelow) -> bool:
+def _bernoulli_exp_at_most_one(num: int, den: int, randbelow: Callable[[int], int]) -> bool:
     """Bernoulli(exp(−γ)) for γ = num/den ∈ [0, 1] (CKS 2020, Algorithm 1, first part).
 
     Draw A_k ~ Bernoulli(γ/k) for k = 1, 2, … until the first A_k = 0; return whether that K is
@@ -188,7 +189,7 @@ def _bernoulli_exp_at_most_one(num: int, den: int, randbelow) -> bool:
     return k % 2 == 1
 
 
-def _bernoulli_exp(num: int, den: int, randbelow) -> bool:
+def _bernoulli_exp(num: int, den: int, randbelow: Callable[[int], int]) -> bool:
     """Bernoulli(exp(−num/den)) for any num ≥ 0, den > 0 (CKS 2020, Algorithm 1).
 
     For γ > 1, e^{−γ} = (e^{−1})^{⌊γ⌋} · e^{−(γ−⌊γ⌋)}: ⌊γ⌋ independent Bernoulli(e^{−1}) coins
@@ -213,7 +214,7 @@ def sample_bernoulli_exp(gamma: Rational, rng: RandomSource | None = None) -> bo
 # --------------------------------------------------------------------------- Algorithm 2
 
 
-def _discrete_laplace(t: int, s: int, randbelow) -> int:
+def _discrete_laplace(t: int, s: int, randbelow: Callable[[int], int]) -> int:
     """Discrete Laplace with scale t/s (t, s positive ints), CKS 2020 Algorithm 2.
 
     U ~ Uniform{0..t−1} accepted w.p. e^{−U/t} and V ~ Geometric(1 − e^{−1}) give
@@ -258,7 +259,7 @@ def sample_discrete_laplace_many(
 # --------------------------------------------------------------------------- Algorithm 3
 
 
-def _discrete_gaussian(a: int, b: int, randbelow) -> int:
+def _discrete_gaussian(a: int, b: int, randbelow: Callable[[int], int]) -> int:
     """Discrete Gaussian with σ² = a/b, CKS 2020 Algorithm 3.
 
     Propose Y ~ discrete Laplace with integer scale τ = ⌊σ⌋ + 1 and accept with probability

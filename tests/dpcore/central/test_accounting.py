@@ -1,4 +1,4 @@
-"""Accounting (privacy.accounting) against DESIGN.md §5 and Google's dp-accounting.
+"""Accounting (dpcore.central.accounting) against DESIGN.md §5 and Google's dp-accounting.
 
 dp-accounting is a test-only dependency. Its PLD values (connect-the-dots, pessimistic, i.e. an
 *upper* bound on the true ε within the discretization) are cached per call so the whole file
@@ -18,11 +18,13 @@ from dp_accounting.rdp import rdp_privacy_accountant as rdp_acc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privacy.accounting import (
+from dpcore.central.accounting import (
     RDP_ORDERS,
     AccountingResult,
-    GaussianEvent,
-    LaplaceEvent,
+    ContinuousGaussianEvent,
+    ContinuousLaplaceEvent,
+    DiscreteGaussianEvent,
+    DiscreteLaplaceEvent,
     PrivacyParameterError,
     PureDPEvent,
     ZCDPEvent,
@@ -37,7 +39,7 @@ from privacy.accounting import (
     rdp_to_epsilon,
     zcdp_epsilon,
 )
-from privacy.calibrate import analytic_gaussian_sigma
+from dpcore.central.calibration import analytic_gaussian_sigma
 
 DELTA = 1e-5
 logging.getLogger().setLevel(logging.ERROR)  # dp-accounting warns about connect-the-dots
@@ -82,8 +84,11 @@ def dpa_rdp(event: dpe.DpEvent, k: int, orders: list[float] | None = None) -> fl
     return acc.get_epsilon(DELTA)
 
 
-def gaussians(k: int, sigma: float = 1.0, discrete: bool = False) -> list[GaussianEvent]:
-    return [GaussianEvent(sigma, discrete=discrete)] * k
+def gaussians(
+    k: int, sigma: float = 1.0, discrete: bool = False
+) -> list[DiscreteGaussianEvent | ContinuousGaussianEvent]:
+    kind = DiscreteGaussianEvent if discrete else ContinuousGaussianEvent
+    return [kind(sigma, 1.0)] * k
 
 
 # --------------------------------------------------------------------------- reference tables
@@ -110,7 +115,7 @@ def test_gaussian_reference_table(k: int, exact: float, rdp: float, zcdp: float)
 
 @pytest.mark.parametrize(("k", "pld_ref", "rdp"), list(zip(LAP_K, LAP_PLD, LAP_RDP, strict=True)))
 def test_continuous_laplace_reference_table(k: int, pld_ref: float, rdp: float) -> None:
-    evs = [LaplaceEvent(0.1, discrete=False)] * k
+    evs = [ContinuousLaplaceEvent(0.1)] * k
     assert rdp_epsilon(evs, DELTA) == pytest.approx(rdp, abs=0.01)
     assert pld_laplace(0.1, k, False) == pytest.approx(pld_ref, abs=0.01)
     ours = rdp_epsilon(evs, DELTA)
@@ -122,20 +127,20 @@ def test_continuous_laplace_reference_table(k: int, pld_ref: float, rdp: float) 
 @pytest.mark.parametrize("k", [1, 10, 100, 1000])
 def test_discrete_laplace_is_accounted_as_randomized_response(k: int) -> None:
     """The sampler's discrete Laplace has privacy loss exactly ±ε: never below its exact PLD."""
-    evs = [LaplaceEvent(0.1)] * k
+    evs = [DiscreteLaplaceEvent(0.1)] * k
     result = epsilon_spent(evs, DELTA)
     assert result.epsilon >= pld_laplace(0.1, k, True) - 1e-3
-    assert result.epsilon >= epsilon_spent([LaplaceEvent(0.1, discrete=False)] * k, DELTA).epsilon
+    assert result.epsilon >= epsilon_spent([ContinuousLaplaceEvent(0.1)] * k, DELTA).epsilon
     assert result.epsilon == epsilon_spent([PureDPEvent(0.1)] * k, DELTA).epsilon
 
 
 def test_continuous_laplace_curve_would_undercount_discrete_noise() -> None:
     # Why LaplaceEvent defaults to discrete=True: at k = 10 the continuous-Laplace RDP (0.990) is
     # *below* the exact ε of the discrete Laplace the sampler actually draws (0.994).
-    continuous = rdp_epsilon([LaplaceEvent(0.1, discrete=False)] * 10, DELTA)
+    continuous = rdp_epsilon([ContinuousLaplaceEvent(0.1)] * 10, DELTA)
     exact_discrete = pld_laplace(0.1, 10, True)
     assert continuous < exact_discrete - 1e-3
-    assert epsilon_spent([LaplaceEvent(0.1)] * 10, DELTA).epsilon >= exact_discrete - 1e-4
+    assert epsilon_spent([DiscreteLaplaceEvent(0.1)] * 10, DELTA).epsilon >= exact_discrete - 1e-4
 
 
 @pytest.mark.parametrize("k", [1, 10, 100])
@@ -163,12 +168,12 @@ def test_empty_spends_nothing() -> None:
 def test_pure_events_basic_and_advanced() -> None:
     # One ε₀-DP release: exact RR gives δ(ε) = p(1 − e^{ε−ε₀}), p = e^{ε₀}/(1 + e^{ε₀}), so the
     # exact ε at δ sits a hair below the basic ε₀ — and exact_pure (the tightest) wins.
-    one = epsilon_spent([LaplaceEvent(0.5)], DELTA)
+    one = epsilon_spent([DiscreteLaplaceEvent(0.5)], DELTA)
     p = math.exp(0.5) / (1.0 + math.exp(0.5))
     assert (one.method, one.candidates["basic"]) == ("exact_pure", 0.5)
     assert one.epsilon == pytest.approx(0.5 + math.log1p(-DELTA / p), rel=1e-12)
     assert basic_composition_epsilon([PureDPEvent(0.1)] * 3) == pytest.approx(0.3)
-    assert basic_composition_epsilon([GaussianEvent(1.0)]) == math.inf
+    assert basic_composition_epsilon([DiscreteGaussianEvent(1.0, 1.0)]) == math.inf
     k, e0 = 1000, 0.01
     expected = e0 * math.sqrt(2 * k * math.log(1 / DELTA)) + k * e0 * math.expm1(e0)
     assert advanced_composition_epsilon([PureDPEvent(e0)] * k, DELTA) == pytest.approx(expected)
@@ -177,7 +182,7 @@ def test_pure_events_basic_and_advanced() -> None:
 
 
 def test_zcdp_and_mixed_events() -> None:
-    evs = [ZCDPEvent(0.5), PureDPEvent(1.0), GaussianEvent(2.0, l2_sensitivity=2.0)]
+    evs = [ZCDPEvent(0.5), PureDPEvent(1.0), DiscreteGaussianEvent(2.0, 2.0)]
     rho = 0.5 + 0.5 + 0.5
     assert zcdp_epsilon(evs, DELTA) == pytest.approx(rho + 2 * math.sqrt(rho * math.log(1e5)))
     result = epsilon_spent(evs, DELTA)
@@ -194,41 +199,43 @@ def test_pure_dp_rdp_curve_is_below_the_simple_bounds() -> None:
 
 def test_gaussian_l2_sensitivity() -> None:
     q = 4
-    a = epsilon_spent([GaussianEvent(2.0, l2_sensitivity=math.sqrt(q), discrete=False)], DELTA)
-    b = epsilon_spent([GaussianEvent(1.0, discrete=False)], DELTA)
+    a = epsilon_spent([ContinuousGaussianEvent(2.0, math.sqrt(q))], DELTA)
+    b = epsilon_spent([ContinuousGaussianEvent(1.0, 1.0)], DELTA)
     assert a.epsilon == pytest.approx(b.epsilon, rel=1e-9)
 
 
 def test_can_afford() -> None:
-    assert can_afford([LaplaceEvent(0.1)] * 2, [LaplaceEvent(0.1)], 0.3, 1e-6)  # 0.1·3 vs 0.3
-    assert not can_afford([LaplaceEvent(0.1)] * 3, [LaplaceEvent(0.1)], 0.3, 1e-6)
     assert can_afford(
-        [], [GaussianEvent(analytic_gaussian_sigma(1.0, 1e-6), discrete=False)], 1.0, 1e-6
+        [DiscreteLaplaceEvent(0.1)] * 2, [DiscreteLaplaceEvent(0.1)], 0.3, 1e-6
+    )  # 0.1·3 vs 0.3
+    assert not can_afford([DiscreteLaplaceEvent(0.1)] * 3, [DiscreteLaplaceEvent(0.1)], 0.3, 1e-6)
+    assert can_afford(
+        [], [ContinuousGaussianEvent(analytic_gaussian_sigma(1.0, 1e-6), 1.0)], 1.0, 1e-6
     )
     with pytest.raises(PrivacyParameterError):
-        can_afford([], [LaplaceEvent(0.1)], math.nan, 1e-6)
+        can_afford([], [DiscreteLaplaceEvent(0.1)], math.nan, 1e-6)
 
 
 def test_gaussian_sigma_for_budget() -> None:
     cont = gaussian_sigma_for_budget(1.0, DELTA, discrete=False)
     assert cont == pytest.approx(analytic_gaussian_sigma(1.0, DELTA), rel=1e-6)
     disc = gaussian_sigma_for_budget(1.0, DELTA, 2.0)
-    assert epsilon_spent([GaussianEvent(disc, 2.0)], DELTA).epsilon <= 1.0
+    assert epsilon_spent([DiscreteGaussianEvent(disc, 2.0)], DELTA).epsilon <= 1.0
     assert disc > 2.0 * cont
 
 
 @pytest.mark.parametrize(
     ("make", "field"),
     [
-        (lambda: LaplaceEvent(0.0), "epsilon"),
-        (lambda: LaplaceEvent(math.nan), "epsilon"),
+        (lambda: DiscreteLaplaceEvent(0.0), "epsilon"),
+        (lambda: DiscreteLaplaceEvent(math.nan), "epsilon"),
         (lambda: PureDPEvent(math.inf), "epsilon"),
-        (lambda: GaussianEvent(0.0), "sigma"),
-        (lambda: GaussianEvent(1.0, -1.0), "l2_sensitivity"),
+        (lambda: DiscreteGaussianEvent(0.0, 1.0), "sigma"),
+        (lambda: DiscreteGaussianEvent(1.0, -1.0), "l2_sensitivity"),
         (lambda: ZCDPEvent(0.0), "rho"),
         (lambda: ZCDPEvent(-0.1), "rho"),
-        (lambda: epsilon_spent([LaplaceEvent(1.0)], 1.0), "delta"),
-        (lambda: epsilon_spent([LaplaceEvent(1.0)], 0.0), "delta"),
+        (lambda: epsilon_spent([DiscreteLaplaceEvent(1.0)], 1.0), "delta"),
+        (lambda: epsilon_spent([DiscreteLaplaceEvent(1.0)], 0.0), "delta"),
         (lambda: epsilon_spent(["laplace"], 1e-6), "mechanism"),  # type: ignore[list-item]
     ],
 )
@@ -241,8 +248,10 @@ def test_invalid_parameters(make, field: str) -> None:
 # --------------------------------------------------------------------------- properties
 
 event_strategy = st.one_of(
-    st.builds(LaplaceEvent, st.floats(0.01, 3.0), st.booleans()),
-    st.builds(GaussianEvent, st.floats(0.3, 50.0), st.floats(0.5, 3.0), st.booleans()),
+    st.builds(DiscreteLaplaceEvent, st.floats(0.01, 3.0)),
+    st.builds(ContinuousLaplaceEvent, st.floats(0.01, 3.0)),
+    st.builds(DiscreteGaussianEvent, st.floats(0.3, 50.0), st.floats(0.5, 3.0)),
+    st.builds(ContinuousGaussianEvent, st.floats(0.3, 50.0), st.floats(0.5, 3.0)),
     st.builds(PureDPEvent, st.floats(0.01, 3.0)),
     st.builds(ZCDPEvent, st.floats(1e-4, 2.0)),
 )
@@ -308,6 +317,6 @@ def test_epsilon_spent_never_below_dp_accounting_pld(sigma: float, k: int, eps0:
         >= pld_discrete_gaussian(sigma, k) - 2e-3
     )
     assert (
-        epsilon_spent([LaplaceEvent(eps0)] * k, DELTA).epsilon
+        epsilon_spent([DiscreteLaplaceEvent(eps0)] * k, DELTA).epsilon
         >= pld_laplace(eps0, k, True, 1e-3) - 2e-3
     )

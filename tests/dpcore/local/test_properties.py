@@ -8,7 +8,7 @@ import math
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from privacy.rr import (
+from dpcore.local import (
     BinaryDesign,
     deniability,
     efficiency,

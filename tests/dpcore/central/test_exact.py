@@ -29,12 +29,14 @@ from dp_accounting.pld import privacy_loss_distribution as pld
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privacy import accounting
-from privacy.accounting import (
+from dpcore.central import accounting
+from dpcore.central.accounting import (
     EXACT_PURE_MAX_SUPPORT,
     RDP_ORDERS,
-    GaussianEvent,
-    LaplaceEvent,
+    ContinuousGaussianEvent,
+    ContinuousLaplaceEvent,
+    DiscreteGaussianEvent,
+    DiscreteLaplaceEvent,
     PrivacyParameterError,
     PureDPEvent,
     ZCDPEvent,
@@ -50,7 +52,7 @@ from privacy.accounting import (
     zcdp_epsilon,
     zcdp_rho,
 )
-from privacy.calibrate import check_delta, gaussian_delta
+from dpcore.central.calibration import check_delta, gaussian_delta
 
 DELTA = 1e-5
 FFT_NOISE = 1e-8
@@ -101,7 +103,9 @@ def test_single_release_and_trivial_delta() -> None:
     for eps0 in (0.01, 0.1, 1.0, 5.0):
         p = math.exp(eps0) / (1.0 + math.exp(eps0))
         want = eps0 + math.log1p(-DELTA / p)
-        assert exact_pure_epsilon([LaplaceEvent(eps0)], DELTA) == pytest.approx(want, rel=1e-12)
+        assert exact_pure_epsilon([DiscreteLaplaceEvent(eps0)], DELTA) == pytest.approx(
+            want, rel=1e-12
+        )
     # δ above the total variation (e^ε − 1)/(e^ε + 1) of RR_0.1 (≈ 0.05): nothing to pay.
     assert exact_pure_epsilon([PureDPEvent(0.1)], 0.1) == 0.0
     assert exact_pure_delta([PureDPEvent(0.1)], 0.0) == pytest.approx(math.tanh(0.05), rel=1e-12)
@@ -144,7 +148,8 @@ def brute_epsilon(eps_list: list[float], delta: float) -> float:
     continuous=st.booleans(),
 )
 def test_heterogeneous_matches_brute_force(eps_list, delta: float, continuous: bool) -> None:
-    events = [LaplaceEvent(e, discrete=not continuous) for e in eps_list]
+    kind = ContinuousLaplaceEvent if continuous else DiscreteLaplaceEvent
+    events = [kind(e) for e in eps_list]
     for eps in (0.0, 0.5 * sum(eps_list), 0.9 * sum(eps_list)):
         assert exact_pure_delta(events, eps) == pytest.approx(
             brute_delta(eps_list, eps), rel=1e-9, abs=1e-300
@@ -163,7 +168,7 @@ LAPLACE_TARGETS = {10: 0.994, 100: 4.307, 1000: 17.787}  # dp-accounting discret
 @pytest.mark.parametrize("k", [1, 10, 100, 1000])
 def test_discrete_laplace_table_matches_dp_accounting(k: int) -> None:
     """ε₀ = 0.1 is on dp-accounting's grid (h = 1e-4): no rounding, values agree to ≤ 1e-6."""
-    result = epsilon_spent([LaplaceEvent(0.1)] * k, DELTA)
+    result = epsilon_spent([DiscreteLaplaceEvent(0.1)] * k, DELTA)
     theirs = pld_discrete_laplace(0.1, k, 1e-4)
     assert result.method == "exact_pure"
     assert theirs - 1e-6 <= result.epsilon <= theirs + FFT_NOISE
@@ -178,7 +183,7 @@ def test_discrete_laplace_table_matches_dp_accounting(k: int) -> None:
 def test_never_below_dp_accounting_off_grid(eps0: float, k: int) -> None:
     h = 1e-3
     theirs = pld_discrete_laplace(eps0, k, h)
-    ours = exact_pure_epsilon([LaplaceEvent(eps0)] * k, DELTA)
+    ours = exact_pure_epsilon([DiscreteLaplaceEvent(eps0)] * k, DELTA)
     assert theirs - k * h - FFT_NOISE <= ours <= theirs + FFT_NOISE
 
 
@@ -186,7 +191,7 @@ def test_never_below_dp_accounting_off_grid(eps0: float, k: int) -> None:
 
 
 def test_applies_only_to_pure_events_within_the_cap() -> None:
-    mixed = [LaplaceEvent(0.1), GaussianEvent(1.0)]
+    mixed = [DiscreteLaplaceEvent(0.1), DiscreteGaussianEvent(1.0, 1.0)]
     assert exact_pure_epsilon(mixed, DELTA) == math.inf
     assert epsilon_spent(mixed, DELTA).candidates["exact_pure"] == math.inf
     assert exact_pure_epsilon([ZCDPEvent(0.1)], DELTA) == math.inf
@@ -203,14 +208,14 @@ def test_applies_only_to_pure_events_within_the_cap() -> None:
     with pytest.raises(PrivacyParameterError):
         exact_pure_delta(over, 1.0)
     # Same ε as different event kinds: one group (continuous Laplace is ε-DP too).
-    same = [LaplaceEvent(0.2), LaplaceEvent(0.2, discrete=False), PureDPEvent(0.2)]
+    same = [DiscreteLaplaceEvent(0.2), ContinuousLaplaceEvent(0.2), PureDPEvent(0.2)]
     assert exact_pure_epsilon(same, DELTA) == exact_pure_epsilon([PureDPEvent(0.2)] * 3, DELTA)
 
 
 # --------------------------------------------------------------------------- properties
 
 pure_strategy = st.one_of(
-    st.builds(LaplaceEvent, st.sampled_from([0.01, 0.1, 0.25, 0.5, 1.0, 3.0])),
+    st.builds(DiscreteLaplaceEvent, st.sampled_from([0.01, 0.1, 0.25, 0.5, 1.0, 3.0])),
     st.builds(PureDPEvent, st.sampled_from([0.01, 0.1, 0.25, 0.5, 1.0, 3.0])),
 )
 deltas = st.floats(1e-12, 0.1)
@@ -266,7 +271,12 @@ def ref_rdp_to_epsilon(orders, rdp, delta: float) -> float:
 
 def ref_candidates(events, delta: float) -> dict[str, float]:
     """Slow reference: the accountant as it was before grouping, event by event per order."""
-    pure = [ev.epsilon if isinstance(ev, LaplaceEvent | PureDPEvent) else None for ev in events]
+    pure = [
+        ev.epsilon
+        if isinstance(ev, DiscreteLaplaceEvent | ContinuousLaplaceEvent | PureDPEvent)
+        else None
+        for ev in events
+    ]
     basic = math.inf if None in pure else math.fsum(pure)  # type: ignore[arg-type]
     if math.isinf(basic):
         advanced = math.inf
@@ -275,13 +285,17 @@ def ref_candidates(events, delta: float) -> dict[str, float]:
         advanced = min(e0 * math.sqrt(2 * k * math.log(1 / delta)) + k * e0 * math.expm1(e0), basic)
 
     def rho(ev) -> float:
-        return ev.rho if isinstance(ev, GaussianEvent | ZCDPEvent) else ev.epsilon**2 / 2
+        return (
+            ev.rho
+            if isinstance(ev, DiscreteGaussianEvent | ContinuousGaussianEvent | ZCDPEvent)
+            else ev.epsilon**2 / 2
+        )
 
     total_rho = math.fsum(rho(ev) for ev in events)
     zcdp = total_rho + 2 * math.sqrt(total_rho * math.log(1 / delta))
     curve = [math.fsum(event_rdp(ev, a) for ev in events) for a in RDP_ORDERS]
     rdp = ref_rdp_to_epsilon(RDP_ORDERS, curve, delta)
-    if all(isinstance(ev, GaussianEvent) and not ev.discrete for ev in events):
+    if all(isinstance(ev, ContinuousGaussianEvent) for ev in events):
         mu = math.sqrt(math.fsum((ev.l2_sensitivity / ev.sigma) ** 2 for ev in events))
         if gaussian_delta(0.0, mu) <= delta:
             gdp = 0.0
@@ -301,8 +315,10 @@ def ref_candidates(events, delta: float) -> dict[str, float]:
 
 
 any_event = st.one_of(
-    st.builds(LaplaceEvent, st.floats(0.01, 3.0), st.booleans()),
-    st.builds(GaussianEvent, st.floats(0.3, 50.0), st.floats(0.5, 3.0), st.booleans()),
+    st.builds(DiscreteLaplaceEvent, st.floats(0.01, 3.0)),
+    st.builds(ContinuousLaplaceEvent, st.floats(0.01, 3.0)),
+    st.builds(DiscreteGaussianEvent, st.floats(0.3, 50.0), st.floats(0.5, 3.0)),
+    st.builds(ContinuousGaussianEvent, st.floats(0.3, 50.0), st.floats(0.5, 3.0)),
     st.builds(PureDPEvent, st.floats(0.01, 3.0)),
     st.builds(ZCDPEvent, st.floats(1e-4, 2.0)),
 )
@@ -327,7 +343,10 @@ def test_grouped_equals_per_event_reference(kinds, picks, delta: float) -> None:
     # the public helpers agree too (and the exact sums are bit-identical)
     assert basic_composition_epsilon(events) == ref["basic"]
     assert zcdp_rho(events) == math.fsum(
-        ev.rho if isinstance(ev, GaussianEvent | ZCDPEvent) else ev.epsilon**2 / 2 for ev in events
+        ev.rho
+        if isinstance(ev, DiscreteGaussianEvent | ContinuousGaussianEvent | ZCDPEvent)
+        else ev.epsilon**2 / 2
+        for ev in events
     )
     assert same(gdp_epsilon(events, delta), ref["gdp"])
     curve = [math.fsum(event_rdp(ev, a) for ev in events) for a in RDP_ORDERS]
@@ -336,15 +355,17 @@ def test_grouped_equals_per_event_reference(kinds, picks, delta: float) -> None:
 
 def test_rdp_on_a_custom_order_grid() -> None:
     orders = (1.5, 2.0, 3.0, 8.0, 32.0)
-    events = [LaplaceEvent(0.3, discrete=False)] * 7 + [GaussianEvent(3.0)] * 2
+    events = [ContinuousLaplaceEvent(0.3)] * 7 + [DiscreteGaussianEvent(3.0, 1.0)] * 2
     curve = [math.fsum(event_rdp(ev, a) for ev in events) for a in orders]
     assert same(rdp_epsilon(events, DELTA, orders), ref_rdp_to_epsilon(orders, curve, DELTA))
     assert rdp_to_epsilon(orders, curve, DELTA)[1] in orders
 
 
 def test_equal_but_distinct_event_objects_group_together() -> None:
-    assert accounting._group([LaplaceEvent(0.1), LaplaceEvent(0.1), PureDPEvent(0.1)]) == {
-        LaplaceEvent(0.1): 2,
+    assert accounting.group_events(
+        [DiscreteLaplaceEvent(0.1), DiscreteLaplaceEvent(0.1), PureDPEvent(0.1)]
+    ) == {
+        DiscreteLaplaceEvent(0.1): 2,
         PureDPEvent(0.1): 1,
     }
     with pytest.raises(PrivacyParameterError):
@@ -355,21 +376,21 @@ def test_epsilon_spent_is_fast_for_a_thousand_events() -> None:
     """The charge runs inside the budget row lock (was 0.2–0.6 s for 1000 events)."""
     rng = np.random.default_rng(7)
     kinds = [
-        LaplaceEvent(0.1),
-        LaplaceEvent(0.5),
+        DiscreteLaplaceEvent(0.1),
+        DiscreteLaplaceEvent(0.5),
         PureDPEvent(0.2),
-        LaplaceEvent(0.3, discrete=False),
-        GaussianEvent(1.0),
-        GaussianEvent(5.0, discrete=False),
-        GaussianEvent(2.0, 2.0),
+        ContinuousLaplaceEvent(0.3),
+        DiscreteGaussianEvent(1.0, 1.0),
+        ContinuousGaussianEvent(5.0, 1.0),
+        DiscreteGaussianEvent(2.0, 2.0),
         ZCDPEvent(0.01),
         PureDPEvent(1.0),
-        LaplaceEvent(0.05),
+        DiscreteLaplaceEvent(0.05),
     ]
     workloads = [
         [kinds[i] for i in rng.integers(0, len(kinds), 1000)],
-        [LaplaceEvent(0.1)] * 1000,
-        [GaussianEvent(1.0)] * 1000,
+        [DiscreteLaplaceEvent(0.1)] * 1000,
+        [DiscreteGaussianEvent(1.0, 1.0)] * 1000,
         [kinds[i] for i in rng.integers(0, 3, 1000)],
     ]
     for events in workloads:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from privacy.rr import (
+from dpcore.local import (
     binary_interval_table,
     deniability,
     efficiency,

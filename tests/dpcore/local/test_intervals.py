@@ -22,14 +22,14 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from privacy.rr import (
+from dpcore.local import (
     BinaryDesign,
     binary_interval_table,
     exact_coverage,
     forced_response,
     optimal_forced_response,
 )
-from privacy.rr_intervals import binomial_pmf_table, wilson_bounds_array, z_value
+from dpcore.local.intervals import binomial_pmf_table, wilson_bounds_array, z_value
 
 COIN = forced_response(0.5, 0.25, 0.25)
 GRID = np.round(np.arange(201) * 0.005, 10)  # π = 0, 0.005, …, 1

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privacy import rr, rr_browser
+from dpcore import local as rr
+from dpcore.local import browser as rr_browser
 from surveys import designs, physical
 
 GRID = 2**53

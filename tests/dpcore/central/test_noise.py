@@ -1,4 +1,4 @@
-"""Exact samplers (privacy.noise) against their exact pmfs.
+"""Exact samplers (dpcore.central.noise) against their exact pmfs.
 
 The samplers draw from ``secrets`` and cannot be seeded, so every statistical test here is a
 hypothesis test at a fixed false-alarm rate α = 1e-6: the critical value is
@@ -21,8 +21,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privacy.errors import PrivacyParameterError
-from privacy.noise import (
+from dpcore.central.noise import (
     SecretsRandomSource,
     discrete_gaussian_normalizer,
     discrete_gaussian_pmf,
@@ -34,10 +33,11 @@ from privacy.noise import (
     sample_discrete_laplace,
     sample_discrete_laplace_many,
 )
+from dpcore.errors import PrivacyParameterError
 
 ALPHA = 1e-6
 N = 20_000
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -283,7 +283,12 @@ def _code_without_comments_and_strings(source: str) -> str:
     return " ".join(kept)
 
 
-PRIVACY_FILES = sorted(p for p in (REPO / "privacy").rglob("*.py") if "migrations" not in p.parts)
+PRIVACY_FILES = sorted(
+    p
+    for package in ("dpcore", "privacy")
+    for p in (REPO / package).rglob("*.py")
+    if "migrations" not in p.parts
+)
 
 
 @pytest.mark.parametrize("path", PRIVACY_FILES, ids=lambda p: str(p.relative_to(REPO)))
@@ -304,7 +309,7 @@ def test_privacy_code_never_uses_insecure_randomness(path: Path) -> None:
 
 
 def test_noise_module_uses_only_secrets() -> None:
-    tree = ast.parse((REPO / "privacy" / "noise.py").read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / "dpcore" / "central" / "noise.py").read_text(encoding="utf-8"))
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} | {
         n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
     }

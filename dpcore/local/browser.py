@@ -12,7 +12,7 @@ runs: :func:`browser_plan` computes the *realised* probabilities T/2⁵³ exactl
 ε in 50-digit decimal arithmetic, rounds it *up* to a float, and the reported ε is the larger of
 that and the design's nominal ε (``surveys.designs.question_epsilon``; the no-JS coin/dice
 realisation is included there too). Designs a browser cannot realise (a probability that rounds
-to 0 or 1 on the grid) raise :class:`~privacy.rr.DesignError` naming the field.
+to 0 or 1 on the grid) raise :class:`~dpcore.errors.DesignError` naming the field.
 
 **The cap.** :data:`MAX_LOCAL_EPSILON` = 10 per question. At ε = 10 the optimal binary design
 reports the opposite answer with probability 1/(1 + e¹⁰) ≈ 4.5·10⁻⁵ — one respondent in
@@ -21,7 +21,7 @@ variance ¼ at π = ½: above 10 a design buys no precision, only a loss of prot
 multiplies the odds by up to e¹⁰ ≈ 22,026). The cap also keeps the designs people use far from
 the grid's resolution: a k-RR "other" probability is ≥ 1/(e¹⁰ + 49) ≈ 4.5·10⁻⁵ ≫ 2⁻⁵³.
 
-Pure: the standard library and :mod:`privacy.rr` only (no Django).
+Pure: the standard library and :mod:`dpcore.local` only (no Django).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Final
 
-from privacy.rr import BinaryDesign, DesignError, KRRDesign
+from dpcore.errors import DesignError
+from dpcore.local.designs import BinaryDesign, KRRDesign
 
 __all__ = [
     "GRID",

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from privacy.rr import (
+from dpcore.local import (
     KRRDesign,
     estimate_binary,
     estimate_krr,

@@ -1,7 +1,7 @@
 """Normal quantiles, Wilson/Wald intervals and exact coverage for randomized response.
 
-Pure (numpy and the standard library only; no Django). :mod:`privacy.rr` re-exports the public
-names; import from there.
+Pure (numpy and the standard library only; no Django). The z value and the Wilson bounds
+themselves are :mod:`dpcore.stats` (one copy for the local and the central estimates).
 
 Every binary randomized-response design reports "yes" with probability ``λ = c·π + d``
 (DESIGN.md §4), so an interval ``[L, U]`` for λ maps to ``[(L − d)/c, (U − d)/c]`` for π, clipped to
@@ -16,16 +16,29 @@ path bit for bit.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-from statistics import NormalDist
 from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
+from dpcore.errors import ArgumentError
+from dpcore.stats import FloatArray, clip01, wilson_bounds, wilson_bounds_array, z_value
+from dpcore.validation import INTERVAL_KINDS, check_interval_kind, real
+
+__all__ = [
+    "INTERVAL_KINDS",
+    "FloatArray",
+    "IntervalKind",
+    "PointAndInterval",
+    "binomial_pmf_table",
+    "exact_coverage_cd",
+    "interval_table",
+    "point_and_interval",
+    "point_and_interval_unchecked",
+    "wilson_interval",
+]
+
 IntervalKind = Literal["wilson", "wald"]
-INTERVAL_KINDS: tuple[str, ...] = ("wilson", "wald")
 
 
 class PointAndInterval(NamedTuple):
@@ -38,68 +51,6 @@ class PointAndInterval(NamedTuple):
     ci_high: float
 
 
-def check_confidence(confidence: float) -> float:
-    """Return ``confidence`` as a float, or raise ``ValueError`` unless 0 < confidence < 1."""
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise ValueError(f"confidence must be a number between 0 and 1 (got {confidence!r})")
-    if not 0.0 < confidence < 1.0:  # also rejects NaN
-        raise ValueError(f"confidence must be strictly between 0 and 1 (got {confidence!r})")
-    return float(confidence)
-
-
-def _real(field: str, value: object) -> float:
-    """``value`` as a finite float, or ``ValueError`` naming ``field`` (bool, non-numbers, NaN,
-    ±∞ and ints beyond the float range are refused)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{field} must be a number (got {value!r:.60})")
-    if not -1e308 < value < 1e308:  # also NaN; compares ints exactly, before float() could raise
-        raise ValueError(f"{field} must be a finite number (got {value!r:.60})")
-    return float(value)
-
-
-def check_interval_kind(interval: str) -> str:
-    if not isinstance(interval, str) or interval not in INTERVAL_KINDS:
-        raise ValueError(f"interval must be one of {', '.join(INTERVAL_KINDS)} (got {interval!r})")
-    return interval
-
-
-@lru_cache(maxsize=256)
-def _z(confidence: float) -> float:
-    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
-
-
-def z_value(confidence: float) -> float:
-    """Two-sided standard-normal quantile ``z = Φ⁻¹((1 + confidence)/2)``; 0.95 → 1.959964.
-
-    Cached: repeated calls at the same confidence cost a dictionary lookup.
-    """
-    return _z(check_confidence(confidence))
-
-
-def clip01(x: float) -> float:
-    """Clip a float to [0, 1]."""
-    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
-
-
-def wilson_bounds(rate: float, n: int | float, z: float) -> tuple[float, float]:
-    """Wilson (1927) score interval for a binomial proportion, given ``z`` (no validation).
-
-    ``centre = (λ̂ + z²/2n)/(1 + z²/n)``,
-    ``half = z/(1 + z²/n) · √(λ̂(1 − λ̂)/n + z²/4n²)``.
-    The bounds are clamped so that ``0 ≤ L ≤ λ̂ ≤ U ≤ 1`` holds exactly in floating point (at
-    λ̂ ∈ {0, 1} the formula touches the boundary only up to rounding).
-    """
-    z2n = z * z / n
-    denom = 1.0 + z2n
-    centre = (rate + z2n / 2.0) / denom
-    half = z / denom * math.sqrt(rate * (1.0 - rate) / n + z2n / (4.0 * n))
-    low = centre - half
-    high = centre + half
-    low = 0.0 if low < 0.0 else (rate if low > rate else low)
-    high = 1.0 if high > 1.0 else (rate if high < rate else high)
-    return low, high
-
-
 def wilson_interval(
     successes: int | float, n: int | float, confidence: float
 ) -> tuple[float, float]:
@@ -109,50 +60,52 @@ def wilson_interval(
     JASA 22(158):209–212. Unlike the Wald interval it never collapses to a point at λ̂ ∈ {0, 1} and
     keeps close to nominal coverage near the boundaries.
     """
-    n = _real("n", n)
+    n = real("n", n)
     if not n >= 1.0:
-        raise ValueError(f"n must be at least 1 (got {n!r})")
-    successes = _real("successes", successes)
+        raise ArgumentError("n", f"n must be at least 1 (got {n!r})")
+    successes = real("successes", successes)
     if not 0 <= successes <= n:
-        raise ValueError(f"successes must be between 0 and n = {n} (got {successes!r})")
+        raise ArgumentError(
+            "successes", f"successes must be between 0 and n = {n} (got {successes!r})"
+        )
     return wilson_bounds(successes / n, n, z_value(confidence))
 
 
 def point_and_interval(
     rate: float, n: int, c: float, d: float, z: float, interval: str = "wilson"
 ) -> PointAndInterval:
-    """:func:`_point_and_interval` with its arguments validated (``ValueError`` naming the
+    """:func:`point_and_interval_unchecked` with its arguments validated (``ValueError`` naming the
     argument): ``0 ≤ rate ≤ 1``, ``1 ≤ n < 1e308``, ``0 < c ≤ 1``, ``0 ≤ d`` with ``c + d ≤ 1``
     (a design's ``P(yes | trait)``), ``0 ≤ z < 1e308`` and a known ``interval``. A ``c`` so
     small that the estimate is not representable (∞ − ∞) raises too.
     """
-    rate = _real("rate", rate)
+    rate = real("rate", rate)
     if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"rate must lie in [0, 1] (got {rate!r})")
-    n = _real("n", n)
-    if not n >= 1.0:
-        raise ValueError(f"n must be at least 1 (got {n!r})")
-    c = _real("c", c)
+        raise ArgumentError("rate", f"rate must lie in [0, 1] (got {rate!r})")
+    n_ = real("n", n)
+    if not n_ >= 1.0:
+        raise ArgumentError("n", f"n must be at least 1 (got {n_!r})")
+    c = real("c", c)
     if not 0.0 < c <= 1.0:
-        raise ValueError(f"c must lie in (0, 1] (got {c!r})")
-    d = _real("d", d)
+        raise ArgumentError("c", f"c must lie in (0, 1] (got {c!r})")
+    d = real("d", d)
     if not 0.0 <= d <= 1.0 - c + 1e-9:
-        raise ValueError(f"d must lie in [0, 1 − c] (got {d!r})")
-    z = _real("z", z)
+        raise ArgumentError("d", f"d must lie in [0, 1 − c] (got {d!r})")
+    z = real("z", z)
     if z < 0.0:
-        raise ValueError(f"z must be ≥ 0 (got {z!r})")
+        raise ArgumentError("z", f"z must be ≥ 0 (got {z!r})")
     check_interval_kind(interval)
-    result = _point_and_interval(rate, n, c, d, z, interval)
+    result = point_and_interval_unchecked(rate, n_, c, d, z, interval)
     if any(math.isnan(x) for x in result):
-        raise ValueError(f"c is too small for a representable estimate (got {c!r})")
+        raise ArgumentError("c", f"c is too small for a representable estimate (got {c!r})")
     return result
 
 
-def _point_and_interval(
+def point_and_interval_unchecked(
     rate: float, n: int | float, c: float, d: float, z: float, interval: str = "wilson"
 ) -> PointAndInterval:
     """Estimate π from the report rate ``λ̂`` of a design ``λ = cπ + d`` (no validation: the
-    callers in :mod:`privacy.rr` have validated n, the counts, the design and z already).
+    callers in :mod:`dpcore.local.estimators` have validated n, the counts, the design and z).
 
     * ``π̂ = (λ̂ − d)/c`` (unbiased; Warner 1965), ``estimate = clip(π̂, 0, 1)`` (the MLE);
     * ``SE = √(λ̂(1 − λ̂)/n) / c``;
@@ -175,17 +128,6 @@ def _point_and_interval(
 # --- vectorised (numpy) versions -----------------------------------------------------------------
 
 
-def wilson_bounds_array(rates: FloatArray, n: int, z: float) -> tuple[FloatArray, FloatArray]:
-    """:func:`wilson_bounds` over an array of rates (same operations, same rounding)."""
-    z2n = z * z / n
-    denom = 1.0 + z2n
-    centre = (rates + z2n / 2.0) / denom
-    half = z / denom * np.sqrt(rates * (1.0 - rates) / n + z2n / (4.0 * n))
-    low = np.clip(np.minimum(centre - half, rates), 0.0, 1.0)
-    high = np.clip(np.maximum(centre + half, rates), 0.0, 1.0)
-    return low, high
-
-
 def interval_table(
     c: float, d: float, n: int, confidence: float = 0.95, interval: str = "wilson"
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -195,7 +137,7 @@ def interval_table(
     ``reported_yes = y``.
     """
     if n < 1:
-        raise ValueError(f"n must be at least 1 (got {n!r})")
+        raise ArgumentError("n", f"n must be at least 1 (got {n!r})")
     check_interval_kind(interval)
     z = z_value(confidence)
     rates = np.arange(n + 1, dtype=np.float64) / n
@@ -221,7 +163,7 @@ def binomial_pmf_table(n: int, probabilities: npt.ArrayLike) -> FloatArray:
     """
     lam = np.atleast_1d(np.asarray(probabilities, dtype=np.float64))
     if np.any(~np.isfinite(lam)) or np.any(lam < 0.0) or np.any(lam > 1.0):
-        raise ValueError("probabilities must lie in [0, 1]")
+        raise ArgumentError("probabilities", "probabilities must lie in [0, 1]")
     y = np.arange(n + 1, dtype=np.float64)
     log_fact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.float64)))))
     log_comb = log_fact[n] - log_fact[: n + 1] - log_fact[n::-1]
@@ -229,7 +171,7 @@ def binomial_pmf_table(n: int, probabilities: npt.ArrayLike) -> FloatArray:
     with np.errstate(divide="ignore", invalid="ignore"):
         log_yes = np.where(y > 0, y * np.log(lam_col), 0.0)
         log_no = np.where(y < n, (n - y) * np.log1p(-lam_col), 0.0)
-    return np.exp(log_comb + log_yes + log_no)
+    return np.asarray(np.exp(log_comb + log_yes + log_no), dtype=np.float64)
 
 
 def exact_coverage_cd(

@@ -11,7 +11,7 @@
 * Laplace scale Δ₁/ε; noise variances of the discrete samplers; the expected ± of a noisy count
   and of a debiased randomized-response estimate, shown to a researcher before spending budget.
 
-All validation raises :class:`privacy.errors.PrivacyParameterError` (a ``ValueError`` with
+All validation raises :class:`dpcore.errors.PrivacyParameterError` (a ``ValueError`` with
 ``.field``) — including a result that would not be a finite float (e.g. σ for Δ = 1e308, the
 variance of the discrete Laplace at scale 1e200): the error names the input responsible.
 """
@@ -21,9 +21,13 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from privacy.errors import PrivacyParameterError
+from dpcore.errors import PrivacyParameterError
+from dpcore.validation import check_delta, check_epsilon, check_positive
+from dpcore.validation import check_real as _check_real
 
 __all__ = [
+    "MAX_DELTA",
+    "MIN_DELTA",
     "PrivacyParameterError",
     "analytic_gaussian_sigma",
     "check_delta",
@@ -47,43 +51,13 @@ _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 # --------------------------------------------------------------------------- validation
-
-
-def check_positive(value: float, field: str) -> float:
-    """Return ``value`` as a float if it is a finite number > 0, else raise."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise PrivacyParameterError(field, "must be a number")
-    try:
-        v = float(value)
-    except OverflowError:  # an int too large for a float (10**400)
-        raise PrivacyParameterError(field, "must be finite") from None
-    if math.isnan(v):
-        raise PrivacyParameterError(field, "must not be NaN")
-    if math.isinf(v):
-        raise PrivacyParameterError(field, "must be finite")
-    if v <= 0:
-        raise PrivacyParameterError(field, "must be > 0")
-    return v
+# check_positive, check_epsilon, check_delta: dpcore.validation (re-exported here).
 
 
 def _finite_result(value: float, field: str, what: str) -> float:
     if not math.isfinite(value):
         raise PrivacyParameterError(field, f"out of range: {what} is not a finite float")
     return value
-
-
-def _check_real(value: object, field: str) -> float:
-    """A finite real number (not bool) as a float."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise PrivacyParameterError(field, "must be a number")
-    if not -1e308 < value < 1e308:  # NaN, ±∞ and ints beyond the float range
-        raise PrivacyParameterError(field, "must be a finite number")
-    return float(value)
-
-
-def check_epsilon(epsilon: float, field: str = "epsilon") -> float:
-    """ε must be finite and > 0."""
-    return check_positive(epsilon, field)
 
 
 #: δ accepted in a survey's budget and in a release request. δ is the chance that an (ε, δ)
@@ -95,14 +69,6 @@ def check_epsilon(epsilon: float, field: str = "epsilon") -> float:
 #: any useful way, and subnormal δ broke the exact accountant (issue 11 §10).
 MIN_DELTA = 1e-100
 MAX_DELTA = 1e-3
-
-
-def check_delta(delta: float, field: str = "delta") -> float:
-    """δ must lie in the open interval (0, 1)."""
-    d = check_positive(delta, field)
-    if d >= 1:
-        raise PrivacyParameterError(field, "must be < 1")
-    return d
 
 
 # --------------------------------------------------------------------------- normal tails
@@ -176,7 +142,8 @@ def analytic_gaussian_sigma(
     Reference (δ = 1e-5, Δ = 1): ε = 0.1, 0.5, 1, 2 → σ = 30.750, 7.032, 3.731, 1.994.
 
     Note: this is the calibration for *continuous* noise. For the discrete Gaussian sampler the
-    accountant charges via zCDP/RDP; use :func:`privacy.accounting.gaussian_sigma_for_budget` to
+    accountant charges via zCDP/RDP; use
+    :func:`dpcore.central.accounting.gaussian_sigma_for_budget` to
     get a σ whose charged ε is at most the request.
     """
     eps = check_epsilon(epsilon)
