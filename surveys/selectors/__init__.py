@@ -17,11 +17,11 @@ from __future__ import annotations
 from surveys.selectors.counts import NumberSums, SurveyCounts, survey_counts
 from surveys.selectors.estimates import (
     SurveyEstimates,
-    estimate_batch,
     survey_estimates,
     validate_confidence,
 )
 from surveys.selectors.surveys import (
+    estimate_batch,
     survey_get_for_owner,
     survey_get_public,
     survey_list_for_owner,

@@ -19,6 +19,7 @@ from surveys.selectors.counts import (
     questions_of,
     tally_sums,
 )
+from surveys.selectors.surveys import estimate_batch
 
 
 @dataclass(frozen=True)
@@ -248,12 +249,6 @@ def _entries(
         else:
             out.append(number_estimate(q, numbers[q.key], confidence))
     return tuple(out)
-
-
-def estimate_batch() -> int:
-    from surveys.services.batches import estimate_batch as k
-
-    return k()
 
 
 def survey_estimates(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 
 from deniable.errors import NotFound
-from surveys.models import Question, Survey, Tally
+from surveys.models import Question, Submission, Survey, Tally
 from surveys.selectors.sql import RespondentsSlot, respondents_subquery
 
 
@@ -53,3 +54,17 @@ def survey_respondent_count(*, survey: Survey) -> int:
         n=Sum(RespondentsSlot("sums"))
     )["n"]
     return int(total or 0)
+
+
+def estimate_batch() -> int:
+    """k: submissions per published batch (``DENIABLE_ESTIMATE_BATCH``, at least 1).
+
+    Unsealed submissions are published k at a time (``surveys.services.batches``), so counts and
+    estimates move in steps of k and no published count pins down one arrival.
+    """
+    return max(1, int(getattr(settings, "DENIABLE_ESTIMATE_BATCH", 10)))
+
+
+def unsealed_count(*, survey: Survey) -> int:
+    """Stored submissions not yet published into the tallies (fewer than k after every sweep)."""
+    return Submission.objects.filter(survey=survey, sealed=False).count()
