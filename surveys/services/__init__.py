@@ -1,7 +1,10 @@
 """Writes: surveys, invitations and submissions.
 
-Every public function is ``<noun>_<verb>``, keyword-only and transactional. Services raise the
-domain errors of :mod:`deniable.errors` (never DRF exceptions), so pages and the API share them.
+Every public function is ``<noun>_<verb>``, keyword-only, typed and transactional. Request bodies
+are validated before a service is called, by the input serializers of :mod:`surveys.inputs`
+(the API and the pages alike), which make the frozen specs of :mod:`surveys.specs`. Services raise
+the domain errors of :mod:`deniable.errors` (never DRF exceptions), so pages and the API share
+them.
 
 Privacy invariants enforced here (DESIGN.md §3):
 
@@ -13,8 +16,8 @@ Privacy invariants enforced here (DESIGN.md §3):
   read reports and a rejected submission leaves no trace.
 
 Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
-:mod:`~surveys.services.invitations`, :mod:`~surveys.services.submissions` (validation and
-:func:`submission_create`), :mod:`~surveys.services.submission_rows` (reports and tally cells),
+:mod:`~surveys.services.invitations`, :mod:`~surveys.services.submissions`
+(:func:`submission_create`), :mod:`~surveys.services.submission_rows` (reports and tally cells),
 :mod:`~surveys.services.submission_storage` (the SQL) and :mod:`~surveys.services.validation`.
 """
 
@@ -26,7 +29,6 @@ from surveys.services.invitations import (
     invitation_links_csv,
     invitations_create,
     invitations_revoke,
-    validate_invitation_count,
 )
 from surveys.services.submissions import SubmissionOutcome, submission_create
 from surveys.services.surveys import (
@@ -64,5 +66,4 @@ __all__ = [
     "survey_create",
     "survey_open",
     "survey_update",
-    "validate_invitation_count",
 ]

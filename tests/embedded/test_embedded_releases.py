@@ -50,7 +50,7 @@ def make(title, cap=None):
     }
     if cap is not None:
         data["response_cap"] = cap
-    survey = services.survey_create(owner=user, data=data)
+    survey = boundary.survey_create(owner=user, data=data)
     services.survey_open(survey=survey)
     return survey.slug
 print(json.dumps({"token": Token.objects.create(user=user).key,
@@ -59,6 +59,7 @@ print(json.dumps({"token": Token.objects.create(user=user).key,
 
 CHECK = """
 from privacy.models import LedgerEntry, Release
+from tests import boundary
 rows = [
     {"status": r.status, "refunded": r.ledger_entry.refunded}
     for r in Release.objects.select_related("ledger_entry")

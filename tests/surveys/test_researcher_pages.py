@@ -12,7 +12,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from surveys.selectors import survey_estimates
-from surveys.services import submission_create, survey_create, survey_open
+from surveys.services import survey_open
+from tests.boundary import submission_create, survey_create
 
 pytestmark = pytest.mark.django_db
 
