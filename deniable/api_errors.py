@@ -40,7 +40,8 @@ def _flatten(detail: Any, path: str, out: dict[str, list[str]]) -> None:
         return
     messages = detail if isinstance(detail, list) else [detail]
     if messages:
-        out.setdefault(path or NON_FIELD, []).extend(str(m) for m in messages)
+        known = out.setdefault(path or NON_FIELD, [])
+        known.extend(m for m in dict.fromkeys(map(str, messages)) if m not in known)
 
 
 def as_field_errors(detail: Any) -> dict[str, list[str]]:

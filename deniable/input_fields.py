@@ -26,6 +26,17 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def is_finite_number(value: Any) -> bool:
+    """A JSON number that is a finite float: not NaN/±∞, and not an int too large for a float
+    (``math.isfinite(10**400)`` raises OverflowError)."""
+    if not _is_number(value):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 class StrictFloatField(serializers.FloatField):
     """A JSON number that is a finite float (not a string, not a bool, not 10**400).
 
@@ -163,3 +174,23 @@ class UTCDateTimeField(serializers.DateTimeField):
             return parsed.astimezone(UTC)
         except (OverflowError, ValueError):
             self.fail("range")
+
+
+class BoundedListSerializer(serializers.ListSerializer):
+    """``many=True`` with ``min_length``/``max_length`` (DRF checks them); set it as a nested
+    serializer's ``Meta.list_serializer_class`` so the schema states them as well."""
+
+
+class BoundedListSerializerExtension(OpenApiSerializerFieldExtension):
+    """The schema of a :class:`BoundedListSerializer`: an array with ``minItems``/``maxItems``."""
+
+    target_class = BoundedListSerializer
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        if self.target.min_length is not None:
+            schema["minItems"] = self.target.min_length
+        if self.target.max_length is not None:
+            schema["maxItems"] = self.target.max_length
+        return schema

@@ -25,6 +25,16 @@ MAX_OPTION_LENGTH = 200
 TITLE_MAX = 200
 MAX_INVITATIONS = 10_000
 
+# Number questions' bounds: |min|, |max| ≤ 1e9. Each answer adds x² ≤ 1e18 to a float64 tally,
+# so even 2⁵³ respondents sum to ≤ 9e33, far below the float maximum 1.8e308: the tallies stay
+# finite (an answer of 1e200 within ±1e300 once stored x² = ∞, and the survey's estimates 503'd).
+# Exactness is another matter: sums are exact integers only below 2⁵³ ≈ 9e15 (e.g. integer
+# answers |x| ≤ 3e4 at 1e7 respondents); beyond that their relative rounding error is at most
+# n·2⁻⁵³ ≈ 1.1e-9 at n = 1e7, which costs the standard error precision only when the spread is
+# below ~3e-5 of the mean (``surveys.selectors._number_entry`` reports a conservative SE then).
+# 1e9 still covers every survey quantity we know of (incomes in cents, populations, seconds).
+MAX_ABS_NUMBER = 1e9
+
 # A reported answer: yes_no → bool, choice/category → an option, number → a float.
 Answer = bool | str | float
 

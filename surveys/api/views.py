@@ -30,12 +30,12 @@ from rest_framework.views import APIView
 from deniable import json_input
 from deniable.api import CSVRenderer, json_object_body
 from deniable.errors import DomainError, InvalidInput
+from deniable.json_input import string_problem as text_problem
 from privacy import rr
 from surveys import csv_cells, designs, export, inputs, selectors, services
 from surveys.api import serializers as s
 from surveys.ratelimit import submission_rate_check
 from surveys.services.invitation_check import invitation_check
-from surveys.services.validation import text_problem
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")

@@ -14,11 +14,10 @@ from typing import Any
 
 from rest_framework import serializers
 
-from deniable.input_fields import StrictCharField, UUID4Field
+from deniable.input_fields import StrictCharField, UUID4Field, is_finite_number
 from deniable.inputs import validate_input
 from surveys.models import Question, Submission
-from surveys.services.validation import MAX_ABS_NUMBER, is_finite_number
-from surveys.specs import Answer, SubmissionSpec
+from surveys.specs import MAX_ABS_NUMBER, Answer, SubmissionSpec
 
 MAX_TOKEN_LENGTH = 200
 TOKEN_MESSAGE = "Must be the invitation token string."  # noqa: S105 — a message

@@ -20,6 +20,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from deniable.input_fields import (
+    BoundedListSerializer,
     StrictCharField,
     StrictFloatField,
     StrictIntegerField,
@@ -29,9 +30,9 @@ from deniable.inputs import validate_input
 from privacy import calibrate, rr, rr_browser
 from surveys import designs
 from surveys.models import Question, Survey
-from surveys.services.validation import MAX_ABS_NUMBER
 from surveys.specs import (
     KEY_PATTERN,
+    MAX_ABS_NUMBER,
     MAX_OPTION_LENGTH,
     MAX_OPTIONS,
     MAX_QUESTIONS,
@@ -143,6 +144,9 @@ def _bounds(kind: str, attrs: Mapping[str, Any]) -> tuple[float | None, float | 
 
 
 class QuestionInSerializer(serializers.Serializer):
+    class Meta:
+        list_serializer_class = BoundedListSerializer
+
     key = serializers.RegexField(
         KEY_PATTERN,
         max_length=64,

@@ -18,7 +18,7 @@ Privacy invariants enforced here (DESIGN.md §3):
 Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
 :mod:`~surveys.services.invitations`, :mod:`~surveys.services.submissions`
 (:func:`submission_create`), :mod:`~surveys.services.submission_rows` (reports and tally cells),
-:mod:`~surveys.services.submission_storage` (the SQL) and :mod:`~surveys.services.validation`.
+:mod:`~surveys.services.submission_storage` (the SQL).
 """
 
 from surveys.services.invitations import (
@@ -43,17 +43,17 @@ from surveys.services.surveys import (
     survey_open,
     survey_update,
 )
-from surveys.services.validation import Errors
+from surveys.specs import MAX_ABS_NUMBER
 
 __all__ = [
     "KEY_RE",
+    "MAX_ABS_NUMBER",
     "MAX_INVITATIONS",
     "MAX_OPTIONS",
     "MAX_OPTION_LENGTH",
     "MAX_QUESTIONS",
     "MIN_OPTIONS",
     "TITLE_MAX",
-    "Errors",
     "InvitationCounts",
     "SubmissionOutcome",
     "invitation_counts",
