@@ -24,6 +24,7 @@ MAX_OPTIONS = 50
 MAX_OPTION_LENGTH = 200
 TITLE_MAX = 200
 MAX_INVITATIONS = 10_000
+MAX_TOKEN_LENGTH = 200  # an invitation token as a client may send it
 
 # Number questions' bounds: |min|, |max| ≤ 1e9. Each answer adds x² ≤ 1e18 to a float64 tally,
 # so even 2⁵³ respondents sum to ≤ 9e33, far below the float maximum 1.8e308: the tallies stay
@@ -117,6 +118,14 @@ class InvitationRequest:
 
     count: int
     format: str = "json"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """``POST /api/v1/auth/token/``: strings a database can store (not yet checked)."""
+
+    username: str
+    password: str = field(repr=False)
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,6 @@ class ErrorSerializer(serializers.Serializer):
 # --- Auth ---------------------------------------------------------------------------------------
 
 
-class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    password = serializers.CharField(style={"input_type": "password"})
-
-
 class TokenResponseSerializer(serializers.Serializer):
     token = serializers.CharField()
 
@@ -277,12 +272,6 @@ class DesignPreviewResponseSerializer(serializers.Serializer):
 
 
 # --- Invitation check (respondents) -------------------------------------------------------------
-
-
-class InvitationCheckRequestSerializer(serializers.Serializer):
-    token = serializers.CharField(
-        max_length=200, help_text="The invitation token, in the body only (never in a URL)."
-    )
 
 
 class InvitationCheckResponseSerializer(serializers.Serializer):

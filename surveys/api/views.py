@@ -30,7 +30,6 @@ from rest_framework.views import APIView
 from deniable import json_input
 from deniable.api import CSVRenderer, json_object_body
 from deniable.errors import DomainError, InvalidInput
-from deniable.json_input import string_problem as text_problem
 from privacy import rr
 from surveys import csv_cells, designs, export, inputs, selectors, services
 from surveys.api import serializers as s
@@ -82,7 +81,7 @@ class AuthTokenView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        request=s.TokenRequestSerializer,
+        request=inputs.TokenRequestSerializer,
         responses={
             200: s.TokenResponseSerializer,
             400: ERRORS_400,
@@ -95,17 +94,8 @@ class AuthTokenView(APIView):
         tags=["auth"],
     )
     def post(self, request: Request) -> Response:
-        data = json_object_body(request)
-        username, password = data.get("username"), data.get("password")
-        errors: dict[str, list[str]] = {}
-        for name, value in (("username", username), ("password", password)):
-            if not isinstance(value, str) or not value:
-                errors[name] = ["This field is required."]
-            elif text_problem(value):  # NUL: a database error on PostgreSQL's username lookup
-                errors[name] = [text_problem(value) or ""]
-        if errors:
-            raise InvalidInput(errors)
-        user = authenticate(request._request, username=username, password=password)
+        given = inputs.credentials(json_object_body(request))
+        user = authenticate(request._request, username=given.username, password=given.password)
         if user is None or not user.is_active:
             raise InvalidInput.single(
                 "non_field_errors", "Unable to log in with the provided credentials."
@@ -546,7 +536,7 @@ class InvitationCheckView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.InvitationCheckRequestSerializer,
+        request=inputs.InvitationCheckRequestSerializer,
         responses={
             200: s.InvitationCheckResponseSerializer,
             400: ERRORS_400,
@@ -563,5 +553,5 @@ class InvitationCheckView(APIView):
         # Not the per-process cache: the answer must reflect a survey closed a moment ago.
         survey = selectors.survey_get_public(slug=slug)
         submission_rate_check(survey_id=survey.pk, scope="invitation_checks")
-        valid = invitation_check(survey=survey, token=body.get("token"))
+        valid = invitation_check(survey=survey, token=inputs.invitation_token(body))
         return Response({"valid": valid})

@@ -17,9 +17,8 @@ from rest_framework import serializers
 from deniable.input_fields import StrictCharField, UUID4Field, is_finite_number
 from deniable.inputs import validate_input
 from surveys.models import Question, Submission
-from surveys.specs import MAX_ABS_NUMBER, Answer, SubmissionSpec
+from surveys.specs import MAX_ABS_NUMBER, MAX_TOKEN_LENGTH, Answer, SubmissionSpec
 
-MAX_TOKEN_LENGTH = 200
 TOKEN_MESSAGE = "Must be the invitation token string."  # noqa: S105 — a message
 RANDOMIZER_MESSAGE = "One of: browser, physical."
 

@@ -149,6 +149,7 @@ SCHEMA_RULES = [
     ("ReleaseRequest", "delta", {"minimum": 1e-100, "maximum": 1e-3}),
     ("ReleaseRequest", "rho", {"minimum": 1e-24, "maximum": 1e12}),
     ("ReleaseRequest", "request_id", {"maxLength": 100}),
+    ("InvitationCheckRequest", "token", {"maxLength": 200, "minLength": 1}),
     ("DesignPreviewRequest", "kind", {"enum": ["yes_no", "choice"]}),
     ("DesignPreviewRequest", "k", {"minimum": 2, "maximum": 50}),
     ("DesignPreviewRequest", "prior", {"minimum": 0, "maximum": 1}),
