@@ -15,7 +15,7 @@ from typing import Any
 from rest_framework import serializers
 
 from deniable.input_fields import StrictCharField, UUID4Field, is_finite_number
-from deniable.inputs import validate_input
+from deniable.inputs import ThreadFieldsMixin, validate_input
 from surveys.models import Question, Submission
 from surveys.specs import MAX_ABS_NUMBER, MAX_TOKEN_LENGTH, Answer, SubmissionSpec
 
@@ -81,7 +81,7 @@ def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> 
     return cleaned
 
 
-class SubmissionRequestSerializer(serializers.Serializer):
+class SubmissionRequestSerializer(ThreadFieldsMixin, serializers.Serializer):
     submission_id = UUID4Field(help_text="A random uuid4 made by the client (idempotency key).")
     token = StrictCharField(
         required=False,

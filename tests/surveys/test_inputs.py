@@ -257,3 +257,19 @@ def test_submission_spec_holds_reported_answers_only(survey):
     )
     assert isinstance(spec, SubmissionSpec) and spec.token is None
     assert set(spec.answers) == set(full_answers())
+
+
+def test_submission_fields_reused_per_thread_keep_each_calls_context(survey, alice):
+    """The hot-path serializer copies its fields once per thread: every call still validates
+    against its own survey's questions, and a refusal leaves nothing behind for the next."""
+    other = boundary.survey_create(owner=alice, data={"title": "T", "questions": [_question()]})
+    body = {"submission_id": new_id(), "randomizer": "browser", "answers": full_answers()}
+    mine, theirs = list(survey.questions.all()), list(other.questions.all())
+    for _ in range(3):
+        assert inputs.submission_spec(questions=mine, data=body).answers["party"] == "b"
+        with pytest.raises(InvalidInput) as caught:
+            inputs.submission_spec(questions=theirs, data=body)
+        assert "answers.q" in caught.value.errors and "answers.party" in caught.value.errors
+        with pytest.raises(InvalidInput) as bad:
+            inputs.submission_spec(questions=mine, data={**body, "randomizer": "server"})
+        assert set(bad.value.errors) == {"randomizer"}
