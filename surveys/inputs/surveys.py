@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from deniable.input_fields import (
@@ -76,6 +77,50 @@ class OptionsField(serializers.ListField):
 
 
 # --- designs ------------------------------------------------------------------------------------
+
+_PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
+DESIGN_SCHEMAS: dict[str, dict[str, Any]] = {
+    "forced_response": {
+        "p_truth": {**_PROBABILITY, "description": "P(answer truthfully); default ½."},
+        "p_yes": {**_PROBABILITY, "description": "P(forced yes); default ¼."},
+        "p_no": {**_PROBABILITY, "description": "P(forced no); default ¼. The three sum to 1."},
+    },
+    "warner": {"p": {**_PROBABILITY, "description": "P(the sensitive statement); not ½."}},
+    "unrelated_question": {
+        "p": {**_PROBABILITY, "description": "P(the sensitive question)."},
+        "innocuous_prevalence": {**_PROBABILITY, "description": "π of the innocuous question."},
+    },
+    "k_rr": {
+        "epsilon": {
+            "type": "number",
+            "minimum": 0,
+            "exclusiveMinimum": True,
+            "maximum": rr_browser.MAX_LOCAL_EPSILON,
+            "description": "Local ε of k-ary randomized response; default ln 3.",
+        }
+    },
+}
+
+
+class DesignField(serializers.JSONField):
+    """A question's design: any JSON here, validated by :func:`design_spec` (``privacy.rr``);
+    its shapes and parameter ranges are stated in the schema by :class:`DesignFieldExtension`."""
+
+
+class DesignFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = DesignField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        shapes = [
+            {
+                "type": "object",
+                "properties": {"name": {"type": "string", "enum": [name]}, **params},
+                "required": ["name"],
+                "additionalProperties": False,
+            }
+            for name, params in DESIGN_SCHEMAS.items()
+        ]
+        return {"oneOf": shapes, "nullable": True}
 
 
 def design_spec(kind: str, raw: Any, k: int | None) -> dict[str, Any]:
@@ -155,7 +200,7 @@ class QuestionInSerializer(serializers.Serializer):
     )
     text = StrictCharField(help_text="The question as respondents read it.")
     kind = serializers.ChoiceField(choices=Question.Kind.choices)
-    design = serializers.JSONField(
+    design = DesignField(
         required=False,
         allow_null=True,
         help_text=(

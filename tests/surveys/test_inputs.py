@@ -167,6 +167,18 @@ def test_schema_states_the_rule(components, component, name, rules):
     assert {k: prop.get(k) for k in rules} == rules, prop
 
 
+def test_schema_states_the_design_shapes_and_ranges(components):
+    shapes = {
+        shape["properties"]["name"]["enum"][0]: shape
+        for shape in components["QuestionIn"]["properties"]["design"]["oneOf"]
+    }
+    assert set(shapes) == {"forced_response", "warner", "unrelated_question", "k_rr"}
+    p_truth = shapes["forced_response"]["properties"]["p_truth"]
+    assert (p_truth["minimum"], p_truth["maximum"]) == (0, 1)
+    epsilon = shapes["k_rr"]["properties"]["epsilon"]
+    assert (epsilon["minimum"], epsilon["exclusiveMinimum"], epsilon["maximum"]) == (0, True, 10.0)
+
+
 def test_required_fields_are_stated(components):
     assert set(components["SurveyIn"]["required"]) == {"title"}
     assert set(components["QuestionIn"]["required"]) == {"key", "text", "kind"}
