@@ -289,6 +289,13 @@ class SurveyBudgetInSerializer(serializers.Serializer):
         }
 
 
+QUESTIONS_MESSAGES = {
+    "not_a_list": "Give a list of questions.",
+    "max_length": f"At most {MAX_QUESTIONS} questions.",
+    "invalid": "Each question must be an object.",
+}
+
+
 def _count(help_text: str, **kwargs: Any) -> StrictIntegerField:
     return StrictIntegerField(
         required=False,
@@ -317,7 +324,11 @@ class SurveyPatchSerializer(serializers.Serializer):
     response_cap = _count("Stop accepting answers after this many (null: no cap).", allow_null=True)
     planned_n = _count("The planned number of respondents (for precision previews).")
     questions = QuestionInSerializer(
-        many=True, required=False, max_length=MAX_QUESTIONS, help_text="Replaces all."
+        many=True,
+        required=False,
+        max_length=MAX_QUESTIONS,
+        error_messages=QUESTIONS_MESSAGES,
+        help_text="Replaces all.",
     )
 
     def validate_questions(self, value: Sequence[QuestionSpec]) -> Sequence[QuestionSpec]:
@@ -343,7 +354,9 @@ class SurveyInSerializer(SurveyPatchSerializer):
     """POST: a whole survey; absent fields take their defaults."""
 
     title = StrictCharField(max_length=TITLE_MAX)
-    questions = QuestionInSerializer(many=True, required=False, max_length=MAX_QUESTIONS)
+    questions = QuestionInSerializer(
+        many=True, required=False, max_length=MAX_QUESTIONS, error_messages=QUESTIONS_MESSAGES
+    )
 
     def validate(self, attrs: dict[str, Any]) -> SurveySpec:  # type: ignore[override]
         values = self._values({"budget": None, **attrs})
