@@ -1,7 +1,7 @@
 """Exact sums of number answers, for central-DP releases (issue 11, item 9).
 
 A release's number question is released as U = round(S/s) plus noise of sensitivity K = ⌈B/s⌉ + 1
-(:func:`privacy.release_math.sum_sensitivity`). That bound needs |S(D′) − S(D)| ≤ B when one
+(:func:`dpcore.central.sensitivity.sum_sensitivity`). That bound needs |S(D′) − S(D)| ≤ B when one
 respondent is added or removed; the float sums kept in the tallies only meet it up to their
 accumulation error, which grows with n, so the release used to *refuse* past ~1.4–2.1 million
 answers — a noise-free function of n, i.e. a data-dependent failure (ε = ∞, probe-able for free).

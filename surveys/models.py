@@ -85,7 +85,7 @@ class Question(models.Model):
     position = models.PositiveIntegerField(default=0)
     text = models.TextField()
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    # The randomization design spec (privacy.rr.design_from_spec) for yes_no and choice.
+    # The randomization design spec (dpcore.local.design_from_spec) for yes_no and choice.
     design = models.JSONField(default=dict, blank=True)
     options = models.JSONField(default=list, blank=True)
     min_value = models.FloatField(null=True, blank=True)

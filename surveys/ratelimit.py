@@ -75,9 +75,3 @@ def submission_rate_check(
             f"{retry_after} s.",
             retry_after=retry_after,
         )
-
-
-def reset_circuit() -> None:
-    """For tests: forget a previous cache failure."""
-    global _cache_down_until
-    _cache_down_until = 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from surveys.api import views
+from surveys.api import read_views, views
 
 urlpatterns = [
     path("auth/token/", views.AuthTokenView.as_view(), name="api-auth-token"),
@@ -35,17 +35,17 @@ urlpatterns = [
     ),
     path(
         "surveys/<slug:slug>/responses/export/",
-        views.ExportView.as_view(),
+        read_views.ExportView.as_view(),
         name="api-survey-export",
     ),
     path(
         "surveys/<slug:slug>/responses/export/metadata/",
-        views.ExportMetadataView.as_view(),
+        read_views.ExportMetadataView.as_view(),
         name="api-survey-export-metadata",
     ),
     path(
         "surveys/<slug:slug>/estimates/",
-        views.EstimatesView.as_view(),
+        read_views.EstimatesView.as_view(),
         name="api-survey-estimates",
     ),
 ]

@@ -8,7 +8,7 @@ import math
 import pytest
 from rest_framework.test import APIClient
 
-from privacy import accounting
+from dpcore.central import accounting
 from privacy.models import LedgerEntry, Release
 from privacy.selectors import survey_ledger_events
 from tests.privacy.release_fixtures import make_survey, make_user
@@ -111,7 +111,7 @@ def test_laplace_event_is_one_piece_per_contribution(client, owner):
     survey = make_survey(owner, epsilon=1.0, respondents=5)
     assert release(client, survey, mechanism="laplace", epsilon=0.6).status_code == 202
     entry = LedgerEntry.objects.get()
-    assert entry.event["type"] == "laplace"
+    assert entry.event["type"] == "discrete_laplace"
     assert entry.event["count"] == 5  # cheated, drug, region + age's sum and count
     assert entry.event["epsilon_each"] == pytest.approx(0.12)
     assert entry.event["epsilon_each"] >= 0.6 / 5  # rounded up, never under-charged
@@ -164,7 +164,7 @@ MIXED = ["cheated", "drug", "age"]  # yes_no + choice + number: m = 1 + 1 + 2 = 
 def _sum_grid():
     from fractions import Fraction
 
-    from privacy import release_math
+    from dpcore.central import sensitivity as release_math
 
     step = release_math.grid_step(18, 99)
     assert step == Fraction(1, 20)
@@ -180,7 +180,7 @@ def test_mixed_laplace_charge_equals_the_request(client, owner):
     entry = LedgerEntry.objects.get(release=rel)
     k = _sum_grid()
     assert entry.event == {
-        "type": "laplace",
+        "type": "discrete_laplace",
         "epsilon_each": entry.event["epsilon_each"],
         "count": 4,
         "sum_sensitivities": [k],  # issue 13: the grid sum is named, for the PLD accountant

@@ -16,7 +16,8 @@ from django.urls import reverse
 
 from surveys import ratelimit
 from surveys.models import Submission, Survey
-from surveys.services import invitations_create, survey_close, survey_create, survey_open
+from surveys.services import survey_close, survey_open
+from tests.boundary import invitations_create, survey_create
 
 pytestmark = pytest.mark.django_db
 
@@ -60,11 +61,10 @@ MIXED = [COIN, FR, WARNER, UQ, KRR, CATEGORY, NUMBER]
 
 
 @pytest.fixture(autouse=True)
-def _fresh_limiter():
+def _fresh_limiter(monkeypatch):
     cache.clear()
-    ratelimit.reset_circuit()
-    yield
-    ratelimit.reset_circuit()
+    # Forget a previous cache failure (the limiter's process-local circuit breaker).
+    monkeypatch.setattr(ratelimit, "_cache_down_until", 0.0)
 
 
 def make(alice, questions: list[dict[str, Any]], *, access: str = "open") -> Survey:
@@ -276,6 +276,30 @@ def test_randomizer_visual_matches_each_design(client, alice):
     html = client.get(reverse("respond", args=[Survey.objects.get().slug])).content.decode()
     buttons = re.findall(r'data-role="flip" disabled>([^<]*)<', html)
     assert buttons == ["Flip the coins"] + ["Spin the spinner"] * 4
+
+
+def test_the_page_gets_every_number_it_shows_from_the_server(client, alice):
+    """Issue 12: the browser computes no probability. Each spinner slice carries its printed
+    percentage, and each randomized question its integer thresholds (what rr/randomizer.js
+    compares a 53-bit draw with) — the legend and the draw never derive one in JavaScript."""
+    _, data = page(client, make(alice, [COIN, FR, WARNER, UQ, KRR]))
+    by_key = {q["key"]: q for q in data["questions"]}
+    assert [s["percent"] for s in by_key["fr"]["protection"]["randomizer"]["sectors"]] == [
+        "60%",
+        "30%",
+        "10%",
+    ]
+    assert [s["percent"] for s in by_key["uq"]["protection"]["randomizer"]["sectors"]] == [
+        "60%",
+        "12%",
+        "28%",
+    ]
+    for q in data["questions"]:
+        assert all(isinstance(t, int) and 0 < t < 2**53 for t in q["thresholds"].values())
+        for sector in q["protection"]["randomizer"]["sectors"]:
+            assert sector["percent"].endswith("%")
+    keep = by_key["vote"]["thresholds"]["keep"] / 2**53  # within a grid step of e^ε/(e^ε + 2)
+    assert keep == pytest.approx(math.exp(0.7) / (math.exp(0.7) + 2), abs=2**-51)
 
 
 # --- 4. invitation check --------------------------------------------------------------------------
