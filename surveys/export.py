@@ -32,6 +32,7 @@ from typing import Any
 
 from surveys import csv_cells, designs
 from surveys.models import Question, Submission, Survey
+from surveys.shuffle_guarantee import shuffled_export_guarantee
 
 CHUNK = 2000
 
@@ -142,15 +143,9 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
         },
         "debias": "yes_no: P(report yes) = c*pi + d, so pi_hat = (mean - d) / c.",
         "columns": columns,
-        "shuffled_randomized_only": _shuffle_guarantee(survey),
+        # Issue 13: the central (ε, δ) of the randomized-only shuffled file (None: nothing to say).
+        "shuffled_randomized_only": shuffled_export_guarantee(survey),
     }
-
-
-def _shuffle_guarantee(survey: Survey) -> dict[str, Any] | None:
-    """Issue 13: the central (ε, δ) of the randomized-only shuffled file (privacy app)."""
-    from privacy.shuffle_export import shuffled_export_guarantee
-
-    return shuffled_export_guarantee(survey)
 
 
 def export_json(survey: Survey) -> Iterator[str]:

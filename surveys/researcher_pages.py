@@ -24,6 +24,7 @@ from surveys import charts, designs
 from surveys.forms import design_spec
 from surveys.models import Question, Survey
 from surveys.selectors import survey_estimates, survey_get_for_owner, survey_list_for_owner
+from surveys.shuffle_guarantee import shuffled_export_guarantee
 
 RELEASES_TEMPLATE = "privacy/_releases.html"
 
@@ -161,5 +162,7 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "downloads": _downloads(survey, group_by),
         "any_clipped": _any_clipped(rows, crosstab),
         "releases_template": _releases_template(),
+        # Issue 13: what the randomized-only shuffled file protects (li#shuffle-guarantee).
+        "shuffle_guarantee": shuffled_export_guarantee(survey),
     }
     return render(request, "surveys/detail.html", context)

@@ -17,6 +17,10 @@ gdp          μ = √Σ(Δᵢ/σᵢ)², exact δ(ε) of μ-GDP (Dong, Roth & Su 
 exact_pure   exact δ(ε) of the product of RR(εᵢ) pairs — the optimal         pure-DP events only,
              composition of εᵢ-DP mechanisms (Kairouz, Oh & Viswanath 2015;  ≤ 2.5·10⁵ loss values
              Murtagh & Vadhan 2016) — solved for ε
+pld          the privacy-loss distributions of the mechanisms actually       discrete Laplace (any
+             sampled, composed (pessimistic, connect-the-dots; Koskela et    shift), pure events,
+             al. 2020, Doroshenko et al. 2022): exact for one kind of event, discrete Gaussian with
+             ≤ 1.001× exact for mixes (:mod:`dpcore.central.pld`; issue 13)  integer sensitivity
 ===========  ==========================================================  ======================
 
 Which privacy-loss curve each event gets — and why (soundness notes):
@@ -25,7 +29,9 @@ Which privacy-loss curve each event gets — and why (soundness notes):
   Gaussian with integer-valued L2 sensitivity Δ satisfies D_α ≤ αΔ²/(2σ²) (CKS 2020, Thm. 14 —
   the same RDP/zCDP curve as the continuous one). Its exact (ε, δ) curve (CKS Thm. 7) is *not*
   claimed here to be dominated by the continuous curve, so GDP is **not** applied to discrete
-  events; they are accounted through zCDP/RDP only.
+  events; they are accounted through zCDP/RDP, and (integer Δ) through their own PLD (issue 13).
+* :class:`ShiftedDiscreteLaplaceEvent` (a grid sum: scale K/ε, moved by ≤ K): pure ε-DP (the RR_ε
+  curve everywhere) and, in the PLD accountant, its own pair (DL(0, K/ε), DL(K, K/ε)).
 * :class:`ContinuousGaussianEvent`: continuous Gaussian; RDP αΔ²/(2σ²) (Mironov 2017,
   Prop. 7) and the exact GDP composition.
 * :class:`DiscreteLaplaceEvent` (the discrete Laplace of :mod:`dpcore.central.noise`
@@ -83,7 +89,9 @@ over the whole order grid and cached per distinct event; Σρ, Σμ² and Σε a
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from dpcore.central import dgauss_profile, pld
 from dpcore.central.events import (
     ContinuousGaussianEvent,
     ContinuousLaplaceEvent,
@@ -92,6 +100,7 @@ from dpcore.central.events import (
     Event,
     Groups,
     PureDPEvent,
+    ShiftedDiscreteLaplaceEvent,
     ZCDPEvent,
     event_rho,
     fsum_or_inf,
@@ -125,10 +134,12 @@ __all__ = [
     "Event",
     "PrivacyParameterError",
     "PureDPEvent",
+    "ShiftedDiscreteLaplaceEvent",
     "ZCDPEvent",
     "advanced_composition_epsilon",
     "basic_composition_epsilon",
     "can_afford",
+    "discrete_gaussian_events",
     "epsilon_spent",
     "event_rdp",
     "exact_pure_delta",
@@ -232,7 +243,7 @@ def zcdp_epsilon(events: Sequence[Event], delta: float) -> float:
 # --------------------------------------------------------------------------- the answer
 
 # Tie-break order: the simplest explanation wins when two methods give the same ε.
-_METHODS = ("basic", "advanced", "exact_pure", "zcdp", "rdp", "gdp")
+_METHODS = ("basic", "advanced", "exact_pure", "zcdp", "rdp", "gdp", "pld")
 
 
 def epsilon_spent(events: Sequence[Event], delta: float) -> AccountingResult:
@@ -244,19 +255,29 @@ def epsilon_spent(events: Sequence[Event], delta: float) -> AccountingResult:
     groups = group_events(events)
     if not groups:
         return AccountingResult(epsilon=0.0, method="none", candidates={})
-    candidates = {
-        "basic": _basic(groups),
-        "advanced": _advanced(groups, d),
-        "exact_pure": exact_pure(groups, d),
-        "zcdp": _zcdp(groups, d),
-        "rdp": _rdp(groups, d),
-        "gdp": gdp(groups, d),
-    }
+    candidates = dict(_candidates(frozenset(groups.items()), d))
     method = "basic"
     for name in _METHODS:
         if candidates[name] < candidates[method]:
             method = name
     return AccountingResult(epsilon=candidates[method], method=method, candidates=candidates)
+
+
+@lru_cache(maxsize=256)
+def _candidates(key: frozenset[tuple[Event, int]], d: float) -> tuple[tuple[str, float], ...]:
+    """Every accountant's ε for one grouped history (cached: a charge composes the history
+    before and after the new release, and the next charge's "before" is this one's "after")."""
+    groups: Groups = dict(key)
+    pure = exact_pure(groups, d)
+    return (
+        ("basic", _basic(groups)),
+        ("advanced", _advanced(groups, d)),
+        ("exact_pure", pure),
+        ("zcdp", _zcdp(groups, d)),
+        ("rdp", _rdp(groups, d)),
+        ("gdp", gdp(groups, d)),
+        ("pld", pld.events_epsilon(groups, d, pure)),
+    )
 
 
 def can_afford(
@@ -276,19 +297,35 @@ def can_afford(
 
 
 def gaussian_sigma_for_budget(
-    epsilon: float, delta: float, l2_sensitivity: float = 1.0, *, discrete: bool = True
+    epsilon: float,
+    delta: float,
+    l2_sensitivity: float = 1.0,
+    *,
+    discrete: bool = True,
+    sensitivities: Sequence[int] | None = None,
 ) -> float:
     """Smallest σ whose single release is charged at most ε by :func:`epsilon_spent` at δ.
 
     For ``discrete=False`` this is the analytic Gaussian σ (Balle & Wang 2018, = GDP with one
-    event). For the discrete Gaussian (what the sampler draws) the charge goes through RDP/zCDP,
-    so σ is somewhat larger; calibrating with this function keeps the ledger equal to the request.
+    event). For the discrete Gaussian (what the sampler draws) with the release's per-contribution
+    integer ``sensitivities`` Δ_j (unit σ, contribution j gets Δ_jσ): σ calibrated against the
+    discrete Gaussian's own privacy profile (:func:`dpcore.central.dgauss_profile.calibrate_sigma`,
+    issue 13) — the events :func:`discrete_gaussian_events` are then charged ε. Without
+    ``sensitivities``: one event of sensitivity ``l2_sensitivity`` (PLD when it is an integer,
+    else RDP/zCDP), by bisection on the charge.
     """
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
     sens = check_positive(l2_sensitivity, "l2_sensitivity")
+    if discrete and sensitivities:
+        sigma = dgauss_profile.calibrate_sigma(eps, d, sensitivities)
+        if epsilon_spent(discrete_gaussian_events(sigma, sensitivities), d).epsilon <= eps:
+            return sigma
+        # pragma: no cover - the PLD charge is the same computation; fall back to the bisection
 
     def charged(sigma: float) -> float:
+        if discrete and sensitivities:  # pragma: no cover - see above
+            return epsilon_spent(discrete_gaussian_events(sigma, sensitivities), d).epsilon
         event: Event = (
             DiscreteGaussianEvent(sigma, sens) if discrete else ContinuousGaussianEvent(sigma, sens)
         )
@@ -309,3 +346,13 @@ def gaussian_sigma_for_budget(
         else:
             hi = mid
     return hi
+
+
+def discrete_gaussian_events(sigma: float, sensitivities: Sequence[int]) -> list[Event]:
+    """The ledger events of a discrete-Gaussian release with unit σ: contribution j is
+    N_ℤ(0, (Δ_jσ)²) on a query of sensitivity Δ_j (ρ_j = 1/(2σ²), CKS 2020 Thm. 14); Δ_jσ is
+    rounded down (:func:`~dpcore.central.dgauss_profile.scaled_sigma`), never under-charging."""
+    return [
+        DiscreteGaussianEvent(dgauss_profile.scaled_sigma(sigma, int(s)), float(s))
+        for s in sensitivities
+    ]

@@ -1,12 +1,12 @@
 """Exact uniform integers from the OS CSPRNG, buffered (issue 13: sampler speed).
 
 :class:`BufferedSecretsSource` reads the CSPRNG it is given (:func:`secrets.token_bytes`, passed by
-:mod:`privacy.noise`) 256 bytes at a time and hands
+:mod:`dpcore.central.noise`) 256 bytes at a time and hands
 out exact uniform integers on [0, n) by rejection: take k = bit_length(n − 1) unused bits, accept
 if < n (the method of :func:`secrets.randbelow`, which however makes one ``os.urandom`` system
 call per integer). Every bit is used at most once. ``os`` is imported only for
 :func:`os.register_at_fork`: the buffer is per thread and dropped in a forked child, so a Celery
-prefork worker never reuses its parent's bits (tests/privacy/test_noise_source.py).
+prefork worker never reuses its parent's bits (tests/dpcore/central/test_noise_source.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The discrete Gaussian's own privacy profile, and σ calibrated against it (issue 13).
 
 A release with unit noise σ over m contributions of integer sensitivities Δ₁ … Δ_m adds
-N_ℤ(0, (Δ_jσ)²) to contribution j (:mod:`privacy.services.plan`). Its exact privacy profile is
+N_ℤ(0, (Δ_jσ)²) to contribution j (:mod:`dpcore.central.sensitivity`). Its exact privacy profile is
 that of the composition of the pairs (N_ℤ(0, (Δ_jσ)²), N_ℤ(Δ_j, (Δ_jσ)²)):
 
     δ(ε) = E_P[(1 − e^{ε − Σ_j L_j})₊],   L_j = (Δ_j² − 2Δ_j x)/(2Δ_j²σ²),  x ~ N_ℤ(0, (Δ_jσ)²)

@@ -13,6 +13,9 @@ event                      mechanism                                curves used
 DiscreteLaplaceEvent(ε)    discrete Laplace, scale Δ₁/ε (the        pure-DP (RR_ε) curve: its
                            sampler of :mod:`dpcore.central.noise`)  loss for a shift of one is
                                                                     exactly ±ε
+ShiftedDiscreteLaplace-    discrete Laplace, scale K/ε, on a query  pure-DP (RR_ε) curve; its
+Event(ε, K)                that moves by ≤ K (a number question's   own PLD (shift K) in the
+                           grid sum, K = its sensitivity; issue 13) PLD accountant
 ContinuousLaplaceEvent(ε)  continuous Laplace, b = Δ₁/ε (kept for   Mironov 2017 Prop. 6;
                            comparisons; never sampled)              pure ε for basic/exact
 DiscreteGaussianEvent      discrete Gaussian N_ℤ(0, σ²), L2         zCDP/RDP ρ = Δ²/(2σ²)
@@ -47,6 +50,7 @@ __all__ = [
     "Event",
     "Groups",
     "PureDPEvent",
+    "ShiftedDiscreteLaplaceEvent",
     "ZCDPEvent",
     "event_rho",
     "fsum_or_inf",
@@ -73,6 +77,26 @@ class DiscreteLaplaceEvent:
 
     def __post_init__(self) -> None:
         check_epsilon(self.epsilon)
+
+
+@dataclass(frozen=True)
+class ShiftedDiscreteLaplaceEvent:
+    """The discrete Laplace mechanism with scale K/ε on a query that moves by at most the integer
+    K ≥ 1 (a number question's grid sum, K its sensitivity; issue 13).
+
+    Still pure ε-DP (accounted as RR_ε by every pure-DP method); only the PLD accountant uses
+    ``shift``: the pair (DL(0, K/ε), DL(K, K/ε)) has losses in [−ε, ε] on K + 1 levels and is
+    tighter than RR_ε. ``shift`` has no default: K = 1 is :class:`DiscreteLaplaceEvent`.
+    """
+
+    epsilon: float
+    shift: int
+    discrete: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+        if isinstance(self.shift, bool) or not isinstance(self.shift, int) or self.shift < 1:
+            raise PrivacyParameterError("shift", "must be a positive integer")
 
 
 @dataclass(frozen=True)
@@ -142,6 +166,7 @@ class ZCDPEvent:
 
 Event = (
     DiscreteLaplaceEvent
+    | ShiftedDiscreteLaplaceEvent
     | ContinuousLaplaceEvent
     | DiscreteGaussianEvent
     | ContinuousGaussianEvent
@@ -150,6 +175,7 @@ Event = (
 )
 EVENT_TYPES: tuple[type, ...] = (
     DiscreteLaplaceEvent,
+    ShiftedDiscreteLaplaceEvent,
     ContinuousLaplaceEvent,
     DiscreteGaussianEvent,
     ContinuousGaussianEvent,
@@ -157,7 +183,9 @@ EVENT_TYPES: tuple[type, ...] = (
     ZCDPEvent,
 )
 GaussianEvents = DiscreteGaussianEvent | ContinuousGaussianEvent
-PureEvents = DiscreteLaplaceEvent | ContinuousLaplaceEvent | PureDPEvent
+PureEvents = (
+    DiscreteLaplaceEvent | ShiftedDiscreteLaplaceEvent | ContinuousLaplaceEvent | PureDPEvent
+)
 
 Groups = Mapping[Event, int]
 

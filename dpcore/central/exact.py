@@ -202,7 +202,17 @@ def _solve_exact(dist: _LossDistribution, d: float) -> float:
     # float range's reciprocal (δ = 5e-324 and A ≈ 1e-320 made d·e^{−ln A} overflow: a 500).
     ratio = math.exp(min(0.0, math.log(d) - log_am))
     eps = log_am + (math.log1p(-ratio) if ratio < 1.0 else -math.inf) - log_bm
-    return min(max(eps, lower), upper)
+    return min(_round_up(max(eps, lower)), upper)
+
+
+# Relative allowance for the floating-point error of the exact solve (≈1e-13, module notes of
+# :mod:`dpcore.central.accounting`): the reported ε is raised by it so that it is never a few
+# ulps below the exact value (issue 13).
+_EXACT_ROUNDING = 2e-13
+
+
+def _round_up(eps: float) -> float:
+    return eps + eps * _EXACT_ROUNDING + 5e-324 if eps > 0.0 else eps
 
 
 def exact_pure(groups: Groups, d: float) -> float:

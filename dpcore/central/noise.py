@@ -57,6 +57,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Protocol
 
+from dpcore.central.csprng import BufferedSecretsSource
 from dpcore.errors import PrivacyParameterError
 
 __all__ = [
@@ -85,11 +86,13 @@ class RandomSource(Protocol):
         ...
 
 
-class SecretsRandomSource:
-    """The production source: :func:`secrets.randbelow` (OS CSPRNG, exact uniform integers)."""
+class SecretsRandomSource(BufferedSecretsSource):
+    """The production source: OS CSPRNG bits from :func:`secrets.token_bytes`, read in blocks and
+    turned into exact uniform integers by rejection (:mod:`dpcore.central.csprng`; issue 13 —
+    ``secrets.randbelow`` made one system call per integer, most of a draw's cost)."""
 
-    def randbelow(self, n: int) -> int:
-        return secrets.randbelow(n)
+    def __init__(self) -> None:
+        super().__init__(secrets.token_bytes)
 
 
 _DEFAULT_SOURCE: RandomSource = SecretsRandomSource()

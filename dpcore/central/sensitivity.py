@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from dpcore.central import calibration
-from dpcore.central.accounting import gaussian_sigma_for_budget
-from dpcore.central.events import DiscreteLaplaceEvent, Event, ZCDPEvent
+from dpcore.central.accounting import discrete_gaussian_events, gaussian_sigma_for_budget
+from dpcore.central.events import (
+    DiscreteLaplaceEvent,
+    Event,
+    ShiftedDiscreteLaplaceEvent,
+    ZCDPEvent,
+)
 from dpcore.errors import ArgumentError, PrivacyParameterError
 from dpcore.validation import real as _real
 
@@ -33,6 +38,7 @@ __all__ = [
     "NUMBER_KIND",
     "NumberGrid",
     "UnitNoise",
+    "accounted_sigma",
     "contribution_count",
     "exact_step",
     "float_sum_error_units",
@@ -249,6 +255,7 @@ def unit_noise(
     rho: float | None = None,
     delta: float | None = None,
     sigma: float | None = None,
+    sensitivities: Sequence[int] | None = None,
 ) -> UnitNoise:
     """The one derivation of a release's unit noise (the argument: :mod:`privacy.services.plan`).
 
@@ -256,7 +263,10 @@ def unit_noise(
     * ``gaussian`` with ρ (``delta`` None): σ² = m/(2ρ);
     * ``gaussian`` with (ε, δ): σ = :func:`~dpcore.central.accounting.gaussian_sigma_for_budget`
       at Δ₂ = √m (the smallest σ whose charged ε is ≤ ε), or the ``sigma`` already calibrated and
-      recorded with the release; σ² = Fraction(σ)², ρ = m/(2σ²).
+      recorded with the release; σ² = Fraction(σ)², ρ = m/(2σ²). With the contributions'
+      ``sensitivities`` Δ_j, σ is calibrated against the discrete Gaussian's own privacy profile
+      for exactly those parts (:mod:`dpcore.central.dgauss_profile`, issue 13) — the σ whose
+      :func:`release_events` are charged ε. Called outside the budget lock (the plan).
 
     Raises :class:`~dpcore.errors.PrivacyParameterError` naming a missing or invalid parameter.
     """
@@ -277,23 +287,65 @@ def unit_noise(
     if sigma is None:
         if epsilon is None:
             raise PrivacyParameterError("epsilon", "required with delta")
-        sigma = gaussian_sigma_for_budget(epsilon, delta, math.sqrt(m), discrete=True)
+        sigma = gaussian_sigma_for_budget(
+            epsilon, delta, math.sqrt(m), discrete=True, sensitivities=sensitivities
+        )
     sigma2 = Fraction(sigma) ** 2
     charged_rho = float(Fraction(m) / (2 * sigma2))
     return UnitNoise(sigma2, sigma, calibration.discrete_gaussian_variance(sigma), charged_rho)
 
 
-def release_events(
-    *, mechanism: str, contributions: int, epsilon: float | None, rho: float | None
+def accounted_sigma(sigma2: Fraction) -> float:
+    """The largest float σ with σ² ≤ the sampler's exact σ²: the σ the ledger names (never above
+    the sampled noise, so never under-charging)."""
+    sigma = math.sqrt(float(sigma2))
+    while Fraction(sigma) ** 2 > sigma2:
+        sigma = math.nextafter(sigma, 0.0)
+    return sigma
+
+
+def _laplace_events(
+    eps_each: float, contributions: int, sensitivities: Sequence[int] | None
 ) -> list[Event]:
-    """What a release is charged: m ``DiscreteLaplaceEvent(ε/m)`` (laplace), or one
-    ``ZCDPEvent(ρ)`` (gaussian; ρ from :attr:`UnitNoise.rho`). Each parameter is rounded *up* to
-    the next float, so rounding never under-charges."""
+    """Histograms (Δ = 1) first, then the grid sums: identical events stay adjacent (one ledger
+    part each)."""
+    if not sensitivities:
+        return [DiscreteLaplaceEvent(eps_each)] * contributions
+    plain: list[Event] = [DiscreteLaplaceEvent(eps_each) for k in sensitivities if k == 1]
+    sums: list[Event] = [
+        ShiftedDiscreteLaplaceEvent(eps_each, int(k)) for k in sensitivities if k > 1
+    ]
+    return plain + sums
+
+
+def release_events(
+    *,
+    mechanism: str,
+    contributions: int,
+    epsilon: float | None,
+    rho: float | None,
+    sensitivities: Sequence[int] | None = None,
+    parameter: Fraction | None = None,
+) -> list[Event]:
+    """What a release is charged, each parameter rounded *up* (never under-charging).
+
+    * laplace: ε₀ = ε/m for each contribution — ``DiscreteLaplaceEvent(ε₀)`` for Δ = 1 and, given
+      the contributions' ``sensitivities``, ``ShiftedDiscreteLaplaceEvent(ε₀, K)`` for a grid sum
+      of sensitivity K (scale K·t, moved by ≤ K; issue 13). Without them, m plain events.
+    * gaussian: given ``sensitivities`` and the exact unit σ² (``parameter``), one
+      ``DiscreteGaussianEvent(Δ_jσ, Δ_j)`` per contribution (the PLD accountant charges the
+      discrete Gaussian itself; Σρ_j = m/(2σ²) = ρ); otherwise one ``ZCDPEvent(ρ)`` (ρ from
+      :attr:`UnitNoise.rho`).
+
+    Store the list with :func:`dpcore.central.event_codec.encode_release` (parts, if they differ).
+    """
     if mechanism == "laplace":
         if epsilon is None:
             raise PrivacyParameterError("epsilon", "required for the laplace mechanism")
         eps_each = math.nextafter(epsilon / contributions, math.inf)
-        return [DiscreteLaplaceEvent(eps_each)] * contributions
+        return _laplace_events(eps_each, contributions, sensitivities)
+    if sensitivities and parameter is not None:
+        return discrete_gaussian_events(accounted_sigma(parameter), sensitivities)
     if rho is None:
         raise PrivacyParameterError("rho", "required for the gaussian mechanism")
     return [ZCDPEvent(math.nextafter(rho, math.inf))]

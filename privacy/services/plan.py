@@ -54,7 +54,7 @@ from dpcore.central import calibration as calibrate
 from dpcore.central.sensitivity import release_events, unit_noise
 from dpcore.errors import PrivacyParameterError
 from privacy.inputs import MECHANISMS, PARAMETER_RANGES, RELEASABLE_KINDS
-from privacy.services.sensitivity import contribution_count
+from privacy.services.sensitivity import contribution_count, contribution_sensitivities
 from privacy.specs import ReleaseSpec
 from surveys.models import Question, Survey
 
@@ -102,12 +102,15 @@ class _Noise:
     analytic_sigma: float | None = None
 
 
-def _noise(spec: ReleaseSpec, m: int) -> _Noise:
-    """The mechanism's unit noise for m contributions and its charge.
+def _noise(spec: ReleaseSpec, sensitivities: list[int]) -> _Noise:
+    """The mechanism's unit noise for the contributions of these sensitivities and its charge.
 
     One derivation: :func:`dpcore.central.sensitivity.unit_noise` and ``release_events``
-    (``privacy.services.run`` rebuilds the same noise from the stored release).
+    (``privacy.services.run`` rebuilds the same noise from the stored release). The events name
+    the exact parts (grid sums as shifted discrete Laplace, each discrete Gaussian with its Δ;
+    issue 13) and σ is calibrated for them — here, before the budget lock is taken.
     """
+    m = len(sensitivities)
     try:
         noise = unit_noise(
             mechanism=spec.mechanism,
@@ -115,9 +118,15 @@ def _noise(spec: ReleaseSpec, m: int) -> _Noise:
             epsilon=spec.epsilon,
             rho=spec.rho,
             delta=spec.delta,
+            sensitivities=sensitivities,
         )
         events = release_events(
-            mechanism=spec.mechanism, contributions=m, epsilon=spec.epsilon, rho=noise.rho
+            mechanism=spec.mechanism,
+            contributions=m,
+            epsilon=spec.epsilon,
+            rho=noise.rho,
+            sensitivities=sensitivities,
+            parameter=noise.parameter,
         )
         analytic_sigma = None
         if spec.mechanism == "gaussian" and spec.rho is None:
@@ -131,7 +140,7 @@ def _noise(spec: ReleaseSpec, m: int) -> _Noise:
         scale=noise.scale,
         parameter=noise.parameter,
         variance=noise.variance,
-        event=event_codec.encode(events),
+        event=event_codec.encode_release(events),
         rho=noise.rho,
         analytic_sigma=analytic_sigma,
     )
@@ -146,7 +155,7 @@ def release_plan(*, survey: Survey, spec: ReleaseSpec) -> ReleasePlan:
     by_key = {q.key: q for q in survey.questions.all()}
     chosen = [by_key[key] for key in spec.questions]
     m = contribution_count(chosen)
-    noise = _noise(spec, m)
+    noise = _noise(spec, contribution_sensitivities(chosen))
     return ReleasePlan(
         mechanism=spec.mechanism,
         epsilon=spec.epsilon,

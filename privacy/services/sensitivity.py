@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dpcore.central import sensitivity
 from surveys.models import Question
 
-__all__ = ["contribution_count", "number_grid"]
+__all__ = ["contribution_count", "contribution_sensitivities", "number_grid"]
 
 
 def contribution_count(questions: Sequence[Question]) -> int:
@@ -22,3 +22,12 @@ def contribution_count(questions: Sequence[Question]) -> int:
 def number_grid(question: Question) -> sensitivity.NumberGrid:
     """The grid of a number question, from its declared bounds only (never from the data)."""
     return sensitivity.number_grid(question.min_value, question.max_value)  # type: ignore[arg-type]
+
+
+def contribution_sensitivities(questions: Sequence[Question]) -> list[int]:
+    """Δ_j of every contribution, in order: 1 per histogram; K (grid sum) and 1 (count) per
+    number question. Its length is :func:`contribution_count`."""
+    out: list[int] = []
+    for q in questions:
+        out.extend([number_grid(q).sensitivity, 1] if q.kind == Question.Kind.NUMBER else [1])
+    return out

@@ -8,10 +8,9 @@ import math
 
 import pytest
 
-from dpcore.central import dgauss_profile
+from dpcore.central import accounting, dgauss_profile
 from dpcore.central.pld import DiscreteGaussianPair as DG
-from privacy import accounting
-from tests.dpcore.exact_lattice import exact_epsilon
+from tests.dpcore.central.exact_lattice import exact_epsilon
 
 DELTA = 1e-5
 

@@ -7,6 +7,10 @@ McMillan & Talwar 2021 (:mod:`dpcore.central.shuffle`), from n = the rows in the
 row's local ε (the sum of the randomized questions' ε: a row is one ε₀-DP report). δ is the
 survey's δ. ``None`` when there is nothing to say (no randomized question, a design that is not
 DP, fewer than two rows).
+
+It lives in the surveys app (not privacy): the export metadata
+(:func:`surveys.export.export_metadata`, ``…/responses/export/metadata/``) and the researcher
+dashboard (:mod:`surveys.researcher_pages`) show it; surveys never imports the releases app.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The buffered CSPRNG source of privacy.noise (issue 13: samplers faster than OpenDP's): exact
+"""The buffered CSPRNG source of dpcore.central.noise (issue 13: samplers faster than OpenDP's):
 uniform integers, bits never shared between threads or with a forked child."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import threading
 
 from scipy import stats
 
-from privacy import noise
-from privacy.noise import SecretsRandomSource
+from dpcore.central import noise
+from dpcore.central.noise import SecretsRandomSource
 
 
 def test_randbelow_is_uniform() -> None:
@@ -60,12 +60,12 @@ def test_threads_do_not_share_bits() -> None:
 
 def test_csprng_module_draws_only_from_secrets() -> None:
     """Like test_noise_module_uses_only_secrets, for the buffered source: it has no randomness of
-    its own (privacy.noise hands it ``secrets.token_bytes``); ``os`` is used for
+    its own (dpcore.central.noise hands it ``secrets.token_bytes``); ``os`` is used for
     ``os.register_at_fork`` alone (never ``os.urandom``)."""
     import ast
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "dpcore" / "central" / "csprng.py"
+    path = Path(__file__).resolve().parents[3] / "dpcore" / "central" / "csprng.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} | {
         n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)

@@ -1,7 +1,7 @@
 """The PLD accountant (dpcore.central.pld) against exact lattice convolution, mpmath and
 dp-accounting — issue 13's histories, asserted: never below the exact ε, at most 1.01× above.
 
-Exact references: :mod:`tests.dpcore.exact_lattice` (direct convolution, no FFT; 50-digit
+Exact references: :mod:`tests.dpcore.central.exact_lattice` (direct convolution, no FFT; 50-digit
 single-pair sums). Everything is deterministic.
 """
 
@@ -16,11 +16,10 @@ import numpy as np
 import pytest
 from dp_accounting.pld import privacy_loss_distribution as dpa_pld
 
-from dpcore.central import pld
+from dpcore.central import accounting, pld
 from dpcore.central.pld import DiscreteGaussianPair as DG
 from dpcore.central.pld import DiscreteLaplacePair as DL
-from privacy import accounting
-from tests.dpcore.exact_lattice import exact_epsilon, mp_delta_single, mp_epsilon_single
+from tests.dpcore.central.exact_lattice import exact_epsilon, mp_delta_single, mp_epsilon_single
 
 DELTA = 1e-5
 logging.getLogger("absl").setLevel(logging.ERROR)
@@ -67,9 +66,14 @@ def test_histories_within_one_percent_of_exact(name: str) -> None:
     events: list[accounting.Event] = []
     for pair, k in groups.items():
         if isinstance(pair, DL):
-            events += [accounting.LaplaceEvent(pair.epsilon, shift=pair.shift)] * k
+            laplace: accounting.Event = (
+                accounting.DiscreteLaplaceEvent(pair.epsilon)
+                if pair.shift == 1
+                else accounting.ShiftedDiscreteLaplaceEvent(pair.epsilon, pair.shift)
+            )
+            events += [laplace] * k
         else:
-            events += [accounting.GaussianEvent(pair.sigma, float(pair.shift))] * k
+            events += [accounting.DiscreteGaussianEvent(pair.sigma, float(pair.shift))] * k
     result = accounting.epsilon_spent(events, DELTA)
     ratio_ok(result.epsilon, exact)
     assert result.candidates["rdp"] >= result.epsilon
@@ -136,10 +140,17 @@ def test_against_dp_accounting() -> None:
 @pytest.mark.parametrize("delta", [5e-324, 1e-300, 1e-100, 0.5, 1 - 1e-12])
 def test_any_delta_no_overflow(delta: float) -> None:
     histories = [
-        [accounting.LaplaceEvent(0.1)] * 5,
-        [accounting.GaussianEvent(1.0)] * 3,
-        [accounting.LaplaceEvent(0.3), accounting.GaussianEvent(2.0), accounting.ZCDPEvent(0.1)],
-        [accounting.LaplaceEvent(0.2, shift=11), accounting.GaussianEvent(3.0)],
+        [accounting.DiscreteLaplaceEvent(0.1)] * 5,
+        [accounting.DiscreteGaussianEvent(1.0, 1.0)] * 3,
+        [
+            accounting.DiscreteLaplaceEvent(0.3),
+            accounting.DiscreteGaussianEvent(2.0, 1.0),
+            accounting.ZCDPEvent(0.1),
+        ],
+        [
+            accounting.ShiftedDiscreteLaplaceEvent(0.2, 11),
+            accounting.DiscreteGaussianEvent(3.0, 1.0),
+        ],
     ]
     for events in histories:
         result = accounting.epsilon_spent(events, delta)
@@ -185,7 +196,9 @@ def test_exact_pure_never_below_the_closed_form() -> None:
 def test_grouping_multiplicities_matches_repeats() -> None:
     a = pld.pld_epsilon({DG(2.0): 4, DL(0.3): 6}, DELTA)
     b = accounting.epsilon_spent(
-        [accounting.GaussianEvent(2.0)] * 4 + [accounting.LaplaceEvent(0.3)] * 6, DELTA
+        [accounting.DiscreteGaussianEvent(2.0, 1.0)] * 4
+        + [accounting.DiscreteLaplaceEvent(0.3)] * 6,
+        DELTA,
     )
     assert b.method == "pld" and b.epsilon == a
     assert np.isfinite(a)
