@@ -3,9 +3,10 @@
 ``python -m bench.pld_accounting [--quick]``
 
 1. **Tightness** (δ = 1e-5): for each history of the issue, the exact ε (direct lattice
-   convolution, :mod:`tests.dpcore.exact_lattice`), and ours (``privacy.accounting``, now the
-   ``pld`` method), RDP (``rdp_epsilon``) and dp-accounting's PLD (its own discrete Laplace /
-   discrete Gaussian mechanisms, pessimistic, interval 1e-4) each divided by it.
+   convolution, :mod:`tests.dpcore.central.exact_lattice`), and ours
+   (``dpcore.central.accounting``, the ``pld`` method), RDP (``rdp_epsilon``) and dp-accounting's
+   PLD (its own discrete Laplace / discrete Gaussian mechanisms, pessimistic, interval 1e-4) each
+   divided by it.
 2. **σ calibration** for an (ε, δ) Gaussian request: ours (``gaussian_sigma_for_budget`` with the
    release's contributions) ÷ the tight σ (bisection on the exact profile), next to the old RDP σ.
 3. **Charge time vs history length**: ``can_afford`` on a survey with n earlier releases of mixed
@@ -24,10 +25,9 @@ import time
 from typing import Any
 
 from bench.common import main_for, markdown_table
-from dpcore.central import pld
+from dpcore.central import accounting, pld
 from dpcore.central.pld import DiscreteGaussianPair as DG
 from dpcore.central.pld import DiscreteLaplacePair as DL
-from privacy import accounting
 
 NAME = "pld_accounting"
 DESCRIPTION = "PLD accountant: tightness vs exact, σ calibration, charge time vs history length"
@@ -56,9 +56,14 @@ def _events(groups: dict[pld.Pair, int]) -> list[accounting.Event]:
     out: list[accounting.Event] = []
     for pair, k in groups.items():
         if isinstance(pair, DL):
-            out += [accounting.LaplaceEvent(pair.epsilon, shift=pair.shift)] * k
+            laplace: accounting.Event = (
+                accounting.DiscreteLaplaceEvent(pair.epsilon)
+                if pair.shift == 1
+                else accounting.ShiftedDiscreteLaplaceEvent(pair.epsilon, pair.shift)
+            )
+            out += [laplace] * k
         else:
-            out += [accounting.GaussianEvent(pair.sigma, float(pair.shift))] * k
+            out += [accounting.DiscreteGaussianEvent(pair.sigma, float(pair.shift))] * k
     return out
 
 
@@ -78,7 +83,7 @@ def _dp_accounting(groups: dict[pld.Pair, int]) -> float:
 
 
 def tightness(quick: bool) -> list[dict[str, Any]]:
-    from tests.dpcore.exact_lattice import exact_epsilon
+    from tests.dpcore.central.exact_lattice import exact_epsilon
 
     rows = []
     for name, groups in HISTORIES.items():
@@ -111,7 +116,7 @@ def tightness(quick: bool) -> list[dict[str, Any]]:
 
 
 def calibration(quick: bool) -> list[dict[str, Any]]:
-    from tests.dpcore.exact_lattice import exact_epsilon
+    from tests.dpcore.central.exact_lattice import exact_epsilon
 
     rows = []
     cases = [(1.0, 1), (0.5, 1), (2.0, 1), (1.0, 4), (0.1, 1)]
@@ -138,9 +143,9 @@ def _history(n: int, rng: random.Random, distinct: bool) -> list[list[accounting
         if r % 2 == 0:
             eps = (0.05 + rng.random()) if distinct else rng.choice([0.1, 0.25, 0.5, 1.0])
             each = math.nextafter(eps / m, math.inf)
-            evs = [accounting.LaplaceEvent(each)] * m
+            evs: list[accounting.Event] = [accounting.DiscreteLaplaceEvent(each)] * m
             if with_sum:
-                evs[-1] = accounting.LaplaceEvent(each, shift=1001)
+                evs[-1] = accounting.ShiftedDiscreteLaplaceEvent(each, 1001)
         else:
             sigma = (2.0 + 8 * rng.random()) if distinct else rng.choice([2.0, 3.7405, 5.0, 10.0])
             sens = [1] * m + ([11] if with_sum else [])

@@ -2,7 +2,7 @@
 
 ``python -m bench.sampler_vs_opendp [--opendp-python PATH]``
 
-Ours: ``privacy.noise.sample_discrete_laplace_many(t, n)`` /
+Ours: ``dpcore.central.noise.sample_discrete_laplace_many(t, n)`` /
 ``sample_discrete_gaussian_many(σ², n)`` (exact, CKS 2020, CSPRNG bits from ``secrets``).
 OpenDP: ``make_laplace`` / ``make_gaussian`` on a ``vector_domain(atom_domain(T=int))`` of n
 zeros — one FFI call per batch — run in a separate interpreter that has OpenDP
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from privacy import noise
+from dpcore.central import noise
 
 BATCH = 20_000
 SCALES = (1, 10, 100, 1000)

@@ -345,7 +345,8 @@ def release_events(
         eps_each = math.nextafter(epsilon / contributions, math.inf)
         return _laplace_events(eps_each, contributions, sensitivities)
     if sensitivities and parameter is not None:
-        return discrete_gaussian_events(accounted_sigma(parameter), sensitivities)
+        # Sorted by Δ: identical events adjacent (one ledger part per Δ); the order is immaterial.
+        return discrete_gaussian_events(accounted_sigma(parameter), sorted(sensitivities))
     if rho is None:
         raise PrivacyParameterError("rho", "required for the gaussian mechanism")
     return [ZCDPEvent(math.nextafter(rho, math.inf))]

@@ -111,10 +111,16 @@ def test_laplace_event_is_one_piece_per_contribution(client, owner):
     survey = make_survey(owner, epsilon=1.0, respondents=5)
     assert release(client, survey, mechanism="laplace", epsilon=0.6).status_code == 202
     entry = LedgerEntry.objects.get()
-    assert entry.event["type"] == "discrete_laplace"
-    assert entry.event["count"] == 5  # cheated, drug, region + age's sum and count
-    assert entry.event["epsilon_each"] == pytest.approx(0.12)
-    assert entry.event["epsilon_each"] >= 0.6 / 5  # rounded up, never under-charged
+    # Issue 13: a composite entry — cheated, drug, region and age's count (Δ = 1) as one part,
+    # age's grid sum (shift K) as the other; five pieces in all.
+    assert entry.event["type"] == "composite"
+    plain, grid_sum = entry.event["parts"]
+    assert plain["type"] == "discrete_laplace" and plain["count"] == 4
+    assert grid_sum["type"] == "shifted_discrete_laplace" and grid_sum["count"] == 1
+    assert grid_sum["shift"] == _sum_grid()
+    for part in (plain, grid_sum):
+        assert part["epsilon_each"] == pytest.approx(0.12)
+        assert part["epsilon_each"] >= 0.6 / 5  # rounded up, never under-charged
 
 
 def test_refunded_entries_do_not_count(client, owner):
@@ -179,13 +185,16 @@ def test_mixed_laplace_charge_equals_the_request(client, owner):
     rel = Release.objects.get(pk=response.json()["id"])
     entry = LedgerEntry.objects.get(release=rel)
     k = _sum_grid()
+    eps_each = entry.event["parts"][0]["epsilon_each"]
+    # Issue 13: the grid sum is its own part (a discrete Laplace moved by ≤ K), for the PLD.
     assert entry.event == {
-        "type": "discrete_laplace",
-        "epsilon_each": entry.event["epsilon_each"],
-        "count": 4,
-        "sum_sensitivities": [k],  # issue 13: the grid sum is named, for the PLD accountant
+        "type": "composite",
+        "parts": [
+            {"type": "discrete_laplace", "epsilon_each": eps_each, "count": 3},
+            {"type": "shifted_discrete_laplace", "epsilon_each": eps_each, "shift": k, "count": 1},
+        ],
     }
-    assert 0.1 <= entry.event["epsilon_each"] <= 0.1 * (1 + 1e-15)
+    assert 0.1 <= eps_each <= 0.1 * (1 + 1e-15)
     t = rel.noise_scale
     assert t == pytest.approx(4 / 0.4)
     # histogram, histogram, sum (Δ = K, scale K·t), count (Δ = 1, scale t)
@@ -212,10 +221,16 @@ def test_mixed_gaussian_rho_charge_equals_the_request(client, owner):
     rho_by_design = 2 * (1 / (2 * sigma**2)) + k**2 / (2 * (k * sigma) ** 2) + 1 / (2 * sigma**2)
     assert rho_by_design == pytest.approx(0.05)
     entry = LedgerEntry.objects.get(release=rel)
-    assert entry.event["type"] == "zcdp"
-    assert entry.event["rho"] == pytest.approx(0.05, rel=1e-15)
-    assert entry.event["rho"] >= 0.05
-    assert entry.event["sigma"] <= sigma and entry.event["sensitivities"] == [1, 1, k, 1]
+    # Issue 13: the discrete Gaussians themselves (σ_j = Δ_jσ, rounded down), composite.
+    assert entry.event["type"] == "composite"
+    plain, grid_sum = entry.event["parts"]
+    assert plain["type"] == grid_sum["type"] == "discrete_gaussian"
+    assert (plain["l2_sensitivity"], plain["count"]) == (1.0, 3)
+    assert (grid_sum["l2_sensitivity"], grid_sum["count"]) == (float(k), 1)
+    assert plain["sigma"] <= sigma and grid_sum["sigma"] <= k * sigma
+    charged_rho = accounting.zcdp_rho(survey_ledger_events(survey=survey))
+    assert charged_rho == pytest.approx(0.05, rel=1e-15)
+    assert charged_rho >= 0.05
     # Issue 13: charged through the discrete Gaussian's own PLD — below the ρ-only charge.
     zcdp_only = accounting.epsilon_spent([accounting.ZCDPEvent(0.05)], 1e-5).epsilon
     expected = accounting.epsilon_spent(survey_ledger_events(survey=survey), 1e-5)

@@ -85,3 +85,56 @@ def test_float_error_bound_grows_with_n():
     assert release_math.float_sum_error_units(n_max, lo, hi) < 1
     assert release_math.float_sum_error_units(n_max + 1, lo, hi) >= 1
     assert release_math.float_sum_error_units(1, lo, hi) == 0
+
+
+# ---------------------------------------------------------------- issue 13: the exact parts
+
+
+def test_laplace_events_name_the_grid_sums() -> None:
+    from dpcore.central import event_codec
+    from dpcore.central.events import DiscreteLaplaceEvent, ShiftedDiscreteLaplaceEvent
+    from dpcore.central.sensitivity import release_events
+
+    events = release_events(
+        mechanism="laplace", contributions=4, epsilon=0.4, rho=None, sensitivities=[1, 1001, 1, 1]
+    )
+    eps_each = math.nextafter(0.4 / 4, math.inf)
+    assert events == [DiscreteLaplaceEvent(eps_each)] * 3 + [
+        ShiftedDiscreteLaplaceEvent(eps_each, 1001)
+    ]
+    assert event_codec.decode(event_codec.encode_release(events)) == events
+    # Histograms only: the same plain entry as before issue 13.
+    plain = release_events(
+        mechanism="laplace", contributions=2, epsilon=0.4, rho=None, sensitivities=[1, 1]
+    )
+    assert event_codec.encode_release(plain)["type"] == "discrete_laplace"
+
+
+def test_gaussian_events_are_the_discrete_gaussians_at_the_calibrated_sigma() -> None:
+    from fractions import Fraction
+
+    from dpcore.central import accounting
+    from dpcore.central.events import DiscreteGaussianEvent
+    from dpcore.central.sensitivity import release_events, unit_noise
+
+    sens = [1, 41, 1]
+    noise = unit_noise(
+        mechanism="gaussian", contributions=3, epsilon=0.5, delta=1e-5, sensitivities=sens
+    )
+    events = release_events(
+        mechanism="gaussian",
+        contributions=3,
+        epsilon=0.5,
+        rho=noise.rho,
+        sensitivities=sens,
+        parameter=noise.parameter,
+    )
+    assert [type(ev) for ev in events] == [DiscreteGaussianEvent] * 3
+    assert sorted(ev.l2_sensitivity for ev in events) == [1.0, 1.0, 41.0]
+    for ev in events:  # never above the sampled noise Δ_jσ
+        assert Fraction(ev.sigma) ** 2 <= noise.parameter * Fraction(ev.l2_sensitivity) ** 2
+    charged = accounting.epsilon_spent(events, 1e-5)
+    assert charged.method == "pld"
+    assert 0.5 * (1 - 1e-3) <= charged.epsilon <= 0.5
+    # Σρ_j is the release's ρ (rounded up, never under-charged).
+    assert accounting.zcdp_rho(events) >= noise.rho * (1 - 1e-15)
