@@ -22,6 +22,7 @@ from deniable.api import CheckedJSONParser, json_object_body
 from deniable.errors import Conflict
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVTable
+from deniable.users import signed_in
 from privacy import selectors, services
 from privacy.api import serializers as s
 from privacy.models import Release
@@ -71,7 +72,7 @@ class SurveyReleasesView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
         release, created = services.release_request(
-            survey=survey, user=request.user, data=json_object_body(request)
+            survey=survey, user=signed_in(request.user), data=json_object_body(request)
         )
         body = {"id": str(release.pk), "status": release.status, "url": s.release_url(release)}
         return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
