@@ -104,6 +104,14 @@ class Question(models.Model):
     def is_randomized(self) -> bool:
         return self.kind in self.RANDOMIZED_KINDS
 
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """(min, max) of a number question; None when either is unset. The API and the builder
+        require both, but the columns are nullable and the admin can leave them blank."""
+        if self.min_value is None or self.max_value is None:
+            return None
+        return self.min_value, self.max_value
+
 
 class Submission(models.Model):
     class Randomizer(models.TextChoices):
