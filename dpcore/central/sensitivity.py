@@ -171,7 +171,7 @@ def max_safe_respondents(lo: float, hi: float, step: Fraction | None = None) -> 
     return lo_n
 
 
-def grid_sum(total: float, step: Fraction) -> int:
+def grid_sum(total: float | Fraction, step: Fraction) -> int:
     """U = round(S/s), computed exactly (S's binary value as a Fraction; ties to even)."""
     if isinstance(total, bool) or not isinstance(total, numbers.Real):
         raise ArgumentError("total", f"total must be a number (got {total!r:.60})")
