@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -80,10 +81,9 @@ def _stamp_session(sender: Any, request: HttpRequest | None, user: Any, **kwargs
 
 def _cooloff_minutes() -> int:
     cooloff = getattr(settings, "AXES_COOLOFF_TIME", None)
-    try:
-        return max(1, round(cooloff.total_seconds() / 60))  # type: ignore[union-attr]
-    except AttributeError:
+    if not isinstance(cooloff, timedelta):  # unset, or a form this page does not describe
         return 0
+    return max(1, round(cooloff.total_seconds() / 60))
 
 
 def lockout_response(
