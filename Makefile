@@ -71,6 +71,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy --strict dpcore
+	$(BIN)/mypy
 	$(BIN)/python manage.py check
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
