@@ -69,6 +69,7 @@ smoke: install $(NODE_STAMP)
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy --strict dpcore
 	$(BIN)/mypy

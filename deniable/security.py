@@ -94,14 +94,11 @@ def lockout_response(
     """``AXES_LOCKOUT_CALLABLE``: 429 with a clear explanation; JSON for the API."""
     minutes = _cooloff_minutes()
     limit = int(getattr(settings, "AXES_FAILURE_LIMIT", 5))
-    detail = (
-        f"Too many failed login attempts ({limit}) for this account. "
-        + (f"Try again in {minutes} minutes." if minutes else "Ask an administrator to unlock it.")
+    detail = f"Too many failed login attempts ({limit}) for this account. " + (
+        f"Try again in {minutes} minutes." if minutes else "Ask an administrator to unlock it."
     )
     if request.path.startswith("/api/"):
-        response: HttpResponse = JsonResponse(
-            {"error": "locked_out", "detail": detail}, status=429
-        )
+        response: HttpResponse = JsonResponse({"error": "locked_out", "detail": detail}, status=429)
     else:
         response = render(
             request,
