@@ -8,7 +8,8 @@
 - :func:`lockout_response`: django-axes' lockout answer — a page for the login forms, a JSON
   429 for the API token endpoint.
 - :func:`axes_client_str`: how axes names a client in its log lines — the username and path only,
-  never the IP address or user agent (the application logs carry neither, DESIGN.md §3).
+  never the IP address or user agent (the application logs carry neither,
+  docs/privacy-model.md#unlinkability).
 """
 
 from __future__ import annotations

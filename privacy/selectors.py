@@ -1,4 +1,4 @@
-"""Reads for releases and the privacy budget (DESIGN.md §5, §8)."""
+"""Reads for releases and the privacy budget (docs/api.md#releases, docs/api.md#budget)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 The question row keeps the design *spec* (a small JSON dict); everything derived from it — the
 linear form ``λ = c·π + d``, the local ε, the k-RR keep probability — is computed here by
-``dpcore.local`` so that there is exactly one implementation of the formulas (DESIGN.md §4).
+``dpcore.local`` so that there is exactly one implementation of the formulas
+(docs/formulas.md#local).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Survey data model.
 
-What is stored is deliberately thin (DESIGN.md §3):
+What is stored is deliberately thin (docs/privacy-model.md#unlinkability):
 
 * a ``Submission`` holds the *randomized* answers the respondent's device reported — never the
   truth — with a client-generated random UUID key, the randomizer used, and the *date* only: no

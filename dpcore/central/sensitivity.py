@@ -7,11 +7,11 @@ U = round(S/s) with Δ = K = ⌈B/s⌉ + 1 (:func:`sum_sensitivity`, proof there
 place it is derived): a contribution of sensitivity Δ gets Δ·t (discrete Laplace) or (Δσ)²
 (discrete Gaussian). The derivation of the privacy argument: :mod:`privacy.services.plan`.
 
-Number questions (DESIGN.md §5: "bounds declared at design time; clip, then noisy sum and noisy
-count"): the stored sum ``S`` is a float; adding integer noise to it as-is would leak its
-fractional part (Mironov 2012), so it is first put on an integer grid ``U = round(S/s)`` and only
-the integer ``U`` gets (exact, integer) noise. Higham 2002, *Accuracy and Stability of Numerical
-Algorithms*, §4.2 (floating-point summation).
+Number questions (docs/formulas.md#number-sums: bounds declared at design time; clip, then a
+noisy sum and a noisy count): the stored sum ``S`` is a float; adding integer noise to it as-is
+would leak its fractional part (Mironov 2012), so it is first put on an integer grid
+``U = round(S/s)`` and only the integer ``U`` gets (exact, integer) noise. Higham 2002, *Accuracy
+and Stability of Numerical Algorithms*, §4.2 (floating-point summation).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Thin views for releases and the budget (DESIGN.md §8): parse, call a service/selector, shape.
+"""Thin views for releases and the budget (docs/api.md#releases): parse, call a service/selector,
+shape.
 
 ``POST /api/v1/surveys/<slug>/releases/``          → 202 {"id","status","url"} (200 on a repeat
                                                       ``request_id``); 400 / 404 / 409

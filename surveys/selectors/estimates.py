@@ -256,8 +256,8 @@ def _entries(
 def survey_estimates(
     *, survey: Survey, confidence: Any = 0.95, group_by: str | None = None
 ) -> SurveyEstimates:
-    """Estimates debiased by ``dpcore.local`` (DESIGN.md §8), from one aggregate query over the
-    tallies; with ``group_by`` the same query also returns every group's cells."""
+    """Estimates debiased by ``dpcore.local`` (docs/api.md#estimates), from one aggregate query over
+    the tallies; with ``group_by`` the same query also returns every group's cells."""
     confidence = validate_confidence(confidence)
     questions = questions_of(survey)
     group_q = group_question(questions, group_by)

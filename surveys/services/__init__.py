@@ -3,7 +3,7 @@
 Every public function is ``<noun>_<verb>``, keyword-only and transactional. Services raise the
 domain errors of :mod:`deniable.errors` (never DRF exceptions), so pages and the API share them.
 
-Privacy invariants enforced here (DESIGN.md §3):
+Privacy invariants enforced here (docs/privacy-model.md#unlinkability):
 
 * only *reported* answers are accepted and stored — the API has no field for a true answer;
 * a submission stores a random client UUID, the randomizer and the date; nothing about the client;
