@@ -120,6 +120,22 @@ def _screen_decimal(value: Decimal, field: str) -> Decimal:
     return value
 
 
+def _to_fraction(value: Rational, field: str) -> Fraction:
+    """The exact value of a str ("n/d" or a decimal), Decimal, rational or float parameter."""
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > 2 * _MAX_DECIMAL_DIGITS:
+            raise PrivacyParameterError(field, "is too long to be a parameter")
+        if "/" in text:
+            return Fraction(text)  # "n/d": two integers of bounded length, no exponent
+        return Fraction(_screen_decimal(Decimal(text), field))
+    if isinstance(value, Decimal):
+        return Fraction(_screen_decimal(value, field))
+    if isinstance(value, numbers.Rational | float):
+        return Fraction(value)
+    raise TypeError(type(value).__name__)
+
+
 def exact_fraction(value: Rational, field: str = "value") -> Fraction:
     """Convert a parameter to an exact, finite, strictly positive :class:`Fraction`.
 
@@ -133,20 +149,7 @@ def exact_fraction(value: Rational, field: str = "value") -> Fraction:
     if isinstance(value, float) and not math.isfinite(value):
         raise PrivacyParameterError(field, "must be finite")
     try:
-        if isinstance(value, str):
-            text = value.strip()
-            if len(text) > 2 * _MAX_DECIMAL_DIGITS:
-                raise PrivacyParameterError(field, "is too long to be a parameter")
-            if "/" in text:
-                frac = Fraction(text)  # "n/d": two integers of bounded length, no exponent
-            else:
-                frac = Fraction(_screen_decimal(Decimal(text), field))
-        elif isinstance(value, Decimal):
-            frac = Fraction(_screen_decimal(value, field))
-        elif isinstance(value, numbers.Rational | float):
-            frac = Fraction(value)
-        else:
-            raise TypeError(type(value).__name__)
+        frac = _to_fraction(value, field)
     except PrivacyParameterError:
         raise
     except (ArithmeticError, ValueError, TypeError) as exc:  # decimal.InvalidOperation too

@@ -7,24 +7,19 @@ only, so it cannot tie a later response to the token.
 
 from __future__ import annotations
 
-from deniable.errors import InvalidInput
 from surveys.models import Invitation, Survey
 from surveys.services.invitations import invitation_digest
+from surveys.specs import MAX_TOKEN_LENGTH
 
-MAX_TOKEN_LENGTH = 200  # the same bound the submission service accepts
+__all__ = ["MAX_TOKEN_LENGTH", "invitation_check"]
 
 
-def invitation_check(*, survey: Survey, token: object) -> bool:
+def invitation_check(*, survey: Survey, token: str) -> bool:
     """True when ``token`` is an unused invitation of this invite-only, accepting survey.
 
-    An open-access survey needs no invitation, so no token is "valid" for it.
+    ``token`` was validated by :class:`surveys.inputs.InvitationCheckRequestSerializer`. An
+    open-access survey needs no invitation, so no token is "valid" for it.
     """
-    if not isinstance(token, str):
-        raise InvalidInput.single("token", "Must be the invitation token string.")
-    if not 0 < len(token) <= MAX_TOKEN_LENGTH or "\x00" in token:
-        raise InvalidInput.single(
-            "token", f"Must be the invitation token: 1 to {MAX_TOKEN_LENGTH} characters."
-        )
     if survey.access != Survey.Access.INVITE or not survey.is_accepting():
         return False
     return Invitation.objects.filter(

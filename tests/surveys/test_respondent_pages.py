@@ -16,7 +16,8 @@ from django.urls import reverse
 
 from surveys import ratelimit
 from surveys.models import Submission, Survey
-from surveys.services import invitations_create, survey_close, survey_create, survey_open
+from surveys.services import survey_close, survey_open
+from tests.boundary import invitations_create, survey_create
 
 pytestmark = pytest.mark.django_db
 
