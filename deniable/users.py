@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TypeAlias
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import PermissionDenied
 
 # What a request's ``user`` attribute holds (django-stubs types both requests' ``user`` so).
 RequestUser: TypeAlias = User | AnonymousUser
@@ -20,3 +21,12 @@ def signed_in(user: RequestUser) -> User | None:
     if isinstance(user, AnonymousUser) or not user.is_authenticated:
         return None
     return user
+
+
+def signed_in_user(user: RequestUser) -> User:
+    """The signed-in user, for views that require one (DRF's default ``IsAuthenticated``, or
+    ``login_required``): an anonymous visitor never gets this far, and would be a 403."""
+    found = signed_in(user)
+    if found is None:
+        raise PermissionDenied
+    return found

@@ -97,7 +97,7 @@ class CoarseDateTimeField(serializers.DateTimeField):
     whether the release contains them (issue 11, item 10). The hour is enough to read a history.
     """
 
-    def to_representation(self, value):  # type: ignore[no-untyped-def]
+    def to_representation(self, value: datetime.datetime | None) -> Any:
         if value is None:
             return None
         return super().to_representation(
