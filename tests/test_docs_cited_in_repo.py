@@ -14,18 +14,6 @@ ROOT_FILES = ("manage.py", "gunicorn.conf.py", "pyproject.toml", "Makefile")
 SUFFIXES = {".py", ".js", ".mjs", ".html", ".css", ".toml"}
 # Spelled in two parts so that this file does not cite it itself.
 OUTSIDE_DOC = "DESIGN" + ".md"
-# Files another change is rewriting as this test lands (issue 12, validation at the boundary);
-# their citations move to docs/ after that merge. The list may only shrink: the test fails if a
-# listed file is already clean, so it is emptied as soon as it can be.
-PENDING = {
-    "deniable/api_errors.py",
-    "privacy/api/serializers.py",
-    "privacy/services/budget.py",
-    "privacy/services/plan.py",
-    "surveys/api/serializers.py",
-    "surveys/api/views.py",
-    "surveys/forms.py",
-}
 # A citation of docs: docs/<name>.md, optionally with #anchor.
 DOCS_CITATION = re.compile(r"docs/([a-z0-9-]+\.md)(?:#([a-z0-9-]+))?")
 
@@ -50,13 +38,8 @@ def _citing() -> set[str]:
 
 
 def test_no_file_cites_the_design_document_outside_the_repository() -> None:
-    offenders = sorted(_citing() - PENDING)
+    offenders = sorted(_citing())
     assert not offenders, f"cite docs/*.md instead of {OUTSIDE_DOC} in: {offenders}"
-
-
-def test_the_pending_list_only_names_files_still_to_fix() -> None:
-    done = sorted(PENDING - _citing())
-    assert not done, f"already clean, remove from PENDING: {done}"
 
 
 def test_cited_docs_and_anchors_exist() -> None:

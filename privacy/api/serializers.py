@@ -1,5 +1,6 @@
-"""Output shapes of the releases and budget API (DESIGN.md §8). Input is validated by
-:class:`privacy.inputs.ReleaseRequestSerializer`, which names every bad field."""
+"""Output shapes of the releases and budget API (docs/api.md#releases, docs/api.md#budget).
+Input is validated by :class:`privacy.inputs.ReleaseRequestSerializer`, which names every bad
+field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""API serializers: response representations (the DESIGN.md §8 field names).
+"""API serializers: response representations (the field names of docs/api.md).
 
 Request bodies are validated by the input serializers of :mod:`surveys.inputs` — the one
 validator, shared with the pages, errors named like ``questions[0].design.p_truth``.
