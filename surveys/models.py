@@ -15,13 +15,16 @@ What is stored is deliberately thin (docs/privacy-model.md#unlinkability):
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
 from surveys.fields import SumsVectorField
+
+if TYPE_CHECKING:
+    from surveys.tally_layout import TallyLayout
 
 SLUG_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no look-alikes (l/1, o/0)
 TALLY_SHARDS = 64  # see Tally: fewer concurrent submissions meet on one row lock
@@ -56,6 +59,9 @@ class Survey(models.Model):
     budget_epsilon = models.FloatField(default=1.0)
     budget_delta = models.FloatField(default=1e-6)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # Not a column: the instance's memo of its slot layout, set on first use
+    # (surveys.services.submission_rows.survey_tally_layout).
+    _tally_layout: TallyLayout
 
     class Meta:
         ordering = ["-created_at"]

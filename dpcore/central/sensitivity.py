@@ -61,6 +61,7 @@ def exact_step(value: object) -> Fraction:
         raise ArgumentError("step", f"step must be a positive number (got {value!r:.60})")
     if isinstance(value, float) and not math.isfinite(value):
         raise ArgumentError("step", f"step must be finite (got {value!r})")
+    # typeshed's Fraction() overloads take int, float, Decimal, Rational or str, not numbers.Real.
     step: Fraction = Fraction(value)  # type: ignore[call-overload]
     if step <= 0:
         raise ArgumentError("step", f"step must be > 0 (got {value!r})")
