@@ -1,4 +1,4 @@
-"""One error shape for the whole API (DESIGN.md §8).
+"""One error shape for the whole API (docs/api.md#errors).
 
 Validation and parse errors (every 400): ``{"errors": {field: [messages]}}``; everything else:
 ``{"error": code, "detail": text}``.

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
 from deniable.input_fields import StrictCharField, StrictFloatField
 from deniable.inputs import validate_input
@@ -193,20 +194,23 @@ class ReleaseRequestSerializer(serializers.Serializer):
             value = super().to_internal_value(data)
         except serializers.ValidationError as exc:
             if unknown and isinstance(exc.detail, dict):
-                exc.detail.setdefault(NON_FIELD, []).append(message)
+                before = exc.detail.get(NON_FIELD, [])
+                before = before if isinstance(before, list) else [before]
+                exc.detail[NON_FIELD] = [*before, ErrorDetail(message, code="invalid")]
             raise
         if unknown:
             raise serializers.ValidationError({NON_FIELD: [message]})
         return value
 
-    def validate(self, attrs: dict[str, Any]) -> ReleaseSpec:  # type: ignore[override]
+    def validate(self, attrs: dict[str, Any]) -> ReleaseSpec:
         errors: dict[str, Any] = _mechanism_rules(attrs)
         questions: Sequence[Question] = self.context["questions"]
         try:
             group_by = _group_by({q.key: q for q in questions}, attrs.get("group_by") or "")
             keys = released_keys(questions, attrs.get("questions"), group_by)
-        except serializers.ValidationError as exc:
-            errors.update(exc.detail)
+        except serializers.ValidationError as exc:  # raised with a dict {field: messages}
+            detail = exc.detail
+            errors.update(detail if isinstance(detail, dict) else {NON_FIELD: detail})
         if errors:
             raise serializers.ValidationError(errors)
         return ReleaseSpec(

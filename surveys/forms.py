@@ -28,7 +28,7 @@ def field_name(question: Question) -> str:
 
 
 def design_spec(question: Question) -> dict[str, Any]:
-    """The question's design spec with the API defaults filled in (DESIGN.md §8)."""
+    """The question's design spec with the API defaults filled in (docs/api.md#surveys)."""
     spec = dict(question.design or {})
     if question.kind == Question.Kind.YES_NO and not spec.get("name"):
         spec = {**DEFAULT_YES_NO_DESIGN, **spec}
@@ -138,7 +138,10 @@ class _PaddedChoiceField(forms.TypedChoiceField):
         return super().to_python(value).rstrip(" ")
 
     def valid_value(self, value: Any) -> bool:
-        return any(str(key).rstrip(" ") == value for key, _ in self.choices)
+        # django-stubs types the getter like the setter (every accepted form); Django stores the
+        # choices normalized, a list of (value, label) pairs here.
+        pairs: list[tuple[Any, Any]] = self.choices  # type: ignore[assignment]
+        return any(str(key).rstrip(" ") == value for key, _ in pairs)
 
 
 class RespondForm(forms.Form):

@@ -140,11 +140,12 @@ def _respond_page(
 
 def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[str, str]]:
     """The no-JS form's refusals, each linked to its field (shown at the top of the page)."""
+    # An ErrorList yields each message as text (lazy or not): str() makes that explicit.
     out: list[dict[str, str]] = []
     for message in form.non_field_errors():
-        out.append({"href": "#respond-form", "text": message})
+        out.append({"href": "#respond-form", "text": str(message)})
     if "token" in form.fields and form["token"].errors:
-        text = " ".join(form["token"].errors)
+        text = " ".join(str(m) for m in form["token"].errors)
         out.append({"href": "#id_token", "text": f"Invitation code: {text}"})
     for number, q in enumerate(questions, start=1):
         errors = form[field_name(q)].errors
@@ -153,7 +154,7 @@ def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[st
         # Radio groups: link to the first radio; a number field: to its input.
         radio = q.kind != Question.Kind.NUMBER
         href = f"#id_{field_name(q)}_0" if radio else f"#id_{field_name(q)}"
-        out.append({"href": href, "text": f"Question {number}: {' '.join(errors)}"})
+        out.append({"href": href, "text": f"Question {number}: {' '.join(str(m) for m in errors)}"})
     return out
 
 

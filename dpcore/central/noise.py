@@ -1,4 +1,4 @@
-"""Exact integer noise for central-DP releases (DESIGN.md §3, §5).
+"""Exact integer noise for central-DP releases (docs/formulas.md#noise).
 
 Samplers follow Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy"
 (NeurIPS 2020, arXiv:2004.00010), Algorithms 1–3:
@@ -44,7 +44,8 @@ work per call is that times ``size``. Hence:
   callers needing more draws call again.
 
 No timing-side-channel hardening is attempted (the loops are data-independent only in
-distribution); DESIGN.md §3 keeps sampling in a worker and never exposes its duration.
+distribution); docs/privacy-model.md#mechanisms keeps sampling in a worker and never exposes its
+duration.
 """
 
 from __future__ import annotations
@@ -244,7 +245,7 @@ def _discrete_laplace(t: int, s: int, randbelow: Callable[[int], int]) -> int:
 def sample_discrete_laplace(scale: Rational, rng: RandomSource | None = None) -> int:
     """One draw from the discrete Laplace with scale t: P[x] ∝ exp(−|x|/t), x ∈ ℤ.
 
-    With scale Δ₁/ε this is ε-DP for integer queries of L1 sensitivity Δ₁ (DESIGN.md §5).
+    With scale Δ₁/ε this is ε-DP for integer queries of L1 sensitivity Δ₁ (docs/formulas.md#noise).
     """
     frac = exact_fraction(scale, "scale")
     source = rng or _DEFAULT_SOURCE

@@ -31,7 +31,7 @@ from dpcore.validation import check_delta
 
 __all__ = ["RDP_ORDERS", "event_rdp", "logaddexp", "rdp_epsilon", "rdp_spent", "rdp_to_epsilon"]
 
-# Rényi orders (DESIGN.md §5): 1.01 … 1.09 step 0.01 (finer near α → 1, where small-ε
+# Rényi orders (docs/formulas.md#rdp): 1.01 … 1.09 step 0.01 (finer near α → 1, where small-ε
 # histories take their minimum; issue 13), 1.1 … 10.9 step 0.1, 11 … 63, 128 … 1024.
 RDP_ORDERS: tuple[float, ...] = (
     tuple(round(1.0 + i / 100.0, 2) for i in range(1, 10))

@@ -1,5 +1,6 @@
-"""Output shapes of the releases and budget API (DESIGN.md §8). Input is validated by
-:class:`privacy.inputs.ReleaseRequestSerializer`, which names every bad field."""
+"""Output shapes of the releases and budget API (docs/api.md#releases, docs/api.md#budget).
+Input is validated by :class:`privacy.inputs.ReleaseRequestSerializer`, which names every bad
+field."""
 
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ class CoarseDateTimeField(serializers.DateTimeField):
     whether the release contains them (issue 11, item 10). The hour is enough to read a history.
     """
 
-    def to_representation(self, value):  # type: ignore[no-untyped-def]
+    def to_representation(self, value: datetime.datetime | None) -> Any:
         if value is None:
             return None
         return super().to_representation(

@@ -1,4 +1,5 @@
-"""Thin views for releases and the budget (DESIGN.md §8): parse, call a service/selector, shape.
+"""Thin views for releases and the budget (docs/api.md#releases): parse, call a service/selector,
+shape.
 
 ``POST /api/v1/surveys/<slug>/releases/``          → 202 {"id","status","url"} (200 on a repeat
                                                       ``request_id``); 400 / 404 / 409
@@ -22,6 +23,7 @@ from deniable.api import CheckedJSONParser, json_object_body
 from deniable.errors import Conflict
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVTable
+from deniable.users import signed_in
 from privacy import inputs, selectors, services
 from privacy.api import serializers as s
 from privacy.models import Release
@@ -79,7 +81,9 @@ class SurveyReleasesView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
         spec = _release_spec(survey, request)
-        release, created = services.release_request(survey=survey, user=request.user, spec=spec)
+        release, created = services.release_request(
+            survey=survey, user=signed_in(request.user), spec=spec
+        )
         body = {"id": str(release.pk), "status": release.status, "url": s.release_url(release)}
         return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
 

@@ -1,4 +1,5 @@
-"""Releases and the privacy budget: validate, charge, run, refund (DESIGN.md §3, §5, §6).
+"""Releases and the privacy budget: validate, charge, run, refund
+(docs/architecture.md#release-flow).
 
 Request → plan → charge → task:
 

@@ -1,4 +1,5 @@
-"""The privacy budget: charge it under a row lock, refund a failed release (DESIGN.md §5, §6).
+"""The privacy budget: charge it under a row lock, refund a failed release
+(docs/privacy-model.md#budget, docs/architecture.md#release-flow).
 
 :func:`release_request` charges the budget *before* anything runs, in ONE transaction that
 holds a lock on the survey row (``SELECT … FOR UPDATE`` on PostgreSQL; on SQLite, which ignores
@@ -16,7 +17,7 @@ storing any result.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 
 from deniable.errors import Conflict
@@ -50,7 +51,7 @@ def _remaining(survey: Survey, spent: float) -> dict[str, float]:
 
 
 def release_request(
-    *, survey: Survey, user: AbstractBaseUser | None, spec: ReleaseSpec
+    *, survey: Survey, user: User | None, spec: ReleaseSpec
 ) -> tuple[Release, bool]:
     """Charge the budget and create a pending release; enqueue it on commit.
 

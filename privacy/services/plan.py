@@ -1,9 +1,9 @@
-"""Planning a release (DESIGN.md §3, §5).
+"""Planning a release (docs/privacy-model.md#sensitivity, docs/formulas.md#calibration).
 
 :func:`release_plan` derives the noise of a request validated by
 :class:`privacy.inputs.ReleaseRequestSerializer` (no database writes).
-Sensitivity (DESIGN.md §3), generalized to *weighted contributions*: the release is made of
-``m`` independent cell-groups ("contributions"); under add/remove of one respondent the
+Sensitivity (docs/formulas.md#sensitivity), generalized to *weighted contributions*: the release is
+made of ``m`` independent cell-groups ("contributions"); under add/remove of one respondent the
 cell-group j moves by at most Δ_j (L1 within the group, and also L2 since only one cell of a
 histogram moves):
 

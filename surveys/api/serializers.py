@@ -1,4 +1,4 @@
-"""API serializers: response representations (the DESIGN.md §8 field names).
+"""API serializers: response representations (the field names of docs/api.md).
 
 Request bodies are validated by the input serializers of :mod:`surveys.inputs` — the one
 validator, shared with the pages, errors named like ``questions[0].design.p_truth``.
@@ -21,7 +21,9 @@ from surveys.selectors import survey_respondent_count
 
 
 class FieldErrorsSerializer(serializers.Serializer):
-    errors = serializers.DictField(
+    # The API's field is named "errors" (docs/api.md#errors). DRF's metaclass moves declared
+    # fields out of the class, so Serializer.errors is untouched; the stubs cannot know that.
+    errors = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text='Messages per field, e.g. {"answers.q1": ["Must be a boolean …"]}.',
     )

@@ -1,4 +1,5 @@
-"""API v1 views for surveys, responses, invitations and design previews (DESIGN.md §8).
+"""API v1 views for surveys, responses, invitations and design previews
+(docs/api.md#endpoints).
 
 The read views with a CSV form (estimates, the export) are in ``surveys.api.read_views``.
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth import authenticate
 from django.contrib.auth.signals import user_logged_in
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import RawPostDataException
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -30,6 +31,7 @@ from rest_framework.views import APIView
 from deniable import json_input
 from deniable.api import json_object_body
 from deniable.errors import DomainError, InvalidInput
+from deniable.users import signed_in_user
 from dpcore import local as rr
 from surveys import designs, inputs, public_survey_cache, selectors, services
 from surveys.api import serializers as s
@@ -104,7 +106,7 @@ class SurveyListCreateView(APIView):
     )
     def post(self, request: Request) -> Response:
         spec = inputs.survey_spec(json_object_body(request))
-        survey = services.survey_create(owner=request.user, **spec.kwargs())
+        survey = services.survey_create(owner=signed_in_user(request.user), **spec.kwargs())
         return Response(_survey_out(_reload(request, survey.slug), request), status=201)
 
 
@@ -251,7 +253,7 @@ class ResponseCreateView(APIView):
         body, code = _submit(slug, json_object_body(request))
         return Response(body, status=code)
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         # The hot path of the whole product (issue 5): a well-formed JSON POST skips DRF's
         # Request/negotiation/parser/renderer layers (≈ a third of the CPU per submission). The
         # same service call, the same bodies and status codes; anything else (another method or

@@ -24,7 +24,7 @@ class TokenRequestSerializer(serializers.Serializer):
         error_messages={"invalid": REQUIRED},
     )
 
-    def validate(self, attrs: dict[str, Any]) -> Credentials:  # type: ignore[override]
+    def validate(self, attrs: dict[str, Any]) -> Credentials:
         return Credentials(username=attrs["username"], password=attrs["password"])
 
 
@@ -47,7 +47,7 @@ class InvitationCheckRequestSerializer(serializers.Serializer):
         help_text="The invitation token, in the body only (never in a URL).",
     )
 
-    def validate(self, attrs: dict[str, Any]) -> str:  # type: ignore[override]
+    def validate(self, attrs: dict[str, Any]) -> str:
         return str(attrs["token"])
 
 

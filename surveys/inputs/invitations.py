@@ -34,7 +34,7 @@ class InvitationRequestSerializer(serializers.Serializer):
         help_text="csv: a download (<slug>-invitations.csv) with one respondent link per line.",
     )
 
-    def validate(self, attrs: dict[str, Any]) -> InvitationRequest:  # type: ignore[override]
+    def validate(self, attrs: dict[str, Any]) -> InvitationRequest:
         return InvitationRequest(count=attrs["count"], format=attrs["format"])
 
 

@@ -46,7 +46,7 @@ class DesignPreviewRequestSerializer(serializers.Serializer):
         error_messages={"exclusive_min": CONFIDENCE_MESSAGE, "exclusive_max": CONFIDENCE_MESSAGE},
     )
 
-    def validate(self, attrs: dict[str, Any]) -> DesignPreviewRequest:  # type: ignore[override]
+    def validate(self, attrs: dict[str, Any]) -> DesignPreviewRequest:
         kind, k = attrs["kind"], attrs.get("k")
         if kind == Question.Kind.CHOICE and attrs.get("options"):
             k = len(attrs["options"])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
@@ -46,6 +46,9 @@ from surveys.specs import (
     SurveySpec,
 )
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise  # a dev-only package: for the annotation only
+
 KEY_MESSAGE = "Use a slug: letters, digits, - or _ (at most 64 characters)."
 MAX_COUNT = 2_000_000_000  # response_cap, planned_n
 BOUND_MESSAGE = f"Must lie between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."
@@ -54,7 +57,7 @@ NOT_PRIVATE = (
     "This design is not differentially private (ε = ∞): some reported answer reveals the true "
     "one. Give every answer a non-zero chance of being reported."
 )
-DESIGN_NAMES = {
+DESIGN_NAMES: dict[str, tuple[str, ...]] = {
     Question.Kind.YES_NO: ("forced_response", "warner", "unrelated_question"),
     Question.Kind.CHOICE: ("k_rr",),
 }
@@ -285,13 +288,18 @@ class SurveyBudgetInSerializer(serializers.Serializer):
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, float]:
-        return {
-            "budget_epsilon": attrs.get("epsilon", settings.DENIABLE_DEFAULT_BUDGET_EPSILON),
-            "budget_delta": attrs.get("delta", settings.DENIABLE_DEFAULT_BUDGET_DELTA),
-        }
+        return budget_values(attrs)
 
 
-QUESTIONS_MESSAGES = {
+def budget_values(attrs: Mapping[str, Any]) -> dict[str, float]:
+    """The survey's budget columns from a validated ``budget`` object, defaults where absent."""
+    return {
+        "budget_epsilon": attrs.get("epsilon", settings.DENIABLE_DEFAULT_BUDGET_EPSILON),
+        "budget_delta": attrs.get("delta", settings.DENIABLE_DEFAULT_BUDGET_DELTA),
+    }
+
+
+QUESTIONS_MESSAGES: dict[str, StrOrPromise] = {
     "not_a_list": "Give a list of questions.",
     "max_length": f"At most {MAX_QUESTIONS} questions.",
     "invalid": "Each question must be an object.",
@@ -313,8 +321,9 @@ def _count(help_text: str, **kwargs: Any) -> StrictIntegerField:
     )
 
 
-class SurveyPatchSerializer(serializers.Serializer):
-    """PATCH: every field optional; ``questions``, when given, replaces them all."""
+class _SurveyFieldsSerializer(serializers.Serializer):
+    """A survey's fields and the rules they share. Its two forms are siblings, not parent and
+    child, because each validates into its own value (SurveyChanges, SurveySpec)."""
 
     title = StrictCharField(max_length=TITLE_MAX, required=False)
     description = StrictCharField(
@@ -328,7 +337,8 @@ class SurveyPatchSerializer(serializers.Serializer):
     questions = QuestionInSerializer(
         many=True,
         required=False,
-        max_length=MAX_QUESTIONS,
+        # drf-stubs lacks max_length here; DRF hands it to the ListSerializer that many=True makes.
+        max_length=MAX_QUESTIONS,  # type: ignore[call-arg]
         error_messages=QUESTIONS_MESSAGES,
         help_text="Replaces all.",
     )
@@ -341,8 +351,12 @@ class SurveyPatchSerializer(serializers.Serializer):
         if "description" in values and values["description"] is None:
             values["description"] = ""
         if "budget" in attrs:
-            values.update(attrs["budget"] or self.fields["budget"].validate({}))
+            values.update(attrs["budget"] or budget_values({}))
         return values
+
+
+class SurveyPatchSerializer(_SurveyFieldsSerializer):
+    """PATCH: every field optional; ``questions``, when given, replaces them all."""
 
     def validate(self, attrs: dict[str, Any]) -> SurveyChanges:
         questions = attrs.get("questions")
@@ -352,15 +366,19 @@ class SurveyPatchSerializer(serializers.Serializer):
         )
 
 
-class SurveyInSerializer(SurveyPatchSerializer):
+class SurveyInSerializer(_SurveyFieldsSerializer):
     """POST: a whole survey; absent fields take their defaults."""
 
     title = StrictCharField(max_length=TITLE_MAX)
     questions = QuestionInSerializer(
-        many=True, required=False, max_length=MAX_QUESTIONS, error_messages=QUESTIONS_MESSAGES
+        many=True,
+        required=False,
+        # drf-stubs lacks max_length here; DRF hands it to the ListSerializer that many=True makes.
+        max_length=MAX_QUESTIONS,  # type: ignore[call-arg]
+        error_messages=QUESTIONS_MESSAGES,
     )
 
-    def validate(self, attrs: dict[str, Any]) -> SurveySpec:  # type: ignore[override]
+    def validate(self, attrs: dict[str, Any]) -> SurveySpec:
         values = self._values({"budget": None, **attrs})
         values["questions"] = tuple(attrs.get("questions") or ())
         return SurveySpec(**values)

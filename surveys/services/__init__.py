@@ -6,7 +6,7 @@ are validated before a service is called, by the input serializers of :mod:`surv
 the domain errors of :mod:`deniable.errors` (never DRF exceptions), so pages and the API share
 them.
 
-Privacy invariants enforced here (DESIGN.md §3):
+Privacy invariants enforced here (docs/privacy-model.md#unlinkability):
 
 * only *reported* answers are accepted and stored — the API has no field for a true answer;
 * a submission stores a random client UUID, the randomizer and the date; nothing about the client;

@@ -1,4 +1,4 @@
-"""Checking an invitation token without using it up (DESIGN.md §8.3).
+"""Checking an invitation token without using it up (docs/api.md#invitation-check).
 
 The respondent page asks as soon as it opens, so a used or unknown invitation is refused before
 anything is answered. Nothing is written and nothing is kept: the check reads the digest's row

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from deniable.errors import Conflict, InvalidInput
@@ -63,7 +63,7 @@ def _questions_replace(*, survey: Survey, questions: Sequence[QuestionSpec]) -> 
 @transaction.atomic
 def survey_create(
     *,
-    owner: AbstractBaseUser,
+    owner: User,
     title: str,
     budget_epsilon: float,
     budget_delta: float,

@@ -1,4 +1,4 @@
-"""API v1 (DESIGN.md §8): every status code, permissions, exports and the OpenAPI schema."""
+"""API v1 (docs/api.md): every status code, permissions, exports and the OpenAPI schema."""
 
 from __future__ import annotations
 
