@@ -1,4 +1,4 @@
-"""What a shuffled, randomized-only reports file protects (issue 13, DESIGN.md §5).
+"""What a shuffled, randomized-only reports file protects (issue 13; docs/formulas.md#shuffling).
 
 :func:`shuffled_export_guarantee` — for the reports export *restricted to the randomized
 columns* (rows shuffled, unlinked, direct answers left out), the central (ε, δ) it satisfies for

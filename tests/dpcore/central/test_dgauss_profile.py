@@ -36,7 +36,7 @@ def test_sigma_within_one_percent_of_tight(epsilon: float, m: int) -> None:
     assert exact_epsilon({DG(ours): m}, DELTA) <= epsilon
     assert tight * (1 - 2e-6) <= ours <= 1.01 * tight
     if (epsilon, m) == (1.0, 1):
-        assert ours == pytest.approx(3.7405, abs=1e-4)  # DESIGN.md §5
+        assert ours == pytest.approx(3.7405, abs=1e-4)  # docs/formulas.md#calibration
 
 
 def test_charged_exactly_what_was_asked() -> None:

@@ -24,7 +24,8 @@ from tests.dpcore.central.exact_lattice import exact_epsilon, mp_delta_single, m
 DELTA = 1e-5
 logging.getLogger("absl").setLevel(logging.ERROR)
 
-# Issue 13's table (δ = 1e-5): k discrete Gaussians at σ = 1, the exact values from DESIGN.md §5.
+# Issue 13's table (δ = 1e-5): k discrete Gaussians at σ = 1, the exact values
+# (docs/formulas.md#reference-values).
 DG_EXACT = {1: 4.4302, 10: 17.866, 100: 91.823, 1000: 633.90}
 
 # Mixed histories (discrete Laplace + discrete Gaussian, grid sums, pure past the old cap).
@@ -80,7 +81,8 @@ def test_histories_within_one_percent_of_exact(name: str) -> None:
 
 
 def test_discrete_laplace_table() -> None:
-    # DESIGN.md §5: k discrete Laplace at ε₀ = 0.1 — exact 0.99369, 4.30679, 17.78713.
+    # docs/formulas.md#reference-values: k discrete Laplace at ε₀ = 0.1 — exact 0.99369,
+    # 4.30679, 17.78713.
     for k, want in ((10, 0.99369), (100, 4.30679), (1000, 17.78713)):
         ours = pld.pld_epsilon({DL(0.1): k}, DELTA)
         assert want - 1e-5 <= ours <= want * 1.0001
