@@ -59,7 +59,7 @@ class Realisation:
     epsilon: float
 
 
-def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float]]:
+def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float | Fraction]]:
     if isinstance(design, KRRDesign):
         keep = design.keep_probability
         return [(KEEP, keep), (OTHER, 1.0 - keep)]
@@ -68,6 +68,13 @@ def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float]]:
         return [(TRUTH, params["p_truth"]), (YES, params["p_yes"]), (NO, params["p_no"])]
     if design.name == "warner":
         return [(TRUTH, params["p"]), (OPPOSITE, 1.0 - params["p"])]
+    if design.name == "two_probability":
+        # Forced response with truth a − b, YES b, NO 1 − a: the same P(yes | trait) = a and
+        # P(yes | no trait) = b (exact fractions: a − b in floats could be off by an ulp).
+        a, b = Fraction(params["p_yes_if_trait"]), Fraction(params["p_yes_if_not"])
+        return [(TRUTH, a - b), (YES, b), (NO, 1 - a)]
+    if design.name == "crosswise":
+        return []  # no randomizer (see physical_realisation)
     p, u = params["p"], params["innocuous_prevalence"]
     # The innocuous answer drawn from the same device is exactly the browser's simulation of it.
     return [(TRUTH, p), (YES, (1.0 - p) * u), (NO, (1.0 - p) * (1.0 - u))]
@@ -84,7 +91,13 @@ def _epsilon(design: BinaryDesign | KRRDesign, counts: dict[str, int], n: int) -
 
 
 def physical_realisation(design: BinaryDesign | KRRDesign) -> Realisation | None:
-    """The smallest device realising the design exactly, or None (the question needs JS)."""
+    """The smallest device realising the design exactly, or None (the question needs JS).
+
+    The crosswise model needs no device (the respondent's own innocuous fact is the randomness):
+    None here, and ``surveys.forms.physical_protocol`` gives its page its own words.
+    """
+    if isinstance(design, BinaryDesign) and design.name == "crosswise":
+        return None
     if isinstance(design, KRRDesign) and design.k - 1 > 6:
         return None  # the "other option" is picked by a die roll: at most 6 others
     outcomes = [(name, Fraction(p)) for name, p in _outcomes(design)]

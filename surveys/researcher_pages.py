@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET
 from deniable.errors import NotFound
 from surveys import charts, designs
 from surveys.forms import design_spec
+from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.models import Question, Survey
 from surveys.selectors import survey_estimates, survey_get_for_owner, survey_list_for_owner
 
@@ -94,6 +95,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
         "preview_url": reverse("api-design-preview"),
         "starting_designs": designs.starting_designs(),
+        "innocuous_statements": INNOCUOUS_STATEMENTS,
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
         "survey": _builder_survey(survey),
     }

@@ -85,7 +85,13 @@ def _clean_design(kind: str, raw: Any, options: list[str], field: str, errors: E
         return {}
     expected: tuple[str, ...] = ("k_rr",)
     if kind == "yes_no":
-        expected = ("forced_response", "warner", "unrelated_question")
+        expected = (
+            "forced_response",
+            "warner",
+            "unrelated_question",
+            "two_probability",
+            "crosswise",
+        )
     name = raw.get("name")
     if name not in expected:
         add_error(

@@ -49,6 +49,10 @@ const THRESHOLDS = {
   warner: ["as_asked"],
   unrelated_question: ["sensitive", "innocuous_yes"],
   k_rr: ["keep"],
+  // Any P(yes | trait) = a, P(yes | not) = b, run as forced response: truth = T(a) − T(b), yes = T(a).
+  two_probability: ["truth", "yes"],
+  // The crosswise model has no randomizer (no thresholds); `randomize` refuses it.
+  crosswise: [],
 };
 
 /** The question's thresholds, checked: integers strictly inside (0, 2⁵³). Anything else (a
@@ -62,13 +66,13 @@ export function checkedThresholds(q) {
     const v = t?.[key];
     if (!Number.isSafeInteger(v) || v <= 0 || v >= GRID) throw new Error(`bad threshold ${name}.${key}: ${v}`);
   }
-  if (name === "forced_response" && !(t.truth < t.yes)) throw new Error("bad thresholds: truth ≥ yes");
+  if ((name === "forced_response" || name === "two_probability") && !(t.truth < t.yes)) throw new Error("bad thresholds: truth ≥ yes");
   return { name, t };
 }
 
 /**
  * Randomize one answer. Returns `{ reported, branch }`:
- *  - forced response: one draw U; U < truth → the true answer ("truth"), U < yes → YES ("yes"),
+ *  - forced response (and the two-probability device, with the same thresholds): one draw U; U < truth → the true answer ("truth"), U < yes → YES ("yes"),
  *    else NO ("no");
  *  - Warner: U < as_asked → the answer to the statement as asked ("truth"), else to its opposite
  *    ("negation");
@@ -86,9 +90,10 @@ export function randomize(q, truth, fill) {
     const others = q.options.filter((o) => o !== truth);
     return { reported: others[randomBelow(others.length, fill)], branch: "other" };
   }
+  if (name === "crosswise") throw new Error("the crosswise model has no randomizer: the respondent reports same/different");
   if (typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
   const u = uint53(fill); // one draw against cumulative thresholds: exact proportions
-  if (name === "forced_response") {
+  if (name === "forced_response" || name === "two_probability") {
     if (u < t.truth) return { reported: truth, branch: "truth" };
     return u < t.yes ? { reported: true, branch: "yes" } : { reported: false, branch: "no" };
   }
