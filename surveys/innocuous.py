@@ -30,6 +30,13 @@ CROSSWISE_ASSUMPTION: Final = (
     "is true for you."
 )
 
+#: The same assumption, in the researcher's words (dashboard and builder).
+CROSSWISE_RESEARCHER_ASSUMPTION: Final = (
+    "The crosswise model's ε and its estimate assume that you cannot learn whether the innocuous "
+    "statement is true for any respondent, and that its prevalence is the one given: a wrong "
+    "prevalence biases the estimate."
+)
+
 _BIRTH_NOTE: Final = (
     "Birth months are not exactly uniform: a three-month window holds 25% ± about 2 percentage "
     "points of births, depending on the country and decade."

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET
 from deniable.errors import NotFound
 from surveys import charts, designs
 from surveys.forms import design_spec
-from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys.innocuous import CROSSWISE_RESEARCHER_ASSUMPTION, INNOCUOUS_STATEMENTS
 from surveys.models import Question, Survey
 from surveys.selectors import survey_estimates, survey_get_for_owner, survey_list_for_owner
 
@@ -163,5 +163,23 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "downloads": _downloads(survey, group_by),
         "any_clipped": _any_clipped(rows, crosstab),
         "releases_template": _releases_template(),
+        "crosswise_notes": _crosswise_notes(questions),
     }
     return render(request, "surveys/detail.html", context)
+
+
+def _crosswise_notes(questions: list[Question]) -> list[dict[str, Any]]:
+    """The crosswise questions' innocuous statements and the assumption their ε rests on."""
+    notes = []
+    for q in questions:
+        spec = q.design or {}
+        if q.kind == Question.Kind.YES_NO and spec.get("name") == "crosswise":
+            notes.append(
+                {
+                    "text": q.text,
+                    "innocuous_text": spec.get("innocuous_text") or "(no statement given)",
+                    "prevalence": spec.get("innocuous_prevalence"),
+                    "assumption": CROSSWISE_RESEARCHER_ASSUMPTION,
+                }
+            )
+    return notes

@@ -331,6 +331,12 @@ def crosswise(innocuous_prevalence: float, innocuous_text: str | None = None) ->
     ε = ``|ln(p/(1 − p))|`` — valid only if the researcher cannot learn the innocuous fact.
     """
     p = _probability("innocuous_prevalence", innocuous_prevalence)
+    if p in (0.0, 1.0):
+        raise DesignError(
+            "innocuous_prevalence",
+            f"p = {p!r}: an innocuous statement true for nobody or everybody protects nobody "
+            "(ε = ∞); use 0 < p < 1",
+        )
     if p == 0.5:
         raise DesignError(
             "innocuous_prevalence", "p = 0.5 gives c = 2p − 1 = 0: the answers carry no information"
