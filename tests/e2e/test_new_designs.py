@@ -1,0 +1,83 @@
+"""Issue 15 in real headless Chromium: a crosswise and a two-probability question answered with
+JavaScript (the crosswise radios, the two-probability spinner) and without it (the same radios;
+two coin flips for ¾/¼)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from surveys.models import Submission
+from tests.e2e.test_respondent_flow import flip, make_survey
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+INNOCUOUS = "My mother was born in January, February or March."
+QUESTIONS: list[dict[str, Any]] = [
+    {
+        "key": "cross",
+        "text": "I have used a fake receipt.",
+        "kind": "yes_no",
+        "design": {
+            "name": "crosswise",
+            "innocuous_prevalence": 0.25,
+            "innocuous_text": INNOCUOUS,
+        },
+    },
+    {
+        "key": "kuk",
+        "text": "I have cheated on an exam.",
+        "kind": "yes_no",
+        "design": {"name": "two_probability", "p_yes_if_trait": 0.75, "p_yes_if_not": 0.25},
+    },
+]
+
+
+def test_with_javascript_crosswise_and_two_probability(live_server, new_page):
+    survey = make_survey(QUESTIONS)
+    page, problems = new_page()
+    posts: list[Any] = []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    step = page.locator("#step-cross")
+    text = step.inner_text()
+    assert INNOCUOUS in text and "I have used a fake receipt." in text
+    assert "cannot find out whether the second statement" in text
+    # Next without an answer: asked for SAME or DIFFERENT.
+    step.locator("[data-role=next]").click()
+    assert "SAME or DIFFERENT" in step.inner_text()
+    step.locator("label", has_text="Different").click()
+    step.locator("[data-role=next]").click()
+    flip(page, "kuk", "true", skip=True)
+    page.locator("#step-kuk [data-role=next]").click()
+    summary = page.locator("#step-summary").inner_text()
+    assert "DIFFERENT" in summary
+    page.locator("#send-button").click()
+    page.locator("#thanks").wait_for()
+    body = json.loads(posts[-1].post_data)
+    assert body["answers"]["cross"] is False
+    assert isinstance(body["answers"]["kuk"], bool)
+    # Only the two-probability report is memoized; the crosswise answer needs no memory.
+    memo = page.evaluate(f"window.localStorage.getItem('deniable:{survey.slug}:kuk')")
+    assert json.loads(memo) == body["answers"]["kuk"]
+    sub = Submission.objects.get(survey=survey)
+    assert sub.answers["cross"] is False
+    assert problems.messages == []
+
+
+def test_without_javascript_the_same_radios_and_coins(live_server, new_page):
+    survey = make_survey(QUESTIONS)
+    page, _ = new_page(java_script_enabled=False)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    assert INNOCUOUS in page.locator("#step-cross").inner_text()
+    kuk = page.locator("#step-kuk").inner_text()
+    assert "Flip a coin twice" in kuk
+    page.locator("#step-cross label", has_text="Same").click()
+    page.locator("#step-kuk label", has_text="Yes").click()
+    page.locator("button[type=submit]", has_text="Send my answers").click()
+    page.wait_for_url(f"**/s/{survey.slug}/thanks/")
+    sub = Submission.objects.get(survey=survey)
+    assert sub.randomizer == "physical"
+    assert sub.answers == {"cross": True, "kuk": True}
