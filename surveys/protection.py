@@ -306,6 +306,13 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
             "results — those true answers were never sent or saved. Your answers to the other "
             "questions were sent exactly as you gave them."
         )
+    if any(is_crosswise(q) for q in questions):
+        # A crosswise question draws no chance at all: say so rather than call it randomized.
+        note = (
+            " For a question that asks SAME or DIFFERENT, nothing is randomized: only whether "
+            "your two answers agree is sent."
+        )
+        summary, sent = summary + note, sent + note
     return {
         "summary": summary,
         "sent": sent,

@@ -5,11 +5,13 @@ two coin flips for ¾/¼)."""
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
 import pytest
 
-from surveys.models import Submission
+from surveys.models import Submission, Survey
 from tests.e2e.test_respondent_flow import flip, make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -81,3 +83,37 @@ def test_without_javascript_the_same_radios_and_coins(live_server, new_page):
     sub = Submission.objects.get(survey=survey)
     assert sub.randomizer == "physical"
     assert sub.answers == {"cross": True, "kuk": True}
+
+
+def test_builder_offers_the_vetted_innocuous_statements(live_server, new_page):
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_user("crossbuilder", password="pw-cross-123")
+    page, _ = new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/accounts/login/?next=/surveys/new/")
+    page.fill("#id_username", "crossbuilder")
+    page.fill("#id_password", "pw-cross-123")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/surveys/new/")
+    page.fill("#b-title", "Crosswise built in the browser")
+    first = page.locator("#questions > li").first
+    first.locator('[data-path="text"]').fill("I have used a fake receipt.")
+    first.locator('[data-path="design.name"]').select_option("crosswise")
+    pick = first.locator("[data-role=innocuous-pick]")
+    pick.select_option("house_number_first_digit_1")
+    assert first.locator('[data-path="design.innocuous_text"]').input_value() == (
+        "The first digit of my house number is 1."
+    )
+    assert "Diekmann" in first.locator("[data-role=innocuous-source]").inner_text()
+    preview = first.locator("[data-role=preview]")
+    # ε = |ln(p/(1 − p))| at p = log₁₀2 ≈ 0.30103: ln(0.69897/0.30103) ≈ 0.842.
+    preview.filter(has_text="Local ε = 0.842").wait_for()
+    assert "cannot find out" in preview.inner_text()
+    page.click("#save")
+    page.wait_for_url(re.compile(r"/surveys/(?!new/)[a-z0-9]+/$"))
+    q = Survey.objects.get(title="Crosswise built in the browser").questions.get()
+    assert q.design["name"] == "crosswise"
+    assert q.design["innocuous_text"] == "The first digit of my house number is 1."
+    assert q.design["innocuous_prevalence"] == pytest.approx(math.log10(2))
+    # The dashboard states the assumption.
+    assert "cannot learn whether the innocuous statement" in page.content()
