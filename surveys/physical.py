@@ -20,6 +20,7 @@ from typing import Final
 
 from dpcore.local import BinaryDesign, KRRDesign
 from dpcore.local.browser import epsilon_of_ratios, krr_epsilon
+from dpcore.local.cheater import CheaterDetectionDesign, group_designs
 
 #: (faces n, instruction, face names), smallest first: the first device that fits is used.
 DEVICES: Final[list[tuple[int, str, list[str]]]] = [
@@ -113,3 +114,14 @@ def physical_realisation(design: BinaryDesign | KRRDesign) -> Realisation | None
             eps = _epsilon(design, dict(counts), n)
             return Realisation(n, instruction, names, counts, eps)
     return None
+
+
+def cheater_realisation(design: CheaterDetectionDesign) -> tuple[Realisation, Realisation] | None:
+    """The no-JS protocol of the cheating-detection model: a coin flip picks the group (heads: 1,
+    tails: 2; exactly ½ each), then that group's forced-response device. None when either
+    group's probabilities are not a whole number of faces (the question then needs JavaScript).
+    """
+    first, second = (physical_realisation(group) for group in group_designs(design))
+    if first is None or second is None:
+        return None
+    return first, second

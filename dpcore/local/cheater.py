@@ -41,6 +41,8 @@ from typing import Any, Final
 import numpy as np
 
 from dpcore.errors import ArgumentError, DesignError
+from dpcore.local.browser import browser_plan
+from dpcore.local.designs import BinaryDesign, forced_response
 from dpcore.stats import clip01, z_value
 from dpcore.validation import check_half_width, check_n
 from dpcore.validation import count as _count
@@ -51,8 +53,10 @@ __all__ = [
     "CheaterEstimate",
     "CheaterGroup",
     "ParameterEstimate",
+    "browser_thresholds",
     "cheater_detection",
     "estimate_cheater_detection",
+    "group_designs",
     "planned_half_width_per_group",
     "sample_size_per_group",
 ]
@@ -208,7 +212,13 @@ class CheaterEstimate:
     confidence: float
 
 
-def _log_likelihood(design: CheaterDetectionDesign, pi: float, beta: float, y, n) -> float:
+Counts = Sequence[int]
+Point = tuple[float, float]
+
+
+def _log_likelihood(
+    design: CheaterDetectionDesign, pi: float, beta: float, y: Counts, n: Counts
+) -> float:
     total = 0.0
     for g, yes, m in zip(design.groups, y, n, strict=True):
         lam = pi * (1.0 - g.p_no) + beta * g.p_yes
@@ -218,7 +228,9 @@ def _log_likelihood(design: CheaterDetectionDesign, pi: float, beta: float, y, n
     return total
 
 
-def _edge_maximum(design, y, n, start, end) -> tuple[float, tuple[float, float]]:
+def _edge_maximum(
+    design: CheaterDetectionDesign, y: Counts, n: Counts, start: Point, end: Point
+) -> tuple[float, Point]:
     """Golden-section maximum of the (concave) log-likelihood on the segment start → end."""
 
     def value(t: float) -> float:
@@ -239,7 +251,7 @@ def _edge_maximum(design, y, n, start, end) -> tuple[float, tuple[float, float]]
     return value(t), point
 
 
-def _boundary_ml(design, y, n) -> tuple[float, float]:
+def _boundary_ml(design: CheaterDetectionDesign, y: Counts, n: Counts) -> Point:
     """The ML (π, β) on the edges of the simplex π, β, γ ≥ 0 (vertices (0,0), (1,0), (0,1))."""
     edges = [((0.0, 0.0), (1.0, 0.0)), ((0.0, 0.0), (0.0, 1.0)), ((1.0, 0.0), (0.0, 1.0))]
     return max((_edge_maximum(design, y, n, a, b) for a, b in edges), key=lambda r: r[0])[1]
@@ -296,6 +308,33 @@ def estimate_cheater_detection(
         at_boundary=not inside,
         confidence=confidence,
     )
+
+
+# --- what the browser runs ------------------------------------------------------------------------
+
+
+def group_designs(design: CheaterDetectionDesign) -> tuple[BinaryDesign, BinaryDesign]:
+    """Each group's device as a forced-response design (for its thresholds, ε and dice)."""
+    return tuple(  # type: ignore[return-value]
+        forced_response(g.p_truth, g.p_yes, g.p_no) for g in design.groups
+    )
+
+
+def browser_thresholds(design: CheaterDetectionDesign) -> tuple[dict[str, int], float]:
+    """The page's integers and the ε they realise (rounded up; the larger group's).
+
+    The page draws the group with ``randomBelow(2)`` (exactly ½ each, Web Crypto), then runs the
+    group's forced-response thresholds: ``group_<i>_truth`` and ``group_<i>_yes`` as
+    ``dpcore.local.browser.browser_plan`` computes them for that group.
+    """
+    thresholds: dict[str, int] = {}
+    epsilon = 0.0
+    for i, group in enumerate(group_designs(design), start=1):
+        plan = browser_plan(group)
+        thresholds[f"group_{i}_truth"] = plan.thresholds["truth"]
+        thresholds[f"group_{i}_yes"] = plan.thresholds["yes"]
+        epsilon = max(epsilon, plan.epsilon, group.epsilon)
+    return thresholds, epsilon
 
 
 # --- planning ------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { GRID, checkedThresholds, randomize } from "../../static/js/rr/randomizer.js";
+import { GRID, checkedThresholds, randomize, randomizeCheater } from "../../static/js/rr/randomizer.js";
 import { cryptoSource, queueSource, wordsFor, yesNo } from "./support.mjs";
 
 // dpcore.local.browser.browser_plan(two_probability(2/3, 1/6)).thresholds, pinned by
@@ -66,5 +66,46 @@ describe("crosswise: no randomizer", () => {
     const q = yesNo("crosswise", {});
     assert.deepEqual(checkedThresholds(q), { name: "crosswise", t: {} });
     assert.throws(() => randomize(q, true, cryptoSource), /no randomizer/);
+  });
+});
+
+// dpcore.local.cheater.browser_thresholds(cheater_detection([{¼, ¼}, {⅙, ⅙}])), pinned by
+// tests/dpcore/local/test_cheater.py.
+const CDM = { group_1_truth: 2 ** 52, group_1_yes: 3 * 2 ** 51, group_2_truth: 6004799503160660, group_2_yes: 7505999378950827 };
+
+describe("cheater detection: the group, then that group's forced response", () => {
+  it("draws the group from one word (exactly ½) and flips at the group's thresholds", () => {
+    const q = yesNo("cheater_detection", CDM);
+    for (const group of [1, 2]) {
+      const word = group === 1 ? 0 : 1; // randomBelow(2): word % 2 (2³² is a multiple of 2)
+      const t = { truth: CDM[`group_${group}_truth`], yes: CDM[`group_${group}_yes`] };
+      for (const truth of [true, false]) {
+        const at = (u) => {
+          const fill = queueSource([word, ...wordsFor(u)]);
+          const out = randomizeCheater(q, truth, fill);
+          assert.equal(fill.left(), 0);
+          return out;
+        };
+        assert.deepEqual(at(t.truth - 1), { group, reported: truth, branch: "truth" });
+        assert.deepEqual(at(t.truth), { group, reported: true, branch: "yes" });
+        assert.deepEqual(at(t.yes - 1), { group, reported: true, branch: "yes" });
+        assert.deepEqual(at(t.yes), { group, reported: false, branch: "no" });
+      }
+    }
+  });
+
+  it("assigns the groups evenly (200 000 draws, |z| < 5) whatever the true answer", () => {
+    const q = yesNo("cheater_detection", CDM);
+    const n = 200000;
+    let first = 0;
+    for (let i = 0; i < n; i += 1) if (randomizeCheater(q, i % 2 === 0, cryptoSource).group === 1) first += 1;
+    const z = (first - n / 2) / Math.sqrt(n / 4);
+    assert.ok(Math.abs(z) < 5, `z = ${z}`);
+  });
+
+  it("refuses the plain randomize() and disordered thresholds", () => {
+    assert.throws(() => randomize(yesNo("cheater_detection", CDM), true, cryptoSource), /randomizeCheater/);
+    const bad = { ...CDM, group_2_yes: CDM.group_2_truth };
+    assert.throws(() => randomizeCheater(yesNo("cheater_detection", bad), true, cryptoSource));
   });
 });

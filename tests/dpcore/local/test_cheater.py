@@ -176,3 +176,34 @@ def test_planning_n_per_group():
 def test_an_empty_group_gives_no_estimate():
     est = cheater.estimate_cheater_detection(_design(), n=[10, 0], reported_yes=[3, 0])
     assert est.honest_yes.estimate is None and not est.at_boundary
+
+
+def test_browser_thresholds_and_no_js_protocol_are_each_groups_forced_response():
+    from fractions import Fraction
+
+    from surveys import physical
+
+    design = cheater.cheater_detection(
+        [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 1 / 6, "p_no": 1 / 6}]
+    )
+    thresholds, epsilon = cheater.browser_thresholds(design)
+    grid = 2**53
+    # Pinned in tests/js/new_designs.test.mjs. Group 1 is exact on the grid: truth ½, yes ¾.
+    assert thresholds == {
+        "group_1_truth": grid // 2,
+        "group_1_yes": 3 * grid // 4,
+        "group_2_truth": 6004799503160660,
+        "group_2_yes": 7505999378950827,
+    }
+    # Group 2 realises ⅔ truth and ⅙ yes within two grid steps.
+    assert abs(Fraction(thresholds["group_2_truth"], grid) - Fraction(2, 3)) <= Fraction(2, grid)
+    assert abs(
+        Fraction(thresholds["group_2_yes"] - thresholds["group_2_truth"], grid) - Fraction(1, 6)
+    ) <= Fraction(2, grid)
+    # ε = max(ln 3, ln 5): forced response (½, ¼, ¼) and (⅔, ⅙, ⅙).
+    assert epsilon == pytest.approx(math.log(5)) and epsilon >= design.epsilon
+    first, second = physical.cheater_realisation(design)
+    assert first.faces == 4 and dict(first.counts) == {"truth": 2, "yes": 1, "no": 1}
+    assert second.faces == 6 and dict(second.counts) == {"truth": 4, "yes": 1, "no": 1}
+    odd = cheater.cheater_detection([{"p_yes": 0.21, "p_no": 0.2}, {"p_yes": 0.4, "p_no": 0.1}])
+    assert physical.cheater_realisation(odd) is None
