@@ -409,7 +409,10 @@ def design_from_spec(spec: Mapping[str, Any], *, k: int | None = None) -> Binary
     if name == "two_probability":
         return two_probability(*values)
     if name == "crosswise":
-        return crosswise(values[0], spec.get("innocuous_text"))
+        if "innocuous_text" not in spec:
+            # A stored question needs the statement its respondents read (DESIGN.md §8.2).
+            raise DesignError("innocuous_text", "missing: the innocuous statement respondents read")
+        return crosswise(values[0], spec["innocuous_text"])
     return k_rr(_spec_k(spec, k), values[0])
 
 

@@ -70,8 +70,14 @@ def test_specs_are_stored_and_described(api):
 @pytest.mark.parametrize(
     ("design", "field"),
     [
-        ({"name": "crosswise", "innocuous_prevalence": 0.5}, "innocuous_prevalence"),
-        ({"name": "crosswise", "innocuous_prevalence": 1e-6}, "innocuous_prevalence"),
+        (
+            {"name": "crosswise", "innocuous_prevalence": 0.5, "innocuous_text": "x"},
+            "innocuous_prevalence",
+        ),
+        (
+            {"name": "crosswise", "innocuous_prevalence": 1e-6, "innocuous_text": "x"},
+            "innocuous_prevalence",
+        ),
         (
             {"name": "crosswise", "innocuous_prevalence": 0.3, "innocuous_text": ""},
             "innocuous_text",

@@ -10,14 +10,17 @@ two likelihood ratios; the crosswise report "same" has ``P(same | trait) = p``,
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpcore import local as rr
 from dpcore.local import browser
-from surveys import physical
+from surveys import designs, physical
 
 
 def _eps(a: float, b: float) -> float:
@@ -101,22 +104,24 @@ def test_crosswise_epsilon_is_abs_log_odds(p):
 def test_crosswise_spec_round_trips_with_its_text():
     spec = {"name": "crosswise", "innocuous_prevalence": 0.25, "innocuous_text": "Born in March."}
     assert rr.design_from_spec(spec).to_spec() == spec
-    assert rr.design_from_spec({"name": "crosswise", "innocuous_prevalence": 0.25}).to_spec() == {
-        "name": "crosswise",
-        "innocuous_prevalence": 0.25,
-    }
+    # The constructor works without a statement (for the formulas); a spec needs one.
+    assert rr.crosswise(0.25).to_spec() == {"name": "crosswise", "innocuous_prevalence": 0.25}
+    with pytest.raises(rr.DesignError) as info:
+        rr.design_from_spec({"name": "crosswise", "innocuous_prevalence": 0.25})
+    assert info.value.field == "innocuous_text"
 
 
 @pytest.mark.parametrize(
     ("spec", "field"),
     [
-        ({"innocuous_prevalence": 0.5}, "innocuous_prevalence"),
-        ({"innocuous_prevalence": 0.0}, "innocuous_prevalence"),
-        ({"innocuous_prevalence": 1.5}, "innocuous_prevalence"),
+        ({"innocuous_prevalence": 0.5, "innocuous_text": "x"}, "innocuous_prevalence"),
+        ({"innocuous_prevalence": 0.0, "innocuous_text": "x"}, "innocuous_prevalence"),
+        ({"innocuous_prevalence": 1.5, "innocuous_text": "x"}, "innocuous_prevalence"),
         ({"innocuous_prevalence": 0.25, "innocuous_text": 7}, "innocuous_text"),
         ({"innocuous_prevalence": 0.25, "innocuous_text": "  "}, "innocuous_text"),
         ({"innocuous_prevalence": 0.25, "innocuous_text": "x" * 501}, "innocuous_text"),
         ({"innocuous_prevalence": 0.25, "p": 0.5}, "p"),
+        ({"innocuous_prevalence": 0.25}, "innocuous_text"),
     ],
 )
 def test_crosswise_refusals_name_the_field(spec, field):
@@ -190,3 +195,35 @@ def test_js_threshold_constants_match_the_server():
         "truth": 2**52,
         "yes": 3 * 2**51,
     }
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    a=st.floats(min_value=2e-6, max_value=1 - 1e-6),
+    share=st.floats(min_value=1e-3, max_value=1 - 1e-3),
+)
+def test_two_probability_thresholds_realise_at_most_the_reported_epsilon(a, share):
+    """Property: the page's realised P(yes | trait) = yes/2⁵³ and P(yes | no) = (yes − truth)/2⁵³
+    give every likelihood ratio ≤ e^ε as reported (exact fractions, 60-digit decimals)."""
+    b = a * share
+    try:
+        design = rr.two_probability(a, b)
+        browser.check_epsilon_cap(design)
+        plan = browser.browser_plan(design)
+    except rr.DesignError:
+        return  # refused at validation, naming its field (tested above)
+    reported = designs.accounted_epsilon(design)
+    grid = 2**53
+    ra, rb = (
+        Fraction(plan.thresholds["yes"], grid),
+        Fraction(plan.thresholds["yes"] - plan.thresholds["truth"], grid),
+    )
+    with localcontext() as ctx:
+        ctx.prec = 60
+        bound = Decimal(reported).exp() * (1 - Decimal(10) ** -50)
+        for num, den in ((ra, rb), (rb, ra), (1 - rb, 1 - ra), (1 - ra, 1 - rb)):
+            ratio = Decimal(num.numerator * den.denominator) / Decimal(
+                num.denominator * den.numerator
+            )
+            assert ratio <= bound, (design, plan)
+    assert abs(ra - Fraction(a)) <= Fraction(3, grid) and abs(rb - Fraction(b)) <= Fraction(3, grid)
