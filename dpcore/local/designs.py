@@ -16,13 +16,8 @@ two probabilities   P(yes|trait) a, P(yes|not) b     a − b       b
 crosswise           innocuous prevalence p           2p − 1      1 − p
 =================== ================================ =========== ================
 
-The crosswise model (Yu, J.-W., Tian, G.-L. & Tang, M.-L. (2008) "Two new models for survey
-sampling with sensitive characteristic: design and analysis", Metrika 67:251–263) has no
-randomizer: the respondent reports whether their answers to the sensitive statement and to an
-innocuous one of known prevalence p are the *same*; the "yes" report is "same". Its ``c = 2p − 1``
-is negative when p < ½ — the only design whose c may be negative (the estimators map intervals
-through ``|c|``). The two-probability device is Kuk's (1990, Biometrika 77:436–438) two card decks
-or any device with those two probabilities.
+Crosswise (Yu, Tian & Tang 2008, Metrika 67:251–263): no randomizer, the "yes" report is "same";
+the only design whose c may be negative (p < ½). Two probabilities: Kuk 1990 or any device.
 
 Sources: Warner, S. L. (1965) "Randomized response: a survey technique for eliminating evasive
 answer bias", JASA 60:63–69; Boruch, R. F. (1971) "Assuring confidentiality of responses in social
@@ -48,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from dpcore.errors import DesignError
@@ -128,8 +123,7 @@ def _binary_epsilon(c: float, d: float, no_given_trait: float) -> float:
     without the trait. ∞ when ``d = 0`` or ``c + d = 1`` (a one-sided design: one answer proves the
     respondent's status). ``no_given_trait`` is ``1 − c − d``, passed in so that callers can supply
     it without cancellation.
-    Absolute values: for the crosswise model with p < ½ (c < 0) a "yes" ("same") favours *no*
-    trait, and ε is the larger |log ratio| either way (for c > 0 both logs are already ≥ 0).
+    Absolute values: for the crosswise model with p < ½ (c < 0) both logs are negative.
     """
     if d <= _ONE_SIDED_TOLERANCE or no_given_trait <= _ONE_SIDED_TOLERANCE:
         return math.inf
@@ -156,9 +150,7 @@ class BinaryDesign:
         if self.name not in BINARY_DESIGN_NAMES:
             raise DesignError("name", f"unknown binary design {self.name!r}")
         c, d = _number("c", self.c), _number("d", self.d)
-        if self.name == "crosswise" and c != 0.0:
-            pass  # c = 2p − 1 may be negative (module notes)
-        elif c <= 0.0:
+        if c <= 0.0 and not (self.name == "crosswise" and c < 0.0):  # c = 2p − 1 may be < 0
             raise DesignError("c", f"c = P(yes|trait) − P(yes|no trait) must be > 0 (got {c!r})")
         if d < 0.0:
             raise DesignError("d", f"d = P(yes | no trait) must be ≥ 0 (got {d!r})")
@@ -380,6 +372,33 @@ def design_from_spec(spec: Mapping[str, Any], *, k: int | None = None) -> Binary
     spec is accepted if it agrees). Unknown names, missing, unexpected, non-numeric, NaN or
     infinite parameters raise :class:`DesignError` naming the field.
     """
+    name = _spec_name(spec)
+    fields, texts = _SPEC_FIELDS[name], _TEXT_FIELDS.get(name, ())
+    allowed = {"name", *fields, *texts, *(("k",) if name == "k_rr" else ())}
+    unexpected = sorted(str(key) for key in spec if key not in allowed)
+    if unexpected:
+        raise DesignError(unexpected[0], f"unexpected parameter for design {name!r}")
+    # Text fields are required too: a crosswise question needs the statement respondents read.
+    for field_name in (*fields, *texts):
+        if field_name not in spec:
+            needs = ", ".join((*fields, *texts))
+            raise DesignError(field_name, f"missing (design {name!r} needs {needs})")
+    values = [_number(field_name, spec[field_name]) for field_name in fields]
+    if name == "k_rr":
+        return k_rr(_spec_k(spec, k), values[0])
+    if name == "crosswise":
+        return crosswise(values[0], spec["innocuous_text"])
+    builders: dict[str, Callable[..., BinaryDesign]] = {
+        "forced_response": forced_response,
+        "warner": warner,
+        "unrelated_question": unrelated_question,
+        "two_probability": two_probability,
+    }
+    return builders[name](*values)
+
+
+def _spec_name(spec: Mapping[str, Any]) -> str:
+    """The spec's design name, checked: a mapping whose ``name`` is a known design."""
     if not isinstance(spec, Mapping):
         raise DesignError("spec", f"must be a mapping with a 'name' (got {type(spec).__name__})")
     name = spec.get("name")
@@ -389,31 +408,7 @@ def design_from_spec(spec: Mapping[str, Any], *, k: int | None = None) -> Binary
         raise DesignError(
             "name", f"unknown design {name!r}; expected one of {', '.join(DESIGN_NAMES)}"
         )
-    fields = _SPEC_FIELDS[name]
-    allowed = {"name", *fields, *(("k",) if name == "k_rr" else ())}
-    texts = _TEXT_FIELDS.get(name, ())
-    allowed |= set(texts)
-    unexpected = sorted(str(key) for key in spec if key not in allowed)
-    if unexpected:
-        raise DesignError(unexpected[0], f"unexpected parameter for design {name!r}")
-    for field_name in fields:
-        if field_name not in spec:
-            raise DesignError(field_name, f"missing (design {name!r} needs {', '.join(fields)})")
-    values = [_number(field_name, spec[field_name]) for field_name in fields]
-    if name == "forced_response":
-        return forced_response(*values)
-    if name == "warner":
-        return warner(*values)
-    if name == "unrelated_question":
-        return unrelated_question(*values)
-    if name == "two_probability":
-        return two_probability(*values)
-    if name == "crosswise":
-        if "innocuous_text" not in spec:
-            # A stored question needs the statement its respondents read (DESIGN.md §8.2).
-            raise DesignError("innocuous_text", "missing: the innocuous statement respondents read")
-        return crosswise(values[0], spec["innocuous_text"])
-    return k_rr(_spec_k(spec, k), values[0])
+    return name
 
 
 def _spec_k(spec: Mapping[str, Any], k: int | None) -> int:
