@@ -12,9 +12,10 @@
    (OpenDP's ``scale`` is t for Laplace and σ — not σ² — for Gaussian).
    OpenDP lives only in the bench venv (``make bench`` builds ``.venv-bench``); without it the
    OpenDP columns say "not installed".
-2. **Accounting.** ε at δ = 1e-5 and wall time for the reference workloads of DESIGN.md §5
-   (k Gaussians at σ = 1; k Laplace at ε₀ = 0.1): ``dpcore.central.accounting`` next to
-   dp-accounting's ``RdpAccountant`` and ``PLDAccountant`` (default settings).
+2. **Accounting.** ε at δ = 1e-5 and wall time for the reference workloads of
+   docs/formulas.md#reference-values (k Gaussians at σ = 1; k Laplace at ε₀ = 0.1):
+   ``dpcore.central.accounting`` next to dp-accounting's ``RdpAccountant`` and ``PLDAccountant``
+   (default settings).
 3. **Calibration.** σ at δ = 1e-5 from the analytic Gaussian (Balle & Wang), the classical
    √(2 ln(1.25/δ))/ε, ``gaussian_sigma_for_budget`` (what a release actually uses for the
    discrete Gaussian: charged through RDP/zCDP) and dp-accounting's RDP calibration.
@@ -39,7 +40,8 @@ DESCRIPTION = "discrete samplers vs OpenDP; accountant ε and time vs dp-account
 
 DELTA = 1e-5
 
-# DESIGN.md §5 reference values (δ = 1e-5). Gaussian σ = 1: exact/PLD, RDP, simple zCDP.
+# The reference values of docs/formulas.md#reference-values (δ = 1e-5). Gaussian σ = 1: exact/PLD,
+# RDP, simple zCDP.
 REFERENCE_GAUSSIAN = {
     1: {"exact": 4.377, "rdp": 4.729, "zcdp": 5.299},
     10: {"exact": 17.857, "rdp": 19.054, "zcdp": 20.174},

@@ -2,7 +2,7 @@
 
 ``python -m bench.stat_efficiency [--quick]``
 
-What it checks (DESIGN.md §4):
+What it checks (docs/formulas.md#local):
 
 1. **Variance vs the ε-LDP limit.** For the coin design and for the optimal forced-response design
    at several ε, the empirical variance of the unbiased π̂ over R replications, divided by the
@@ -17,7 +17,8 @@ What it checks (DESIGN.md §4):
 Every estimate goes through ``dpcore.local``: the estimate and interval for each possible count
 y = 0..n are computed once by ``rr.estimate_binary`` (the scalar path the API uses) and the
 simulated counts index that table — exact, and vectorised. Counts are binomial/multinomial draws
-from a *seeded* numpy Generator: this is simulation, never privacy noise (DESIGN.md §3).
+from a *seeded* numpy Generator: this is simulation, never privacy noise
+(docs/privacy-model.md#mechanisms).
 
 Monte Carlo SE of a variance ratio: ratio·√(2/(R−1)) (the sample variance of a near-normal
 statistic); of a coverage: √(p(1−p)/R).

@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser, get_encoding
+
+# drf-stubs 3.18.1 lacks ``get_encoding`` (a module-level helper DRF 3.18 has): the stub is wrong.
+from rest_framework.parsers import JSONParser, get_encoding  # type: ignore[attr-defined]
 from rest_framework.request import Request
 
 from deniable import json_input

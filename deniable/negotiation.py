@@ -8,12 +8,15 @@ for, so a client parses one error shape whatever it requested.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from django.http import Http404
 from rest_framework.exceptions import NotAcceptable
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from deniable.errors import InvalidInput
 from deniable.renderers import CSVRenderer, FiniteJSONRenderer
@@ -21,20 +24,30 @@ from deniable.renderers import CSVRenderer, FiniteJSONRenderer
 FORMATS = ("json", "csv")
 
 
-def _json() -> tuple[FiniteJSONRenderer, str]:
+def _json() -> tuple[BaseRenderer, str]:
     return FiniteJSONRenderer(), FiniteJSONRenderer.media_type
 
 
-class FormatNegotiationMixin:
+# The type checker sees the mixin as the APIView it is mixed into (so ``super()`` and
+# ``self.request`` are typed); at run time it stays a plain mixin before ``APIView`` in the MRO.
+if TYPE_CHECKING:
+    _ViewBase = APIView
+else:
+    _ViewBase = object
+
+
+class FormatNegotiationMixin(_ViewBase):
     """Mix into an ``APIView`` before it: ``renderer_classes`` JSON then CSV (reorder in the
     view to make CSV the default), and :meth:`negotiated_format` in the handler."""
 
-    renderer_classes: list[type] = [FiniteJSONRenderer, CSVRenderer]
+    renderer_classes: Sequence[type[BaseRenderer]] = [FiniteJSONRenderer, CSVRenderer]
     format_error = False
 
-    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+    def perform_content_negotiation(
+        self, request: Request, force: bool = False
+    ) -> tuple[BaseRenderer, str]:
         try:
-            return super().perform_content_negotiation(request, force)  # type: ignore[misc]
+            return super().perform_content_negotiation(request, force)
         except Http404:  # DRF's answer to an unknown ?format=
             if force:
                 raise
@@ -44,8 +57,8 @@ class FormatNegotiationMixin:
             return _json()
 
     def handle_exception(self, exc: Exception) -> Response:
-        response = super().handle_exception(exc)  # type: ignore[misc]
-        self.request.accepted_renderer, self.request.accepted_media_type = _json()  # type: ignore[attr-defined]
+        response = super().handle_exception(exc)
+        self.request.accepted_renderer, self.request.accepted_media_type = _json()
         return response
 
     def negotiated_format(self, request: Request) -> str:

@@ -1,4 +1,4 @@
-"""Reads for releases and the privacy budget (DESIGN.md §5, §8)."""
+"""Reads for releases and the privacy budget (docs/api.md#releases, docs/api.md#budget)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import math
 import uuid
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from deniable.errors import NotFound
+from deniable.users import RequestUser, signed_in
 from dpcore.central import accounting, event_codec
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
@@ -50,15 +50,16 @@ def release_list_for_survey(*, survey: Survey) -> QuerySet[Release]:
     )
 
 
-def release_get_for_owner(*, user: AbstractBaseUser, release_id: Any) -> Release:
+def release_get_for_owner(*, user: RequestUser, release_id: Any) -> Release:
     """The release if it belongs to one of ``user``'s surveys; else NotFound (never 403)."""
-    if not getattr(user, "is_authenticated", False):
+    owner = signed_in(user)
+    if owner is None:
         raise NotFound("No such release.")
     try:
         pk = uuid.UUID(str(release_id))
     except ValueError:
         raise NotFound("No such release.") from None
-    release = Release.objects.select_related("survey").filter(pk=pk, survey__owner=user).first()
+    release = Release.objects.select_related("survey").filter(pk=pk, survey__owner=owner).first()
     if release is None:
         raise NotFound("No such release.")
     return release

@@ -11,7 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from surveys.models import Question
-from surveys.selectors.estimates import QuestionEstimate, SurveyEstimates
+from surveys.selectors.estimates import (
+    CategoryEstimate,
+    ChoiceEstimate,
+    QuestionEstimate,
+    SurveyEstimates,
+)
 
 # The chart's frame, in SVG user units (the template's viewBox is 100 wide).
 ROW_H, TOP, LEFT, WIDTH = 12.0, 8.0, 4.0, 92.0
@@ -70,14 +75,11 @@ def _entry_rows(e: QuestionEstimate) -> list[dict[str, Any]]:
     base = {"key": e.key, "text": e.text, "kind": e.kind, "epsilon": e.epsilon}
     if e.kind == Question.Kind.YES_NO:
         return [_row(base, "yes", e.n, e, "reported_yes_rate")]
-    if e.kind == Question.Kind.CHOICE:
-        return [_row(base, o.option, e.n, o, "reported_rate") for o in e.options]  # type: ignore[union-attr]
-    if e.kind == Question.Kind.CATEGORY:
+    if isinstance(e, ChoiceEstimate):  # kind choice
+        return [_row(base, o.option, e.n, o, "reported_rate") for o in e.options]
+    if isinstance(e, CategoryEstimate):  # kind category
         # Asked directly: the share is the estimate, with no randomization to undo.
-        return [
-            _row(base, o.option, e.n, o, "share", "share", direct=True)
-            for o in e.options  # type: ignore[union-attr]
-        ]
+        return [_row(base, o.option, e.n, o, "share", "share", direct=True) for o in e.options]
     return [_row(base, "mean", e.n, e, None, "mean", proportion=False)]
 
 

@@ -2,7 +2,8 @@
 
 The question row keeps the design *spec* (a small JSON dict); everything derived from it — the
 linear form ``λ = c·π + d``, the local ε, the k-RR keep probability — is computed here by
-``dpcore.local`` so that there is exactly one implementation of the formulas (DESIGN.md §4).
+``dpcore.local`` so that there is exactly one implementation of the formulas
+(docs/formulas.md#local).
 """
 
 from __future__ import annotations
@@ -75,10 +76,12 @@ def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = Non
         return None
     if spec is not None and not isinstance(spec, Mapping):
         raise rr.DesignError("spec", "must be an object with a 'name'")
-    spec = dict(spec) if spec else default_design_spec(kind)
+    given = dict(spec) if spec else default_design_spec(kind)
+    if given is None:  # unreachable: every randomized kind has a default design
+        raise rr.DesignError("spec", f"no default design for {kind!r}")
     if kind == CHOICE:
-        return rr.design_from_spec(spec, k=k)
-    return rr.design_from_spec(spec)
+        return rr.design_from_spec(given, k=k)
+    return rr.design_from_spec(given)
 
 
 def question_design(question: Any) -> Any:

@@ -32,6 +32,15 @@ def _scaled(x: float) -> int:
     return numerator * (_SCALE // denominator)
 
 
+def _bounds(question: Question) -> tuple[float, float]:
+    """The declared bounds; a release only takes bounded number questions (privacy.services.plan
+    refuses the others), so a missing bound here is a caller's error, not user input."""
+    bounds = question.bounds
+    if bounds is None:
+        raise ValueError(f"number question {question.key!r} has no bounds")
+    return float(bounds[0]), float(bounds[1])
+
+
 def number_sums_exact(
     *, survey: Survey, questions: Sequence[Question], group_by: Question | None
 ) -> dict[str, dict[str, tuple[int, Fraction]]]:
@@ -46,7 +55,7 @@ def number_sums_exact(
     acc: dict[str, dict[str, list[int]]] = {g: {q.key: [0, 0] for q in numbers} for g in groups}
     if not numbers:
         return {g: {} for g in groups}
-    bounds = {q.key: (float(q.min_value), float(q.max_value)) for q in numbers}  # type: ignore[arg-type]
+    bounds = {q.key: _bounds(q) for q in numbers}
     rows = Submission.objects.filter(survey=survey).values_list("answers", flat=True)
     for answers in rows.iterator(chunk_size=CHUNK):
         if group_by is None:

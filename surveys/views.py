@@ -25,6 +25,7 @@ from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
 from surveys import designs, protection
 from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
+from surveys.inputs import invitation_request, submission_spec
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
 from surveys.researcher_pages import owned_or_404 as _owned_or_404
@@ -139,11 +140,12 @@ def _respond_page(
 
 def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[str, str]]:
     """The no-JS form's refusals, each linked to its field (shown at the top of the page)."""
+    # An ErrorList yields each message as text (lazy or not): str() makes that explicit.
     out: list[dict[str, str]] = []
     for message in form.non_field_errors():
-        out.append({"href": "#respond-form", "text": message})
+        out.append({"href": "#respond-form", "text": str(message)})
     if "token" in form.fields and form["token"].errors:
-        text = " ".join(form["token"].errors)
+        text = " ".join(str(m) for m in form["token"].errors)
         out.append({"href": "#id_token", "text": f"Invitation code: {text}"})
     for number, q in enumerate(questions, start=1):
         errors = form[field_name(q)].errors
@@ -152,7 +154,7 @@ def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[st
         # Radio groups: link to the first radio; a number field: to its input.
         radio = q.kind != Question.Kind.NUMBER
         href = f"#id_{field_name(q)}_0" if radio else f"#id_{field_name(q)}"
-        out.append({"href": href, "text": f"Question {number}: {' '.join(errors)}"})
+        out.append({"href": href, "text": f"Question {number}: {' '.join(str(m) for m in errors)}"})
     return out
 
 
@@ -256,14 +258,16 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
     form = RespondForm(request.POST, survey=survey, questions=_questions(survey))
     if not form.is_valid():
         return _respond_page(request, survey, form, status=400)
+    body = {
+        "submission_id": uuid.uuid4(),  # server-made: a no-JS browser cannot keep one
+        "randomizer": "physical",
+        "answers": form.answers(),
+        "token": form.cleaned_data.get("token") or None,
+    }
     try:
-        submission_create(
-            survey=survey,
-            submission_id=uuid.uuid4(),  # server-made: a no-JS browser cannot keep one
-            randomizer="physical",
-            answers=form.answers(),
-            token=form.cleaned_data.get("token") or None,
-        )
+        # The API's validator (one copy of every rule), then the same service.
+        spec = submission_spec(questions=form.questions, data=body)
+        submission_create(survey=survey, **spec.kwargs())
     except InvalidInput as exc:
         form.add_domain_errors(exc.errors)
         return _respond_page(request, survey, form, status=400)
@@ -368,9 +372,10 @@ def survey_invitations(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         count: Any = int(raw)
     except ValueError:
-        count = raw  # the service words the error
+        count = raw  # the serializer words the error
     try:
-        tokens = invitations_create(survey=survey, count=count)
+        wanted = invitation_request({"count": count})
+        tokens = invitations_create(survey=survey, count=wanted.count)
     except InvalidInput as exc:
         message = " ".join(m for ms in exc.errors.values() for m in ms)
         return _invitations_page(request, survey, count_error=message, count_value=raw, status=400)

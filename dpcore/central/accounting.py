@@ -1,4 +1,4 @@
-"""Privacy accounting for central-DP releases (DESIGN.md §5).
+"""Privacy accounting for central-DP releases (docs/formulas.md#accounting).
 
 A survey's releases are a sequence of *events*; :func:`epsilon_spent` composes them and reports
 the tightest (ε, δ) bound among the *sound* accountants that apply, and which one won:

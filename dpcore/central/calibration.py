@@ -1,4 +1,4 @@
-"""Noise calibration and error planning for central-DP releases (DESIGN.md §5).
+"""Noise calibration and error planning for central-DP releases (docs/formulas.md#calibration).
 
 * :func:`analytic_gaussian_sigma` — the smallest σ for which the (continuous) Gaussian mechanism
   is (ε, δ)-DP, by the exact condition of Balle & Wang, "Improving the Gaussian Mechanism for
@@ -268,9 +268,9 @@ def expected_estimate_error(
 ) -> float:
     """Expected standard error of the debiased RR estimate π̂ released with central noise.
 
-    Model (DESIGN.md §4, §5): a release publishes noisy cell counts ỹ = y + η₁ (reported yes) and
-    ñ = (n − y) + η₀ (reported no) with independent noise of variance V = ``noise_variance``. The
-    true n is not released, so the estimator uses the noisy total:
+    Model (docs/formulas.md#expected-error): a release publishes noisy cell counts ỹ = y + η₁
+    (reported yes) and ñ = (n − y) + η₀ (reported no) with independent noise of variance V =
+    ``noise_variance``. The true n is not released, so the estimator uses the noisy total:
         λ̂ = ỹ / (ỹ + ñ),   π̂ = (λ̂ − d)/c.
     Delta method on λ̂ at (λn, (1−λ)n) — gradient ((1−λ)/n, −λ/n) — plus binomial sampling:
         Var(λ̂) ≈ λ(1−λ)/n + V·(λ² + (1−λ)²)/n²,   SE(π̂) = √Var(λ̂)/|c|.

@@ -7,8 +7,8 @@ or discrete Gaussian, :mod:`dpcore.central.noise`; ``V`` from
 The number of respondents is *not* released separately (it would cost more budget), so every
 estimator uses the noisy total ``Ñ = Σ_u C̃_u``.
 
-Linear form (DESIGN.md §4). For every question kind the probability that a respondent *reports*
-cell ``v`` is ``λ_v = c·π_v + d``:
+Linear form (docs/formulas.md#linear-form). For every question kind the probability that a
+respondent *reports* cell ``v`` is ``λ_v = c·π_v + d``:
 
 * yes/no design (forced response, Warner, unrelated question): the "yes" cell with the design's
   ``(c, d)``;
@@ -34,18 +34,19 @@ Variance (delta method). With ``k`` cells, ``∂λ_v/∂C_v = (1 − λ_v)/N`` a
 
 (for k = 2 this is :func:`dpcore.central.calibration.expected_estimate_error`'s formula.)
 
-Interval: the Wilson interval for λ (DESIGN.md §4) at the *effective* sample size
+Interval: the Wilson interval for λ (docs/formulas.md#wilson) at the *effective* sample size
 ``N_eff = λ*(1 − λ*)/Var(λ̂)`` evaluated at ``λ* = clip(λ̂, 1/(2N), 1 − 1/(2N))`` (the Kish
 design-effect device: the noise inflates the variance like a smaller sample would), then mapped
 through ``(· − d)/c`` and clipped to [0, 1]. Without noise (V = 0) ``N_eff = N`` and this is
 exactly the interval of the non-private estimates. If ``Ñ < 1`` nothing can be estimated: the
 estimate is ``None`` and the interval is [0, 1].
 
-Number questions (DESIGN.md §5: "bounds declared at design time; clip, then noisy sum and noisy
-count") — see :mod:`dpcore.central.sensitivity` (the grid step, the sum's sensitivity with its
-proof, the grid sum) and :func:`number_estimate`. The stored sum ``S`` is a float; adding integer
-noise to it as-is would leak its fractional part (Mironov 2012), so it is first put on an integer
-grid ``U = round(S/s)`` and only the integer ``U`` gets (exact, integer) noise.
+Number questions (docs/formulas.md#release-number: bounds declared at design time; clip, then a
+noisy sum and a noisy count) — see :mod:`dpcore.central.sensitivity` (the grid step, the sum's
+sensitivity with its proof, the grid sum) and :func:`number_estimate`. The stored sum ``S`` is a
+float; adding integer noise to it as-is would leak its fractional part (Mironov 2012), so it is
+first put on an integer grid ``U = round(S/s)`` and only the integer ``U`` gets (exact, integer)
+noise.
 
 Sources: Warner 1965; Wang et al. 2017 (k-RR); Wilson 1927; Kish 1965 (design effect); the
 delta method, e.g. Casella & Berger §5.5.4; Popoviciu 1935 (variance of a bounded variable);

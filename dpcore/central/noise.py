@@ -1,4 +1,4 @@
-"""Exact integer noise for central-DP releases (DESIGN.md §3, §5).
+"""Exact integer noise for central-DP releases (docs/formulas.md#noise).
 
 Samplers follow Canonne, Kamath & Steinke, "The Discrete Gaussian for Differential Privacy"
 (NeurIPS 2020, arXiv:2004.00010), Algorithms 1–3:
@@ -44,7 +44,8 @@ work per call is that times ``size``. Hence:
   callers needing more draws call again.
 
 No timing-side-channel hardening is attempted (the loops are data-independent only in
-distribution); DESIGN.md §3 keeps sampling in a worker and never exposes its duration.
+distribution); docs/privacy-model.md#mechanisms keeps sampling in a worker and never exposes its
+duration.
 """
 
 from __future__ import annotations
@@ -119,6 +120,22 @@ def _screen_decimal(value: Decimal, field: str) -> Decimal:
     return value
 
 
+def _to_fraction(value: Rational, field: str) -> Fraction:
+    """The exact value of a str ("n/d" or a decimal), Decimal, rational or float parameter."""
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > 2 * _MAX_DECIMAL_DIGITS:
+            raise PrivacyParameterError(field, "is too long to be a parameter")
+        if "/" in text:
+            return Fraction(text)  # "n/d": two integers of bounded length, no exponent
+        return Fraction(_screen_decimal(Decimal(text), field))
+    if isinstance(value, Decimal):
+        return Fraction(_screen_decimal(value, field))
+    if isinstance(value, numbers.Rational | float):
+        return Fraction(value)
+    raise TypeError(type(value).__name__)
+
+
 def exact_fraction(value: Rational, field: str = "value") -> Fraction:
     """Convert a parameter to an exact, finite, strictly positive :class:`Fraction`.
 
@@ -132,20 +149,7 @@ def exact_fraction(value: Rational, field: str = "value") -> Fraction:
     if isinstance(value, float) and not math.isfinite(value):
         raise PrivacyParameterError(field, "must be finite")
     try:
-        if isinstance(value, str):
-            text = value.strip()
-            if len(text) > 2 * _MAX_DECIMAL_DIGITS:
-                raise PrivacyParameterError(field, "is too long to be a parameter")
-            if "/" in text:
-                frac = Fraction(text)  # "n/d": two integers of bounded length, no exponent
-            else:
-                frac = Fraction(_screen_decimal(Decimal(text), field))
-        elif isinstance(value, Decimal):
-            frac = Fraction(_screen_decimal(value, field))
-        elif isinstance(value, numbers.Rational | float):
-            frac = Fraction(value)
-        else:
-            raise TypeError(type(value).__name__)
+        frac = _to_fraction(value, field)
     except PrivacyParameterError:
         raise
     except (ArithmeticError, ValueError, TypeError) as exc:  # decimal.InvalidOperation too
@@ -238,7 +242,7 @@ def _discrete_laplace(t: int, s: int, randbelow: Callable[[int], int]) -> int:
 def sample_discrete_laplace(scale: Rational, rng: RandomSource | None = None) -> int:
     """One draw from the discrete Laplace with scale t: P[x] ∝ exp(−|x|/t), x ∈ ℤ.
 
-    With scale Δ₁/ε this is ε-DP for integer queries of L1 sensitivity Δ₁ (DESIGN.md §5).
+    With scale Δ₁/ε this is ε-DP for integer queries of L1 sensitivity Δ₁ (docs/formulas.md#noise).
     """
     frac = exact_fraction(scale, "scale")
     source = rng or _DEFAULT_SOURCE

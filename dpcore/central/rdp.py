@@ -31,7 +31,7 @@ from dpcore.validation import check_delta
 
 __all__ = ["RDP_ORDERS", "event_rdp", "logaddexp", "rdp_epsilon", "rdp_spent", "rdp_to_epsilon"]
 
-# Rényi orders (DESIGN.md §5): 1.1 … 10.9 step 0.1, 11 … 63, 128 … 1024 (powers of two).
+# Rényi orders (docs/formulas.md#rdp): 1.1 … 10.9 step 0.1, 11 … 63, 128 … 1024 (powers of two).
 RDP_ORDERS: tuple[float, ...] = (
     tuple(round(1.0 + i / 10.0, 1) for i in range(1, 100))
     + tuple(float(a) for a in range(11, 64))

@@ -7,11 +7,11 @@ U = round(S/s) with Δ = K = ⌈B/s⌉ + 1 (:func:`sum_sensitivity`, proof there
 place it is derived): a contribution of sensitivity Δ gets Δ·t (discrete Laplace) or (Δσ)²
 (discrete Gaussian). The derivation of the privacy argument: :mod:`privacy.services.plan`.
 
-Number questions (DESIGN.md §5: "bounds declared at design time; clip, then noisy sum and noisy
-count"): the stored sum ``S`` is a float; adding integer noise to it as-is would leak its
-fractional part (Mironov 2012), so it is first put on an integer grid ``U = round(S/s)`` and only
-the integer ``U`` gets (exact, integer) noise. Higham 2002, *Accuracy and Stability of Numerical
-Algorithms*, §4.2 (floating-point summation).
+Number questions (docs/formulas.md#number-sums: bounds declared at design time; clip, then a
+noisy sum and a noisy count): the stored sum ``S`` is a float; adding integer noise to it as-is
+would leak its fractional part (Mironov 2012), so it is first put on an integer grid
+``U = round(S/s)`` and only the integer ``U`` gets (exact, integer) noise. Higham 2002, *Accuracy
+and Stability of Numerical Algorithms*, §4.2 (floating-point summation).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def exact_step(value: object) -> Fraction:
         raise ArgumentError("step", f"step must be a positive number (got {value!r:.60})")
     if isinstance(value, float) and not math.isfinite(value):
         raise ArgumentError("step", f"step must be finite (got {value!r})")
+    # typeshed's Fraction() overloads take int, float, Decimal, Rational or str, not numbers.Real.
     step: Fraction = Fraction(value)  # type: ignore[call-overload]
     if step <= 0:
         raise ArgumentError("step", f"step must be > 0 (got {value!r})")
@@ -171,7 +172,7 @@ def max_safe_respondents(lo: float, hi: float, step: Fraction | None = None) -> 
     return lo_n
 
 
-def grid_sum(total: float, step: Fraction) -> int:
+def grid_sum(total: float | Fraction, step: Fraction) -> int:
     """U = round(S/s), computed exactly (S's binary value as a Fraction; ties to even)."""
     if isinstance(total, bool) or not isinstance(total, numbers.Real):
         raise ArgumentError("total", f"total must be a number (got {total!r:.60})")

@@ -2,7 +2,7 @@
 
 The package's public names, gathered from its modules (:mod:`~dpcore.local.designs`,
 :mod:`~dpcore.local.estimators`, :mod:`~dpcore.local.intervals`, :mod:`~dpcore.local.planning`;
-the browser's integer thresholds are :mod:`dpcore.local.browser`). Formulas: DESIGN.md §4.
+the browser's integer thresholds are :mod:`dpcore.local.browser`). Formulas: docs/formulas.md#local.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Randomized-response designs: the binary designs, k-RR, their specs and the default design.
 
 Pure and typed: numpy and the standard library only, never Django (a test imports this module
-with no Django settings and checks ``django`` stays out of ``sys.modules``). Formulas: DESIGN.md §4.
+with no Django settings and checks ``django`` stays out of ``sys.modules``). Formulas:
+docs/formulas.md#local.
 
 **Binary designs.** Every binary design reports "yes" with probability ``λ = c·π + d`` where π is
 the prevalence of the sensitive trait, so ``P(yes | trait) = c + d`` and ``P(yes | no trait) = d``:

@@ -4,8 +4,8 @@ Pure (numpy and the standard library only; no Django). The z value and the Wilso
 themselves are :mod:`dpcore.stats` (one copy for the local and the central estimates).
 
 Every binary randomized-response design reports "yes" with probability ``λ = c·π + d``
-(DESIGN.md §4), so an interval ``[L, U]`` for λ maps to ``[(L − d)/c, (U − d)/c]`` for π, clipped to
-``[0, 1]``. The same holds for one option of k-RR with ``c = p − q``, ``d = q``.
+(docs/formulas.md#linear-form), so an interval ``[L, U]`` for λ maps to ``[(L − d)/c, (U − d)/c]``
+for π, clipped to ``[0, 1]``. The same holds for one option of k-RR with ``c = p − q``, ``d = q``.
 
 Scalar functions use plain :mod:`math` (the dashboard calls them per question per request); the
 ``*_table`` / coverage functions are the numpy-vectorised versions used for exact coverage

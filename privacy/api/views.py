@@ -1,4 +1,5 @@
-"""Thin views for releases and the budget (DESIGN.md §8): parse, call a service/selector, shape.
+"""Thin views for releases and the budget (docs/api.md#releases): parse, call a service/selector,
+shape.
 
 ``POST /api/v1/surveys/<slug>/releases/``          → 202 {"id","status","url"} (200 on a repeat
                                                       ``request_id``); 400 / 404 / 409
@@ -22,10 +23,13 @@ from deniable.api import CheckedJSONParser, json_object_body
 from deniable.errors import Conflict
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVTable
-from privacy import selectors, services
+from deniable.users import signed_in
+from privacy import inputs, selectors, services
 from privacy.api import serializers as s
 from privacy.models import Release
+from privacy.specs import ReleaseSpec
 from surveys.api.serializers import ErrorSerializer, FieldErrorsSerializer
+from surveys.models import Survey
 from surveys.selectors import survey_get_for_owner
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
@@ -34,10 +38,16 @@ ERROR_404 = OpenApiResponse(ErrorSerializer, description="No such survey (or not
 
 
 class LenientJSONParser(CheckedJSONParser):
-    """Accepts the non-standard ``NaN`` / ``Infinity`` literals so that the service can reject
-    them with a 400 *naming the field* (the strict parser gives an anonymous parse error)."""
+    """Accepts the non-standard ``NaN`` / ``Infinity`` literals so that the input serializer can
+    reject them with a 400 *naming the field* (the strict parser gives an anonymous parse error)."""
 
     strict = False
+
+
+def _release_spec(survey: Survey, request: Request) -> ReleaseSpec:
+    """The body, validated by the input serializer against the survey's questions."""
+    body = json_object_body(request)
+    return inputs.release_spec(questions=list(survey.questions.all()), data=body)
 
 
 class SurveyReleasesView(APIView):
@@ -56,7 +66,7 @@ class SurveyReleasesView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.ReleaseRequestSerializer,
+        request=inputs.ReleaseRequestSerializer,
         responses={
             202: s.ReleaseAcceptedSerializer,
             200: OpenApiResponse(s.ReleaseAcceptedSerializer, description="Same request_id."),
@@ -70,8 +80,9 @@ class SurveyReleasesView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
+        spec = _release_spec(survey, request)
         release, created = services.release_request(
-            survey=survey, user=request.user, data=json_object_body(request)
+            survey=survey, user=signed_in(request.user), spec=spec
         )
         body = {"id": str(release.pk), "status": release.status, "url": s.release_url(release)}
         return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
@@ -82,13 +93,14 @@ class ReleasePreviewView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.ReleaseRequestSerializer,
+        request=inputs.ReleaseRequestSerializer,
         responses={200: s.ReleasePreviewSerializer, 400: ERRORS_400, 404: ERROR_404},
         summary="Preview a release's ε cost and expected error (charges nothing)",
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
-        return Response(services.release_preview(survey=survey, data=json_object_body(request)))
+        spec = _release_spec(survey, request)
+        return Response(services.release_preview(survey=survey, spec=spec))
 
 
 def _filename(release: Release, fmt: str) -> str:

@@ -1,10 +1,13 @@
-"""Releases and the privacy budget: validate, charge, run, refund (DESIGN.md §3, §5, §6).
+"""Releases and the privacy budget: validate, charge, run, refund
+(docs/architecture.md#release-flow).
 
 Request → plan → charge → task:
 
-1. :mod:`~privacy.services.plan` — :func:`release_plan` validates the request (no database
-   writes) and derives the noise (the sensitivity argument is there; the per-contribution scaling
-   in :mod:`~privacy.services.sensitivity`).
+0. :mod:`privacy.inputs` — the input serializer validates the request body into a frozen
+   :class:`privacy.specs.ReleaseSpec` (the API, commands and tests alike).
+1. :mod:`~privacy.services.plan` — :func:`release_plan` derives the noise, writing nothing (the
+   sensitivity argument is there; the per-contribution scaling in
+   :mod:`~privacy.services.sensitivity`).
 2. :mod:`~privacy.services.budget` — :func:`release_request` charges the budget under a lock on
    the survey row and creates the pending release; :mod:`~privacy.services.enqueue` sends the task
    on commit, and :mod:`~privacy.services.sweep` re-enqueues releases that got stuck.

@@ -1,4 +1,5 @@
-"""The privacy budget: charge it under a row lock, refund a failed release (DESIGN.md §5, §6).
+"""The privacy budget: charge it under a row lock, refund a failed release
+(docs/privacy-model.md#budget, docs/architecture.md#release-flow).
 
 :func:`release_request` charges the budget *before* anything runs, in ONE transaction that
 holds a lock on the survey row (``SELECT … FOR UPDATE`` on PostgreSQL; on SQLite, which ignores
@@ -16,10 +17,7 @@ storing any result.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 
 from deniable.errors import Conflict
@@ -28,6 +26,7 @@ from privacy.models import LedgerEntry, Release
 from privacy.selectors import survey_ledger_events
 from privacy.services.enqueue import release_enqueue
 from privacy.services.plan import release_plan
+from privacy.specs import ReleaseSpec
 from surveys.models import Survey
 
 
@@ -52,16 +51,18 @@ def _remaining(survey: Survey, spent: float) -> dict[str, float]:
 
 
 def release_request(
-    *, survey: Survey, user: AbstractBaseUser | None, data: Mapping[str, Any]
+    *, survey: Survey, user: User | None, spec: ReleaseSpec
 ) -> tuple[Release, bool]:
-    """Validate, charge the budget and create a pending release; enqueue it on commit.
+    """Charge the budget and create a pending release; enqueue it on commit.
+
+    ``spec`` is a request validated by :class:`privacy.inputs.ReleaseRequestSerializer`.
 
     Returns ``(release, created)``. The same ``request_id`` again returns the existing release
     with ``created=False`` and charges nothing (whatever the rest of the body says).
     Raises :class:`InvalidInput` (400) or :class:`Conflict` ``budget_exceeded`` (409); neither
     writes anything.
     """
-    plan = release_plan(survey=survey, data=data)
+    plan = release_plan(survey=survey, spec=spec)
     with transaction.atomic():
         locked = _lock_survey(survey)
         if plan.request_id is not None:

@@ -1,4 +1,4 @@
-"""Enqueueing a release's compute task (DESIGN.md §6).
+"""Enqueueing a release's compute task (docs/architecture.md#tasks).
 
 With a broker (``REDIS_URL``), broker failures are logged and swallowed: the release stays
 pending and :func:`privacy.services.sweep.releases_sweep` (Celery beat) re-enqueues it.
@@ -47,7 +47,7 @@ def release_enqueue(*, release_id: uuid.UUID | str) -> bool:
     """Send the compute task to the broker (or run it, embedded); never raises.
 
     ``retry=False``: with the broker socket timeouts from settings a dead or hung Redis fails in
-    seconds instead of blocking the request (DESIGN.md §6).
+    seconds instead of blocking the request (docs/architecture.md#tasks).
     """
     try:
         release_compute = _compute_task()

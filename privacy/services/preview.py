@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 from dpcore.central import accounting
@@ -12,11 +11,14 @@ from privacy.selectors import survey_ledger_events
 from privacy.services import advice
 from privacy.services.plan import release_plan
 from privacy.services.results import DEFAULT_CONFIDENCE
+from privacy.specs import ReleaseSpec
 from surveys.models import Survey
 
 
-def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any]:
+def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
     """What a release would cost and how accurate it would be — charges nothing.
+
+    ``spec`` is a request validated by :class:`privacy.inputs.ReleaseRequestSerializer`.
 
     Expected errors use :func:`dpcore.central.calibration.expected_estimate_error` (worst
     case over the design's feasible λ) at the survey's current number of respondents (its
@@ -30,7 +32,7 @@ def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any
     """
     from surveys.selectors import survey_respondent_count
 
-    plan = release_plan(survey=survey, data=data)
+    plan = release_plan(survey=survey, spec=spec)
     before = survey_ledger_events(survey=survey)
     delta = survey.budget_delta
     spent = accounting.epsilon_spent(before, delta)

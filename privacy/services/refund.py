@@ -1,4 +1,5 @@
-"""Refunding a release that failed before storing any result (DESIGN.md §5, §6).
+"""Refunding a release that failed before storing any result (docs/privacy-model.md#budget,
+docs/architecture.md#release-flow).
 
 Its own module because both the charging side (:mod:`~privacy.services.budget`, through the
 enqueue) and the running side (:mod:`~privacy.services.run`) need it: importing it from the

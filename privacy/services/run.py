@@ -1,4 +1,4 @@
-"""Running a release: the body of the Celery task (DESIGN.md §6).
+"""Running a release: the body of the Celery task (docs/architecture.md#release-flow).
 
 :func:`release_run` (the Celery task body) computes counts, adds exact integer noise and stores
 the results and ``done`` in ONE transaction under a row lock; it skips finished releases, so

@@ -21,4 +21,7 @@ def contribution_count(questions: Sequence[Question]) -> int:
 
 def number_grid(question: Question) -> sensitivity.NumberGrid:
     """The grid of a number question, from its declared bounds only (never from the data)."""
-    return sensitivity.number_grid(question.min_value, question.max_value)  # type: ignore[arg-type]
+    bounds = question.bounds
+    if bounds is None:  # plan refuses unbounded number questions before any grid is built
+        raise ValueError(f"number question {question.key!r} has no bounds")
+    return sensitivity.number_grid(*bounds)

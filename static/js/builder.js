@@ -1,6 +1,7 @@
 /* Survey builder: questions, designs, and a live preview of ε, deniability and precision.
- * The DOM is the single source of truth; saving serializes it to the JSON API body (DESIGN.md §8),
- * and server errors come back keyed by field path ("questions[2].design.p") and are shown there.
+ * The DOM is the single source of truth; saving serializes it to the JSON API body
+ * (docs/api.md#surveys), and server errors come back keyed by field path
+ * ("questions[2].design.p") and are shown there.
  * An ES module (static/js/lib/http.js does the requests, with the CSRF header from the cookie);
  * URLs and starting values come from the `builder-data` island the server renders.
  */

@@ -1,6 +1,7 @@
 /* Deniable respondent page (templates/respond/survey.html): randomized response in the browser.
  *
- * Privacy rules this page keeps (DESIGN.md §3, §4; docs/respondent-pages.md):
+ * Privacy rules this page keeps (docs/privacy-model.md#local-dp, docs/formulas.md#local;
+ * docs/respondent-pages.md):
  *  - the TRUE answer lives only in a local variable while the coins are flipped; it is never put
  *    in a form field with a name, a URL, storage, a log, or a request;
  *  - randomness comes from crypto.getRandomValues only (never Math.random), drawn without bias,

@@ -109,8 +109,8 @@ class GroupOut(serializers.Serializer):
 
 
 class SurveyEstimatesOut(serializers.Serializer):
-    """The JSON body of GET …/estimates/ (DESIGN.md §8); ``group_by`` and ``groups`` only when
-    grouped."""
+    """The JSON body of GET …/estimates/ (docs/api.md#estimates); ``group_by`` and ``groups`` only
+    when grouped."""
 
     survey = serializers.CharField()
     title = serializers.CharField()

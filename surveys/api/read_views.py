@@ -1,4 +1,5 @@
-"""API v1 read views with a CSV form: estimates and the reports export (DESIGN.md §8).
+"""API v1 read views with a CSV form: estimates and the reports export (docs/api.md#estimates,
+docs/api.md#export).
 
 Thin: look the survey up (someone else's is a 404), call a selector, hand the data to an output
 serializer; the negotiated renderer (``deniable.negotiation``) writes JSON or CSV.

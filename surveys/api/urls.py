@@ -1,4 +1,5 @@
-"""API v1 routes for surveys (DESIGN.md §8); included at ``api/v1/`` by ``deniable.urls``."""
+"""API v1 routes for surveys (docs/api.md#endpoints); included at ``api/v1/`` by
+``deniable.urls``."""
 
 from __future__ import annotations
 

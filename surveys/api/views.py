@@ -1,4 +1,5 @@
-"""API v1 views for surveys, responses, invitations and design previews (DESIGN.md §8).
+"""API v1 views for surveys, responses, invitations and design previews
+(docs/api.md#endpoints).
 
 The read views with a CSV form (estimates, the export) are in ``surveys.api.read_views``.
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth import authenticate
 from django.contrib.auth.signals import user_logged_in
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import RawPostDataException
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -30,12 +31,12 @@ from rest_framework.views import APIView
 from deniable import json_input
 from deniable.api import json_object_body
 from deniable.errors import DomainError, InvalidInput
+from deniable.users import signed_in_user
 from dpcore import local as rr
-from surveys import designs, public_survey_cache, selectors, services
+from surveys import designs, inputs, public_survey_cache, selectors, services
 from surveys.api import serializers as s
 from surveys.ratelimit import submission_rate_check
 from surveys.services.invitation_check import invitation_check
-from surveys.services.validation import text_problem
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
@@ -53,7 +54,7 @@ class AuthTokenView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        request=s.TokenRequestSerializer,
+        request=inputs.TokenRequestSerializer,
         responses={
             200: s.TokenResponseSerializer,
             400: ERRORS_400,
@@ -66,17 +67,8 @@ class AuthTokenView(APIView):
         tags=["auth"],
     )
     def post(self, request: Request) -> Response:
-        data = json_object_body(request)
-        username, password = data.get("username"), data.get("password")
-        errors: dict[str, list[str]] = {}
-        for name, value in (("username", username), ("password", password)):
-            if not isinstance(value, str) or not value:
-                errors[name] = ["This field is required."]
-            elif text_problem(value):  # NUL: a database error on PostgreSQL's username lookup
-                errors[name] = [text_problem(value) or ""]
-        if errors:
-            raise InvalidInput(errors)
-        user = authenticate(request._request, username=username, password=password)
+        given = inputs.credentials(json_object_body(request))
+        user = authenticate(request._request, username=given.username, password=given.password)
         if user is None or not user.is_active:
             raise InvalidInput.single(
                 "non_field_errors", "Unable to log in with the provided credentials."
@@ -108,12 +100,13 @@ class SurveyListCreateView(APIView):
         )
 
     @extend_schema(
-        request=s.SurveyInSerializer,
+        request=inputs.SurveyInSerializer,
         responses={201: s.SurveyOutSerializer, 400: ERRORS_400},
         tags=["surveys"],
     )
     def post(self, request: Request) -> Response:
-        survey = services.survey_create(owner=request.user, data=json_object_body(request))
+        spec = inputs.survey_spec(json_object_body(request))
+        survey = services.survey_create(owner=signed_in_user(request.user), **spec.kwargs())
         return Response(_survey_out(_reload(request, survey.slug), request), status=201)
 
 
@@ -126,14 +119,15 @@ class SurveyDetailView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.SurveyPatchSerializer,
+        request=inputs.SurveyPatchSerializer,
         responses={200: s.SurveyOutSerializer, 400: ERRORS_400, 404: ERROR_404, 409: ERROR_409},
         tags=["surveys"],
         description="Drafts only (409 once open). `questions`, when given, replaces them all.",
     )
     def patch(self, request: Request, slug: str) -> Response:
         survey = _reload(request, slug)
-        services.survey_update(survey=survey, data=json_object_body(request))
+        changes = inputs.survey_changes(json_object_body(request))
+        services.survey_update(survey=survey, changes=changes)
         return Response(_survey_out(_reload(request, slug), request))
 
 
@@ -163,22 +157,6 @@ class SurveyCloseView(APIView):
         return Response(_survey_out(_reload(request, slug), request))
 
 
-INVITATION_FORMATS = ("json", "csv")
-
-
-def _invitation_request(data: Mapping[str, Any]) -> tuple[Any, str]:
-    """``count`` (checked by the service) and ``format``; a bad format is a 400 naming it."""
-    fmt = data.get("format", "json")
-    if fmt not in INVITATION_FORMATS:
-        errors = {"format": ["One of: json, csv."]}
-        try:
-            services.validate_invitation_count(data.get("count"))
-        except InvalidInput as exc:
-            errors.update(exc.errors)
-        raise InvalidInput(errors)
-    return data.get("count"), fmt
-
-
 def _invitation_links(request: Request, survey: Any, tokens: list[str]) -> list[str]:
     # The token goes after "#": browsers never send the fragment, so it stays out of logs.
     base = request.build_absolute_uri(reverse("respond", args=[survey.slug]))
@@ -200,7 +178,7 @@ class InvitationCreateView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.InvitationRequestSerializer,
+        request=inputs.InvitationRequestSerializer,
         responses={
             (201, "application/json"): s.InvitationResponseSerializer,
             (201, "text/csv"): OpenApiTypes.STR,
@@ -216,10 +194,10 @@ class InvitationCreateView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response | HttpResponse:
         survey = _reload(request, slug)
-        count, fmt = _invitation_request(json_object_body(request))
-        tokens = services.invitations_create(survey=survey, count=count)
+        wanted = inputs.invitation_request(json_object_body(request))
+        tokens = services.invitations_create(survey=survey, count=wanted.count)
         links = _invitation_links(request, survey, tokens)
-        if fmt == "csv":
+        if wanted.format == "csv":
             response = HttpResponse(
                 services.invitation_links_csv(links),
                 status=201,
@@ -258,7 +236,7 @@ class ResponseCreateView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.SubmissionRequestSerializer,
+        request=inputs.SubmissionRequestSerializer,
         responses={
             201: s.SubmissionResponseSerializer,
             200: OpenApiResponse(s.SubmissionResponseSerializer, description="Duplicate retry."),
@@ -275,7 +253,7 @@ class ResponseCreateView(APIView):
         body, code = _submit(slug, json_object_body(request))
         return Response(body, status=code)
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         # The hot path of the whole product (issue 5): a well-formed JSON POST skips DRF's
         # Request/negotiation/parser/renderer layers (≈ a third of the CPU per submission). The
         # same service call, the same bodies and status codes; anything else (another method or
@@ -301,13 +279,8 @@ def _submit(slug: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
     again by the INSERT), the survey's rate limit, then the service."""
     survey = public_survey_cache.survey_get_public_cached(slug=slug)
     submission_rate_check(survey_id=survey.pk)
-    outcome = services.submission_create(
-        survey=survey,
-        submission_id=data.get("submission_id"),
-        randomizer=data.get("randomizer"),
-        answers=data.get("answers"),
-        token=data.get("token"),
-    )
+    spec = inputs.submission_spec(questions=list(survey.questions.all()), data=data)
+    outcome = services.submission_create(survey=survey, **spec.kwargs())
     code = status.HTTP_201_CREATED if outcome.status == "accepted" else status.HTTP_200_OK
     return {"submission_id": str(outcome.submission_id), "status": outcome.status}, code
 
@@ -338,30 +311,21 @@ def _dumps(body: Any) -> bytes:
 
 class DesignPreviewView(APIView):
     @extend_schema(
-        request=s.DesignPreviewRequestSerializer,
+        request=inputs.DesignPreviewRequestSerializer,
         responses={200: s.DesignPreviewResponseSerializer, 400: ERRORS_400},
         tags=["designs"],
         description="Live ε, deniability and planned precision for the survey builder.",
     )
     def post(self, request: Request) -> Response:
-        serializer = s.DesignPreviewRequestSerializer(data=json_object_body(request))
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        kind = data["kind"]
-        k = data.get("k")
-        if kind == "choice" and data.get("options"):
-            k = len(data["options"])
-        if kind == "choice" and k is None:
-            raise InvalidInput.single("options", "Give the options (or k) of a choice question.")
-        confidence = selectors.validate_confidence(data.get("confidence", 0.95))
+        wanted = inputs.design_preview_request(json_object_body(request))
         try:
             preview = designs.design_preview(
-                kind=kind,
-                spec=data.get("design"),
-                k=k,
-                planned_n=data.get("planned_n", 1000),
-                prior=data.get("prior"),
-                confidence=confidence,
+                kind=wanted.kind,
+                spec=wanted.design,
+                k=wanted.k,
+                planned_n=wanted.planned_n,
+                prior=wanted.prior,
+                confidence=wanted.confidence,
             )
         except rr.DesignError as exc:
             field = {"spec": "design", "kind": "kind"}.get(exc.field, f"design.{exc.field}")
@@ -383,7 +347,7 @@ class InvitationCheckView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.InvitationCheckRequestSerializer,
+        request=inputs.InvitationCheckRequestSerializer,
         responses={
             200: s.InvitationCheckResponseSerializer,
             400: ERRORS_400,
@@ -400,5 +364,5 @@ class InvitationCheckView(APIView):
         # Not the per-process cache: the answer must reflect a survey closed a moment ago.
         survey = selectors.survey_get_public(slug=slug)
         submission_rate_check(survey_id=survey.pk, scope="invitation_checks")
-        valid = invitation_check(survey=survey, token=body.get("token"))
+        valid = invitation_check(survey=survey, token=inputs.invitation_token(body))
         return Response({"valid": valid})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from deniable.errors import InvalidInput
@@ -27,10 +28,13 @@ def questions_of(survey: Survey) -> list[Question]:
 
 @dataclass(frozen=True)
 class NumberSums:
-    """Sufficient statistics of a number question's answers."""
+    """Sufficient statistics of a number question's answers.
+
+    ``total`` is a float when read from the tallies (estimates) and the exact rational sum when
+    read from the stored submissions for a release (:mod:`surveys.exact_sums`)."""
 
     n: int
-    total: float
+    total: float | Fraction
     total_sq: float
 
 

@@ -204,8 +204,9 @@ def number_estimate(q: Question, sums: NumberSums, confidence: float) -> NumberE
     question's bounds. (A formula in a selector: the pure core should own it; see the read-side
     report.)"""
     n = sums.n
-    finite = math.isfinite(sums.total) and math.isfinite(sums.total_sq)
-    mean = sums.total / n if n and finite else None
+    total = float(sums.total)  # the tallies' float sum (exact Fractions are for releases)
+    finite = math.isfinite(total) and math.isfinite(sums.total_sq)
+    mean = total / n if n and finite else None
     std_error = ci_low = ci_high = None
     if n >= 2 and mean is not None:
         # Σx² − n·x̄² cancels when the spread is small beside the mean: its rounding error is at
@@ -216,8 +217,9 @@ def number_estimate(q: Question, sums: NumberSums, confidence: float) -> NumberE
         variance = (sums.total_sq - n * mean * mean) / (n - 1)
         std_error = math.sqrt(max(variance, rounding) / n)
         half = rr.z_value(confidence) * std_error
-        ci_low = max(q.min_value, mean - half)
-        ci_high = min(q.max_value, mean + half)
+        ci_low, ci_high = mean - half, mean + half
+        if q.bounds is not None:  # clip to the declared bounds (the admin may leave them unset)
+            ci_low, ci_high = max(q.bounds[0], ci_low), min(q.bounds[1], ci_high)
     return NumberEstimate(
         **_header(q),
         n=n,
@@ -254,8 +256,8 @@ def _entries(
 def survey_estimates(
     *, survey: Survey, confidence: Any = 0.95, group_by: str | None = None
 ) -> SurveyEstimates:
-    """Estimates debiased by ``dpcore.local`` (DESIGN.md §8), from one aggregate query over the
-    tallies; with ``group_by`` the same query also returns every group's cells."""
+    """Estimates debiased by ``dpcore.local`` (docs/api.md#estimates), from one aggregate query over
+    the tallies; with ``group_by`` the same query also returns every group's cells."""
     confidence = validate_confidence(confidence)
     questions = questions_of(survey)
     group_q = group_question(questions, group_by)

@@ -2,7 +2,7 @@
 
 Counts come from the sharded ``Tally`` counter vectors with ONE query (≤ 64 rows per slice
 whatever the number of respondents), so estimates cost the same at 10 or 10⁶ respondents and
-never load submissions (DESIGN.md §2, issue #3).
+never load submissions (docs/architecture.md#tallies, issue #3).
 """
 
 from __future__ import annotations

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 
 from deniable.errors import NotFound
+from deniable.users import RequestUser, signed_in
 from surveys.models import Question, Submission, Survey, Tally
 from surveys.selectors.sql import RespondentsSlot, respondents_subquery
 
@@ -30,21 +30,23 @@ def survey_get_public(*, slug: str) -> Survey:
     return survey
 
 
-def survey_get_for_owner(*, user: AbstractBaseUser, slug: str) -> Survey:
+def survey_get_for_owner(*, user: RequestUser, slug: str) -> Survey:
     """The user's own survey. Someone else's is a 404 (never 403), so existence is not leaked."""
-    if not getattr(user, "is_authenticated", False):
+    owner = signed_in(user)
+    if owner is None:
         raise NotFound("No such survey.")
-    survey = _with_questions(Survey.objects.filter(owner=user, slug=slug)).first()
+    survey = _with_questions(Survey.objects.filter(owner=owner, slug=slug)).first()
     if survey is None:
         raise NotFound("No such survey.")
     return survey
 
 
-def survey_list_for_owner(*, user: AbstractBaseUser) -> QuerySet[Survey]:
+def survey_list_for_owner(*, user: RequestUser) -> QuerySet[Survey]:
     """The user's surveys, newest first, each annotated with ``respondents``."""
-    if not getattr(user, "is_authenticated", False):
+    owner = signed_in(user)
+    if owner is None:
         return Survey.objects.none()
-    return _with_questions(Survey.objects.filter(owner=user)).annotate(
+    return _with_questions(Survey.objects.filter(owner=owner)).annotate(
         respondents=Coalesce(respondents_subquery(), Value(0))
     )
 

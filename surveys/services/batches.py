@@ -60,7 +60,8 @@ def _rewrite(
     SQLite (one writer at a time): through a temporary table."""
     qn = connection.ops.quote_name
     table = qn(model._meta.db_table)
-    columns = [f.column for f in model._meta.concrete_fields]
+    # A concrete field is one with a column (Django's own definition), so none is skipped here.
+    columns = [f.column for f in model._meta.concrete_fields if f.column is not None]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             names = ", ".join(qn(c) for c in columns)

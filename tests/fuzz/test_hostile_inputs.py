@@ -45,6 +45,7 @@ from dpcore.local import intervals as rr_intervals
 from privacy.models import LedgerEntry, Release
 from surveys import services
 from surveys.models import Submission, Survey, Tally
+from tests import boundary
 
 DOCUMENTED = (rr.DesignError, PrivacyParameterError, ValueError)
 CALL_SECONDS = 10  # a single pure call taking longer than this is a hang
@@ -477,7 +478,7 @@ VALID_ANSWERS: dict[str, Any] = {"coin": True, "party": "b", "region": "north", 
 def open_survey(db: None) -> Survey:
     cache.clear()
     owner = get_user_model().objects.create_user(username="hostile", password="pw-hostile-123")
-    survey = services.survey_create(
+    survey = boundary.survey_create(
         owner=owner, data={"title": "Hostile", "questions": QUESTIONS, "budget": {"epsilon": 1e9}}
     )
     return services.survey_open(survey=survey)
@@ -524,7 +525,7 @@ def test_submission_service_hostile(open_survey: Survey, body: dict[str, Any]) -
     before = _stored()
     try:
         with time_limit(CALL_SECONDS):
-            outcome = services.submission_create(survey=open_survey, **body)
+            outcome = boundary.submission_create(survey=open_survey, **body)
     except InvalidInput as exc:
         assert exc.errors and all(field and messages for field, messages in exc.errors.items())
         assert all(isinstance(m, str) and m for ms in exc.errors.values() for m in ms)
@@ -566,7 +567,7 @@ def test_submission_api_hostile(open_survey: Survey, body: Any) -> None:
 def test_submission_huge_number_is_a_field_error(open_survey: Survey) -> None:
     """Regression: 10**400 as a number answer raised OverflowError in math.isfinite (a 500)."""
     with pytest.raises(InvalidInput) as caught:
-        services.submission_create(
+        boundary.submission_create(
             survey=open_survey,
             submission_id=str(uuid.uuid4()),
             randomizer="browser",
@@ -595,7 +596,7 @@ def test_submission_huge_number_is_a_field_error(open_survey: Survey) -> None:
 @pytest.fixture
 def researcher_client(open_survey: Survey) -> APIClient:
     for i in range(5):
-        services.submission_create(
+        boundary.submission_create(
             survey=open_survey,
             submission_id=str(uuid.uuid4()),
             randomizer="browser",

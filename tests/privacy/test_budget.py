@@ -1,5 +1,5 @@
-"""The per-survey budget (DESIGN.md §5): charged before running, never overspent, 409 with what
-remains, refunds, the budget endpoint and the cost preview."""
+"""The per-survey budget (docs/privacy-model.md#budget): charged before running, never overspent,
+409 with what remains, refunds, the budget endpoint and the cost preview."""
 
 from __future__ import annotations
 

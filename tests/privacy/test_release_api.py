@@ -1,4 +1,4 @@
-"""Releases API (DESIGN.md §5, §8): validation without charge, idempotency, eager lifecycle."""
+"""Releases API (docs/api.md#releases): validation without charge, idempotency, eager lifecycle."""
 
 from __future__ import annotations
 

@@ -29,6 +29,7 @@ from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
 from surveys.services.submission_rows import survey_tally_layout
 from surveys.services.tallies import tallies_rebuild
 from surveys.tally_layout import submission_slices
+from tests import boundary
 
 from .conftest import full_answers, new_id, slice_counts, submit, survey_body
 
@@ -53,7 +54,7 @@ def _tally_upserts(ctx: CaptureQueriesContext) -> list[str]:
 
 
 def _capped(alice) -> Survey:
-    survey = services.survey_create(owner=alice, data=survey_body(response_cap=1000))
+    survey = boundary.survey_create(owner=alice, data=survey_body(response_cap=1000))
     services.survey_open(survey=survey)
     survey.refresh_from_db()
     return survey
@@ -66,11 +67,11 @@ def test_submissions_and_tally_upserts_through_the_debug_cursor(access, alice):
     if access == "capped":
         survey = _capped(alice)
     else:
-        survey = services.survey_create(owner=alice, data=survey_body(access=access))
+        survey = boundary.survey_create(owner=alice, data=survey_body(access=access))
         services.survey_open(survey=survey)
         survey.refresh_from_db()
     n = TALLY_SHARDS + 1
-    tokens = services.invitations_create(survey=survey, count=n) if access == "invite" else []
+    tokens = boundary.invitations_create(survey=survey, count=n) if access == "invite" else []
     with CaptureQueriesContext(connection) as ctx:
         for i in range(n):
             submit(survey, full_answers(coin=i % 2 == 0), token=tokens[i] if tokens else None)
@@ -90,11 +91,11 @@ def test_submissions_and_tally_upserts_through_the_debug_cursor(access, alice):
 @pytest.mark.parametrize("access", ["open", "invite"])
 def test_api_submission_with_debug_on(access, alice, anon):
     """What `make run` serves: the respondents' POST with DEBUG on (it answered 500)."""
-    survey = services.survey_create(owner=alice, data=survey_body(access=access))
+    survey = boundary.survey_create(owner=alice, data=survey_body(access=access))
     services.survey_open(survey=survey)
     body = {"submission_id": new_id(), "randomizer": "browser", "answers": full_answers()}
     if access == "invite":
-        [body["token"]] = services.invitations_create(survey=survey, count=1)
+        [body["token"]] = boundary.invitations_create(survey=survey, count=1)
     url = f"/api/v1/surveys/{survey.slug}/responses/"
     with override_settings(DEBUG=True):
         assert connection.queries_logged  # the debug cursor is what DEBUG switches on

@@ -16,7 +16,8 @@ from dpcore.local import browser as rr_browser
 from surveys import designs
 from surveys.forms import physical_protocol
 from surveys.models import Question
-from surveys.services import survey_create, survey_open
+from surveys.services import survey_open
+from tests.boundary import survey_create
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,8 @@ from django.urls import reverse
 
 from surveys import designs
 from surveys.api.estimates import estimates_body as survey_estimates
-from surveys.services import submission_create, survey_create, survey_open
+from surveys.services import survey_open
+from tests.boundary import submission_create, survey_create
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,8 @@ from django.urls import reverse
 
 from surveys import ratelimit
 from surveys.models import Submission, Survey
-from surveys.services import invitations_create, survey_close, survey_create, survey_open
+from surveys.services import survey_close, survey_open
+from tests.boundary import invitations_create, survey_create
 
 pytestmark = pytest.mark.django_db
 
@@ -191,7 +192,7 @@ def test_question_legends_say_randomized_or_sent_as_answered(client, alice):
     assert legends == ["randomized on this device"] * 5 + ["sent as you answer"] * 2
 
 
-# --- 2. deniability numbers per design (DESIGN.md §4) ---------------------------------------------
+# --- 2. deniability numbers per design (docs/formulas.md#deniability) ----------------------------
 
 
 def _binary_expected(c: float, d: float) -> dict[str, float]:
@@ -245,7 +246,7 @@ def test_krr_deniability_numbers_per_option(client, alice):
     [q] = data["questions"]
     reports = q["protection"]["reports"]
     e, k = math.exp(0.7), 3
-    p, other = e / (e + k - 1), 1 / (e + k - 1)  # DESIGN.md §4: keep p, each other option q
+    p, other = e / (e + k - 1), 1 / (e + k - 1)  # docs/formulas.md#krr: keep p, each other option q
     assert set(reports) == set(KRR["options"])
     for option in KRR["options"]:
         entry = reports[option]

@@ -162,3 +162,31 @@ def test_estimates_use_one_query_on_tallies(survey):
     sql = [q["sql"] for q in ctx.captured_queries]
     assert len(sql) == 1, sql
     assert Tally._meta.db_table in sql[0] and Submission._meta.db_table not in sql[0]
+
+
+def test_number_estimate_without_bounds_is_unclipped():
+    """The admin can leave a number question's min/max blank (the columns are nullable): its
+    estimate used to fail comparing None with a float (a 500 on the dashboard and the API)."""
+    from surveys.models import Question
+    from surveys.selectors.counts import NumberSums
+    from surveys.selectors.estimates import number_estimate
+
+    q = Question(key="hours", text="Hours", kind=Question.Kind.NUMBER)
+    sums = NumberSums(n=3, total=6.0, total_sq=14.0)  # answers 1, 2, 3
+    e = number_estimate(q, sums, 0.95)
+    assert (e.min, e.max) == (None, None)
+    assert e.mean == pytest.approx(2.0)
+    assert e.std_error == pytest.approx(1 / math.sqrt(3))
+    half = rr.z_value(0.95) / math.sqrt(3)
+    assert (e.ci_low, e.ci_high) == (pytest.approx(2.0 - half), pytest.approx(2.0 + half))
+    q.min_value, q.max_value = 1.5, 2.5  # declared bounds still clip the interval
+    e = number_estimate(q, sums, 0.95)
+    assert (e.ci_low, e.ci_high) == (1.5, 2.5)
+
+
+def test_owner_selectors_refuse_anonymous(draft):
+    from django.contrib.auth.models import AnonymousUser
+
+    with pytest.raises(NotFound):
+        selectors.survey_get_for_owner(user=AnonymousUser(), slug=draft.slug)
+    assert list(selectors.survey_list_for_owner(user=AnonymousUser())) == []

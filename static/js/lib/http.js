@@ -61,7 +61,7 @@ export async function request(url, { method = "GET", json, text, credentials = "
 export const send = (url, json, method = "POST") => request(url, { method, json });
 
 /**
- * One line for an API error body (DESIGN.md §8: `{"errors": {field: [messages]}}` or
+ * One line for an API error body (docs/api.md#errors: `{"errors": {field: [messages]}}` or
  * `{"detail": …}`). `names` maps a field to the words shown for it ("" hides the name).
  */
 export function errorText(data, names = {}, fallback = "Something went wrong.") {

@@ -1,4 +1,5 @@
-/* The privacy-critical draw: a true answer in, a randomized report out (DESIGN.md §3, §4).
+/* The privacy-critical draw: a true answer in, a randomized report out
+ * (docs/privacy-model.md#designs, docs/formulas.md#browser-thresholds).
  *
  * Pure: no DOM, no storage, no network, no clock. Everything it needs is passed in:
  *  - the question as the server rendered it (surveys/views.py `_question_data`): `kind`,

@@ -19,7 +19,7 @@ from django.urls import NoReverseMatch, reverse
 from rest_framework.authtoken.models import Token
 
 from dpcore.local import default_yes_no_spec
-from surveys import designs, services, simulation
+from surveys import designs, inputs, services, simulation
 from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.models import Survey
 from surveys.selectors import survey_respondent_count
@@ -127,12 +127,13 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
         if rng.random() > 0.05:  # a few skip the optional number question
             answers["hours_online"] = hours
         answers.update(_later_answers(questions, later))
-        outcome = services.submission_create(
-            survey=survey,
-            submission_id=simulation.submission_uuid(rng),
-            randomizer="browser" if rng.random() < 0.9 else "physical",
-            answers=answers,
-        )
+        body = {
+            "submission_id": simulation.submission_uuid(rng),
+            "randomizer": "browser" if rng.random() < 0.9 else "physical",
+            "answers": answers,
+        }
+        spec = inputs.submission_spec(questions=list(questions.values()), data=body)
+        outcome = services.submission_create(survey=survey, **spec.kwargs())
         accepted += outcome.status == "accepted"
     return accepted
 
@@ -165,7 +166,8 @@ class Command(BaseCommand):
 
         survey = Survey.objects.filter(slug=DEMO_SLUG).first()
         if survey is None:
-            survey = services.survey_create(owner=user, data=DEMO_SURVEY, slug=DEMO_SLUG)
+            spec = inputs.survey_spec(DEMO_SURVEY)
+            survey = services.survey_create(owner=user, slug=DEMO_SLUG, **spec.kwargs())
             self.stdout.write(f"Created survey {DEMO_SLUG!r}.")
         if survey.status == Survey.Status.DRAFT:
             services.survey_open(survey=survey)

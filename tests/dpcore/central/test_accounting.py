@@ -1,4 +1,5 @@
-"""Accounting (dpcore.central.accounting) against DESIGN.md §5 and Google's dp-accounting.
+"""Accounting (dpcore.central.accounting) against docs/formulas.md#reference-values and Google's
+dp-accounting.
 
 dp-accounting is a test-only dependency. Its PLD values (connect-the-dots, pessimistic, i.e. an
 *upper* bound on the true ε within the discretization) are cached per call so the whole file
@@ -44,7 +45,7 @@ from dpcore.central.calibration import analytic_gaussian_sigma
 DELTA = 1e-5
 logging.getLogger().setLevel(logging.ERROR)  # dp-accounting warns about connect-the-dots
 
-# DESIGN.md §5 reference values (δ = 1e-5).
+# The reference values of docs/formulas.md#reference-values (δ = 1e-5).
 GAUSS_K = (1, 10, 100, 1000)
 GAUSS_EXACT = (4.377, 17.857, 91.817, 633.93)
 GAUSS_RDP = (4.729, 19.054, 96.116, 654.86)

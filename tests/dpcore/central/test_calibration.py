@@ -80,7 +80,8 @@ def test_gaussian_delta_matches_direct_formula_where_it_is_stable(eps: float, mu
 
 
 def test_gaussian_delta_keeps_the_far_tail() -> None:
-    # k = 100 Gaussians at σ = 1 ⇒ μ = 10; the exact ε at δ = 1e-5 is 91.817 (DESIGN.md §5).
+    # k = 100 Gaussians at σ = 1 ⇒ μ = 10; the exact ε at δ = 1e-5 is 91.817
+    # (docs/formulas.md#reference-values).
     assert gaussian_delta(91.817, 10.0) == pytest.approx(1e-5, rel=1e-3)
     # NormalDist().cdf subtracts two numbers that have lost all their digits at that depth.
     nd = NormalDist()
@@ -113,7 +114,8 @@ def test_discrete_gaussian_variance_is_below_sigma_squared() -> None:
 
 
 def test_estimate_error_without_noise_is_the_rr_standard_error() -> None:
-    # coin design (c = ½, d = ¼) at π = ½: λ = ½, SE = √(¼/n)/½ = 1/√n (DESIGN.md §4)
+    # coin design (c = ½, d = ¼) at π = ½: λ = ½, SE = √(¼/n)/½ = 1/√n
+    # (docs/formulas.md#binary-estimator)
     se = expected_estimate_error(c=0.5, d=0.25, n=400, noise_variance=0.0, prevalence=0.5)
     assert se == pytest.approx(1 / 20)
     worst = expected_estimate_error(c=0.5, d=0.25, n=400, noise_variance=0.0)

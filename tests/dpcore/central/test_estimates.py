@@ -104,6 +104,7 @@ def test_variance_formula_reduces_to_the_binary_planning_formula():
 
 # --------------------------------------------------------------------------- number questions
 
+
 @pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
 def test_noisy_sum_is_exactly_unbiased_over_the_symmetric_noise(mechanism):
     """E[s·(U + η)] = s·U: the expectation summed over the exact pmf of η (symmetric about 0),

@@ -1,4 +1,4 @@
-"""Designs: worked numbers from DESIGN.md §4, local ε, specs and validation errors."""
+"""Designs: worked numbers from docs/formulas.md#local, local ε, specs and validation errors."""
 
 from __future__ import annotations
 
