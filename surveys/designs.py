@@ -15,6 +15,7 @@ from typing import Any
 from dpcore import local as rr
 from dpcore.local import browser as rr_browser
 from surveys import physical
+from surveys.innocuous import CROSSWISE_ASSUMPTION, INNOCUOUS_STATEMENTS
 
 # Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
 # for yes/no questions, so every randomized question in a default survey protects the respondent
@@ -52,6 +53,20 @@ def starting_designs() -> dict[str, dict[str, Any]]:
             "innocuous_prevalence": 0.5,
         },
         "k_rr": {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON},
+        # Any two probabilities: P(yes | trait) = ¾, P(yes | no trait) = ¼ (ε = ln 3; a coin
+        # flipped twice realises it).
+        "two_probability": {
+            "name": "two_probability",
+            "p_yes_if_trait": 0.75,
+            "p_yes_if_not": 0.25,
+        },
+        # Crosswise: the first vetted innocuous statement (mother born January–March, p = ¼:
+        # ε = ln 3, surveys.innocuous).
+        "crosswise": {
+            "name": "crosswise",
+            "innocuous_prevalence": INNOCUOUS_STATEMENTS[0]["prevalence"],
+            "innocuous_text": INNOCUOUS_STATEMENTS[0]["text"],
+        },
     }
 
 
@@ -185,7 +200,12 @@ def design_preview(
         shown_prior = 0.1 if prior is None else prior
         deniability = rr.deniability(design, shown_prior)
     epsilon = accounted_epsilon(design)
+    extra: dict[str, Any] = {}
+    if getattr(design, "name", None) == "crosswise":
+        # The crosswise ε is valid only under this assumption: say it wherever ε is shown.
+        extra["assumption"] = CROSSWISE_ASSUMPTION
     return {
+        **extra,
         "epsilon": epsilon if math.isfinite(epsilon) else None,
         "private": bool(design.is_private) and math.isfinite(epsilon),
         "design": dict(design.to_spec()),

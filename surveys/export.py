@@ -73,6 +73,18 @@ def _rr_hint(key: str, design: dict[str, Any]) -> str | None:
             f"rrreg({term} ~ 1, data = reports, p = {design['p']!r}, "
             f'q = {design["innocuous_prevalence"]!r}, design = "unrelated-known")'
         )
+    # R's RRreg package (Heck & Moshagen) covers the designs the rr package does not.
+    if name == "two_probability":
+        return (
+            f'RRreg::RRuni(response = "{key}", data = reports, model = "Kuk", '
+            f"p = c({design['p_yes_if_trait']!r}, {design['p_yes_if_not']!r}))"
+        )
+    if name == "crosswise":
+        # The column holds "same" as TRUE: RRreg's Crosswise model codes 1 = same.
+        return (
+            f'RRreg::RRuni(response = "{key}", data = reports, model = "Crosswise", '
+            f"p = {design['innocuous_prevalence']!r})"
+        )
     return None
 
 

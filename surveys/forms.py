@@ -76,10 +76,19 @@ def _rows(realisation: physical.Realisation) -> list[str]:
     return steps
 
 
+CROSSWISE_STEPS = [
+    "Think of your true answer to each of the two statements. Nobody needs a coin.",
+    "Both true, or both false: tick SAME. One true and the other false: tick DIFFERENT.",
+]
+
+
 def physical_protocol(question: Question) -> PhysicalProtocol:
     """Step-by-step instructions that randomize exactly like the browser would."""
     if not question.is_randomized:
         return PhysicalProtocol(True)
+    if (question.design or {}).get("name") == "crosswise":
+        # No randomizer: the page asks SAME/DIFFERENT identically with and without JavaScript.
+        return PhysicalProtocol(True, list(CROSSWISE_STEPS))
     try:
         design = designs.question_design(question)
     except DesignError:
@@ -144,6 +153,16 @@ class _PaddedChoiceField(forms.TypedChoiceField):
         return any(str(key).rstrip(" ") == value for key, _ in pairs)
 
 
+def _crosswise_field() -> _PaddedChoiceField:
+    """The crosswise question's radios: the reported boolean is ``same`` (DESIGN.md §8.2)."""
+    return _PaddedChoiceField(
+        choices=_padded([("same", "Same"), ("different", "Different")]),
+        coerce=lambda v: v == "same",
+        widget=forms.RadioSelect,
+        error_messages={"required": "Tick SAME or DIFFERENT."},
+    )
+
+
 class RespondForm(forms.Form):
     """One field per question, ``q-<key>``; for randomized kinds it holds the *reported* value."""
 
@@ -159,7 +178,9 @@ class RespondForm(forms.Form):
             self.fields["token"].required = True
         for q in questions:
             name = field_name(q)
-            if q.kind == Question.Kind.YES_NO:
+            if q.kind == Question.Kind.YES_NO and (q.design or {}).get("name") == "crosswise":
+                self.fields[name] = _crosswise_field()
+            elif q.kind == Question.Kind.YES_NO:
                 self.fields[name] = _PaddedChoiceField(
                     choices=_padded([("yes", "Yes"), ("no", "No")]),
                     coerce=lambda v: v == "yes",

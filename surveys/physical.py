@@ -20,6 +20,7 @@ from typing import Final
 
 from dpcore.local import BinaryDesign, KRRDesign
 from dpcore.local.browser import epsilon_of_ratios, krr_epsilon
+from dpcore.local.cheater import CheaterDetectionDesign, group_designs
 
 #: (faces n, instruction, face names), smallest first: the first device that fits is used.
 DEVICES: Final[list[tuple[int, str, list[str]]]] = [
@@ -59,7 +60,7 @@ class Realisation:
     epsilon: float
 
 
-def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float]]:
+def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float | Fraction]]:
     if isinstance(design, KRRDesign):
         keep = design.keep_probability
         return [(KEEP, keep), (OTHER, 1.0 - keep)]
@@ -68,6 +69,13 @@ def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float]]:
         return [(TRUTH, params["p_truth"]), (YES, params["p_yes"]), (NO, params["p_no"])]
     if design.name == "warner":
         return [(TRUTH, params["p"]), (OPPOSITE, 1.0 - params["p"])]
+    if design.name == "two_probability":
+        # Forced response with truth a − b, YES b, NO 1 − a: the same P(yes | trait) = a and
+        # P(yes | no trait) = b (exact fractions: a − b in floats could be off by an ulp).
+        a, b = Fraction(params["p_yes_if_trait"]), Fraction(params["p_yes_if_not"])
+        return [(TRUTH, a - b), (YES, b), (NO, 1 - a)]
+    if design.name == "crosswise":
+        return []  # no randomizer (see physical_realisation)
     p, u = params["p"], params["innocuous_prevalence"]
     # The innocuous answer drawn from the same device is exactly the browser's simulation of it.
     return [(TRUTH, p), (YES, (1.0 - p) * u), (NO, (1.0 - p) * (1.0 - u))]
@@ -84,7 +92,13 @@ def _epsilon(design: BinaryDesign | KRRDesign, counts: dict[str, int], n: int) -
 
 
 def physical_realisation(design: BinaryDesign | KRRDesign) -> Realisation | None:
-    """The smallest device realising the design exactly, or None (the question needs JS)."""
+    """The smallest device realising the design exactly, or None (the question needs JS).
+
+    The crosswise model needs no device (the respondent's own innocuous fact is the randomness):
+    None here, and ``surveys.forms.physical_protocol`` gives its page its own words.
+    """
+    if isinstance(design, BinaryDesign) and design.name == "crosswise":
+        return None
     if isinstance(design, KRRDesign) and design.k - 1 > 6:
         return None  # the "other option" is picked by a die roll: at most 6 others
     outcomes = [(name, Fraction(p)) for name, p in _outcomes(design)]
@@ -100,3 +114,14 @@ def physical_realisation(design: BinaryDesign | KRRDesign) -> Realisation | None
             eps = _epsilon(design, dict(counts), n)
             return Realisation(n, instruction, names, counts, eps)
     return None
+
+
+def cheater_realisation(design: CheaterDetectionDesign) -> tuple[Realisation, Realisation] | None:
+    """The no-JS protocol of the cheating-detection model: a coin flip picks the group (heads: 1,
+    tails: 2; exactly ½ each), then that group's forced-response device. None when either
+    group's probabilities are not a whole number of faces (the question then needs JavaScript).
+    """
+    first, second = (physical_realisation(group) for group in group_designs(design))
+    if first is None or second is None:
+        return None
+    return first, second

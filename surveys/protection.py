@@ -23,6 +23,7 @@ from typing import Any
 
 from dpcore import local as rr
 from surveys import designs
+from surveys.innocuous import CROSSWISE_ASSUMPTION
 from surveys.models import Question
 
 RANDOMIZED = "randomized"
@@ -127,6 +128,8 @@ def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str
     them, the draw itself compares the server's integer thresholds (``dpcore.local.browser``).
     """
     spec = design.to_spec()
+    if spec["name"] == "crosswise":
+        return crosswise_randomizer(spec)
     if is_coin_design(spec):
         return {
             "kind": "coins",
@@ -144,8 +147,14 @@ def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str
             f"is recorded; otherwise one of the other {len(q.options) - 1} options, picked at "
             "random."
         )
-    elif spec["name"] == "forced_response":
-        p_truth, p_yes, p_no = (float(spec[k]) for k in ("p_truth", "p_yes", "p_no"))
+    elif spec["name"] in ("forced_response", "two_probability"):
+        # The two-probability device runs as forced response with truth a − b, YES b, NO 1 − a
+        # (dpcore.local.browser): the same chances of each report given the true answer.
+        p_truth, p_yes, p_no = (
+            (float(spec[k]) for k in ("p_truth", "p_yes", "p_no"))
+            if spec["name"] == "forced_response"
+            else (design.c, design.d, design.p_no_given_trait)
+        )
         sectors = [
             ("truth", "Your true answer", p_truth),
             ("yes", "YES", p_yes),
@@ -188,6 +197,59 @@ def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str
     }
 
 
+# --- the crosswise model: no randomizer ----------------------------------------------------------
+
+
+def crosswise_randomizer(spec: dict[str, Any]) -> dict[str, Any]:
+    """The crosswise page has no coins and no spinner: the respondent's own answer to the second
+    (innocuous) statement, true for about ``p`` of people, is the chance."""
+    p = float(spec["innocuous_prevalence"])
+    text = spec.get("innocuous_text") or "the second statement"
+    return {
+        "kind": "none",
+        "button": "",
+        "how": (
+            f"No coin is needed. Say only whether your answers to the two statements are the "
+            f"same (both true or both false) or different. “{text}” is true for about "
+            f"{percent(p)} of people, so nobody can tell from SAME or DIFFERENT what your answer "
+            f"to the first statement is. {CROSSWISE_ASSUMPTION}"
+        ),
+        "assumption": CROSSWISE_ASSUMPTION,
+        "innocuous_text": text,
+        "innocuous_prevalence": p,
+        "sectors": [],
+    }
+
+
+def _crosswise_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
+    """Keys ``yes`` (= SAME) and ``no`` (= DIFFERENT), like every yes/no design's reports:
+    ``LR(same) = p/(1 − p)``, ``LR(different) = (1 − p)/p`` (true answer yes vs no)."""
+    p = float(design.params["innocuous_prevalence"])
+    out = {}
+    for report, word, ratio in (("yes", "SAME", p / (1 - p)), ("no", "DIFFERENT", (1 - p) / p)):
+        # Words for the answer the report favours, so the ratio read out is ≥ 1.
+        likely, other = ("yes", "no") if ratio >= 1 else ("no", "yes")
+        shown = max(ratio, 1 / ratio)
+        post = posterior(shown, 0.5)
+        out[report] = {
+            "likelihood_ratio": ratio,
+            "reference_prior": 0.5,
+            "posterior": posterior(ratio, 0.5),
+            "text": (
+                f"A {word} answer is {times(shown)} as likely from someone whose true answer to "
+                f"the first statement is {likely} as from someone whose answer is {other}. "
+                f"Someone who thought it 50–50 beforehand would now think it is {percent(post)} "
+                f"likely that your answer is {likely}. {CROSSWISE_ASSUMPTION}"
+            ),
+        }
+    return out
+
+
+def is_crosswise(q: Question) -> bool:
+    """True for a yes/no question on the crosswise model (no randomizer on the page)."""
+    return bool(q.kind == Question.Kind.YES_NO and (q.design or {}).get("name") == "crosswise")
+
+
 def handling(q: Question) -> str:
     return RANDOMIZED if q.is_randomized else DIRECT
 
@@ -205,7 +267,13 @@ def question_protection(q: Question) -> dict[str, Any]:
         return out
     design = designs.question_design(q)
     out["randomizer"] = _randomizer(q, design)
-    if isinstance(design, rr.KRRDesign):
+    if is_crosswise(q):
+        out["handling_text"] = (
+            "Crosswise: only SAME or DIFFERENT is sent, never your answer to either statement. "
+            + CROSSWISE_ASSUMPTION
+        )
+        out["reports"] = _crosswise_reports(design)
+    elif isinstance(design, rr.KRRDesign):
         out["reports"] = _krr_reports(design, list(q.options))
     else:
         out["reports"] = _yes_no_reports(design)
@@ -238,6 +306,13 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
             "results — those true answers were never sent or saved. Your answers to the other "
             "questions were sent exactly as you gave them."
         )
+    if any(is_crosswise(q) for q in questions):
+        # A crosswise question draws no chance at all: say so rather than call it randomized.
+        note = (
+            " For a question that asks SAME or DIFFERENT, nothing is randomized: only whether "
+            "your two answers agree is sent."
+        )
+        summary, sent = summary + note, sent + note
     return {
         "summary": summary,
         "sent": sent,

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET
 from deniable.errors import NotFound
 from surveys import charts, designs
 from surveys.forms import design_spec
+from surveys.innocuous import CROSSWISE_RESEARCHER_ASSUMPTION, INNOCUOUS_STATEMENTS
 from surveys.models import Question, Survey
 from surveys.selectors import survey_estimates, survey_get_for_owner, survey_list_for_owner
 from surveys.shuffle_guarantee import shuffled_export_guarantee
@@ -95,6 +96,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
         "preview_url": reverse("api-design-preview"),
         "starting_designs": designs.starting_designs(),
+        "innocuous_statements": INNOCUOUS_STATEMENTS,
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
         "survey": _builder_survey(survey),
     }
@@ -164,5 +166,23 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "releases_template": _releases_template(),
         # Issue 13: what the randomized-only shuffled file protects (li#shuffle-guarantee).
         "shuffle_guarantee": shuffled_export_guarantee(survey),
+        "crosswise_notes": _crosswise_notes(questions),
     }
     return render(request, "surveys/detail.html", context)
+
+
+def _crosswise_notes(questions: list[Question]) -> list[dict[str, Any]]:
+    """The crosswise questions' innocuous statements and the assumption their ε rests on."""
+    notes = []
+    for q in questions:
+        spec = q.design or {}
+        if q.kind == Question.Kind.YES_NO and spec.get("name") == "crosswise":
+            notes.append(
+                {
+                    "text": q.text,
+                    "innocuous_text": spec.get("innocuous_text") or "(no statement given)",
+                    "prevalence": spec.get("innocuous_prevalence"),
+                    "assumption": CROSSWISE_RESEARCHER_ASSUMPTION,
+                }
+            )
+    return notes

@@ -33,6 +33,13 @@ def randomize_yes_no(spec: Mapping[str, Any], truth: bool, rng: np.random.Genera
         if u < spec["p"]:
             return truth
         return bool(rng.random() < spec["innocuous_prevalence"])
+    if name == "two_probability":
+        # Any device with P(yes | trait) = a and P(yes | no trait) = b.
+        return bool(u < (spec["p_yes_if_trait"] if truth else spec["p_yes_if_not"]))
+    if name == "crosswise":
+        # No randomizer: the respondent's innocuous fact (true with probability p) is the
+        # randomness; the report is "same" (True) when both statements agree.
+        return bool((u < spec["innocuous_prevalence"]) == truth)
     raise ValueError(f"not a binary design: {name!r}")
 
 

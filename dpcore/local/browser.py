@@ -57,10 +57,15 @@ _DIGITS: Final = 50
 class BrowserPlan:
     """Integer thresholds (each in ``[0, 2⁵³]``) and the realised ε they give, rounded up.
 
-    ``thresholds`` keys per design: forced response ``truth`` and ``yes`` (cumulative:
+    ``thresholds`` keys per design: forced response and the two-probability device ``truth``
+    and ``yes`` (cumulative:
     ``U < truth`` → the true answer, ``U < yes`` → "yes", else "no"); Warner ``as_asked``;
     unrelated question ``sensitive`` and ``innocuous_yes`` (a second draw); k-RR ``keep`` (the
-    other option is then drawn uniformly by rejection sampling, exactly).
+    other option is then drawn uniformly by rejection sampling, exactly). The two-probability
+    device runs as forced response with ``truth = T(a) − T(b)`` and ``yes = T(a)``: the same
+    report distribution given the true answer, ``P(yes | trait) = T(a)/2⁵³`` and
+    ``P(yes | no trait) = T(b)/2⁵³``. The crosswise model has no randomizer: no thresholds, and ε
+    is that of its exact fraction p.
     """
 
     thresholds: dict[str, int]
@@ -132,6 +137,11 @@ def check_epsilon_cap(design: BinaryDesign | KRRDesign) -> None:
     params = design.params
     if design.name == "forced_response":
         field = "p_yes" if params.get("p_yes", 0.0) <= params.get("p_no", 0.0) else "p_no"
+    elif design.name == "two_probability":
+        a, b = params.get("p_yes_if_trait", 1.0), params.get("p_yes_if_not", 0.0)
+        field = "p_yes_if_not" if b <= 1.0 - a else "p_yes_if_trait"
+    elif design.name == "crosswise":
+        field = "innocuous_prevalence"
     elif design.name == "unrelated_question":
         u = params.get("innocuous_prevalence", 0.5)
         field = "innocuous_prevalence" if min(u, 1 - u) < 1 - params.get("p", 0.0) else "p"
@@ -147,7 +157,7 @@ def _realised(design: BinaryDesign | KRRDesign, t: tuple[int, ...]) -> BrowserPl
         return None
     if isinstance(design, KRRDesign):
         return BrowserPlan({"keep": t[0]}, krr_epsilon(Fraction(t[0], GRID), design.k))
-    if design.name == "forced_response":
+    if design.name in ("forced_response", "two_probability"):
         truth, yes = t
         if yes <= truth:
             return None
@@ -174,6 +184,12 @@ def _nominal_thresholds(design: BinaryDesign | KRRDesign) -> tuple[int, ...]:
         if yes <= truth:
             raise DesignError("p_yes", "rounds to 0 on the 2⁻⁵³ grid the page draws on")
         return (truth, yes)
+    if design.name == "two_probability":
+        yes = _on_grid("p_yes_if_trait", params["p_yes_if_trait"])
+        truth = yes - _on_grid("p_yes_if_not", params["p_yes_if_not"])
+        if truth <= 0:
+            raise DesignError("p_yes_if_not", "equals P(yes | trait) on the 2⁻⁵³ grid")
+        return (truth, yes)
     if design.name == "warner":
         return (_on_grid("p", params["p"]),)
     return (
@@ -198,6 +214,10 @@ def browser_plan(design: BinaryDesign | KRRDesign) -> BrowserPlan:
     thresholds are used and their (higher) ε is what the server reports. Raises
     :class:`DesignError` naming the field when a probability rounds to 0 or 1 on the grid.
     """
+    if isinstance(design, BinaryDesign) and design.name == "crosswise":
+        # No randomizer: the respondent's own innocuous fact is the randomness (exact p).
+        p = Fraction(design.params["innocuous_prevalence"])
+        return BrowserPlan({}, epsilon_of_ratios(p, 1 - p), p, 1 - p)
     nominal = _nominal_thresholds(design)
     first = _realised(design, nominal)
     if first is None:  # pragma: no cover - _nominal_thresholds refuses these

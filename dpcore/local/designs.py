@@ -13,7 +13,12 @@ design              parameters                       c           d
 forced response     p_truth q, p_yes f₁, p_no f₀     q           f₁
 Warner (mirrored)   p                                2p − 1      1 − p
 unrelated question  p, innocuous prevalence u        p           (1 − p)·u
+two probabilities   P(yes|trait) a, P(yes|not) b     a − b       b
+crosswise           innocuous prevalence p           2p − 1      1 − p
 =================== ================================ =========== ================
+
+Crosswise (Yu, Tian & Tang 2008, Metrika 67:251–263): no randomizer, the "yes" report is "same";
+the only design whose c may be negative (p < ½). Two probabilities: Kuk 1990 or any device.
 
 Sources: Warner, S. L. (1965) "Randomized response: a survey technique for eliminating evasive
 answer bias", JASA 60:63–69; Boruch, R. F. (1971) "Assuring confidentiality of responses in social
@@ -39,7 +44,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from dpcore.errors import DesignError
@@ -56,11 +61,13 @@ __all__ = [
     "Design",
     "DesignError",
     "KRRDesign",
+    "crosswise",
     "default_yes_no_spec",
     "design_from_spec",
     "forced_response",
     "k_rr",
     "optimal_forced_response",
+    "two_probability",
     "unrelated_question",
     "warner",
 ]
@@ -71,14 +78,26 @@ SUM_TOLERANCE: Final = 1e-9
 #: rounding in e.g. ``p + (1 − p)·1`` from turning "not private" into "ε ≈ 37".
 _ONE_SIDED_TOLERANCE: Final = 1e-12
 
-BINARY_DESIGN_NAMES: Final = ("forced_response", "warner", "unrelated_question")
+BINARY_DESIGN_NAMES: Final = (
+    "forced_response",
+    "warner",
+    "unrelated_question",
+    "two_probability",
+    "crosswise",
+)
 DESIGN_NAMES: Final = (*BINARY_DESIGN_NAMES, "k_rr")
 _SPEC_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "forced_response": ("p_truth", "p_yes", "p_no"),
     "warner": ("p",),
     "unrelated_question": ("p", "innocuous_prevalence"),
     "k_rr": ("epsilon",),
+    "two_probability": ("p_yes_if_trait", "p_yes_if_not"),
+    "crosswise": ("innocuous_prevalence",),
 }
+#: Text (not numeric) spec fields: optional, kept verbatim in ``BinaryDesign.texts``.
+_TEXT_FIELDS: Final[dict[str, tuple[str, ...]]] = {"crosswise": ("innocuous_text",)}
+#: Longest innocuous statement accepted (characters).
+MAX_INNOCUOUS_TEXT: Final = 500
 
 #: The coin design: tell the truth with probability ½, else say "yes" (¼) or "no" (¼). ε = ln 3.
 #: A plain dict (JSON-serialisable); do not mutate it — use :func:`default_yes_no_spec` for a copy.
@@ -105,10 +124,11 @@ def _binary_epsilon(c: float, d: float, no_given_trait: float) -> float:
     without the trait. ∞ when ``d = 0`` or ``c + d = 1`` (a one-sided design: one answer proves the
     respondent's status). ``no_given_trait`` is ``1 − c − d``, passed in so that callers can supply
     it without cancellation.
+    Absolute values: for the crosswise model with p < ½ (c < 0) both logs are negative.
     """
     if d <= _ONE_SIDED_TOLERANCE or no_given_trait <= _ONE_SIDED_TOLERANCE:
         return math.inf
-    return max(math.log((c + d) / d), math.log((1.0 - d) / no_given_trait))
+    return max(abs(math.log((c + d) / d)), abs(math.log((1.0 - d) / no_given_trait)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,12 +144,14 @@ class BinaryDesign:
     c: float
     d: float
     params: dict[str, float] = dataclasses.field(default_factory=dict, hash=False)
+    #: Text spec fields (the crosswise model's ``innocuous_text``), part of :meth:`to_spec`.
+    texts: dict[str, str] = dataclasses.field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.name not in BINARY_DESIGN_NAMES:
             raise DesignError("name", f"unknown binary design {self.name!r}")
         c, d = _number("c", self.c), _number("d", self.d)
-        if c <= 0.0:
+        if c <= 0.0 and not (self.name == "crosswise" and c < 0.0):  # c = 2p − 1 may be < 0
             raise DesignError("c", f"c = P(yes|trait) − P(yes|no trait) must be > 0 (got {c!r})")
         if d < 0.0:
             raise DesignError("d", f"d = P(yes | no trait) must be ≥ 0 (got {d!r})")
@@ -163,6 +185,10 @@ class BinaryDesign:
             return float(params["p_no"])
         if self.name == "unrelated_question" and params.keys() >= {"p", "innocuous_prevalence"}:
             return (1.0 - params["p"]) * (1.0 - params["innocuous_prevalence"])
+        if self.name == "two_probability" and "p_yes_if_trait" in params:
+            return 1.0 - float(params["p_yes_if_trait"])
+        if self.name == "crosswise" and "innocuous_prevalence" in params:
+            return 1.0 - float(params["innocuous_prevalence"])  # P(different | trait)
         return max(0.0, 1.0 - self.c - self.d)
 
     def report_probability(self, prior: float) -> float:
@@ -171,7 +197,7 @@ class BinaryDesign:
 
     def to_spec(self) -> dict[str, Any]:
         """The JSON spec, e.g. ``{"name": "forced_response", "p_truth": 0.5, ...}``."""
-        return {"name": self.name, **self.params}
+        return {"name": self.name, **self.params, **self.texts}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -275,6 +301,52 @@ def unrelated_question(p: float, innocuous_prevalence: float) -> BinaryDesign:
     return BinaryDesign("unrelated_question", x, (1.0 - x) * u, {"p": x, "innocuous_prevalence": u})
 
 
+def two_probability(p_yes_if_trait: float, p_yes_if_not: float) -> BinaryDesign:
+    """Any device with ``P(yes | trait) = a`` and ``P(yes | no trait) = b`` (Kuk 1990: two card
+    decks with those shares of red cards). ``c = a − b``, ``d = b``; local ε =
+    ``max{|ln(a/b)|, |ln((1 − b)/(1 − a))|}``. Needs ``a > b`` (else swap the statement).
+    """
+    a = _probability("p_yes_if_trait", p_yes_if_trait)
+    b = _probability("p_yes_if_not", p_yes_if_not)
+    if not a > b:
+        raise DesignError(
+            "p_yes_if_not",
+            f"P(yes | no trait) = {b!r} must be below P(yes | trait) = {a!r} (equal: the answers "
+            "carry no information; above: state the sensitive statement the other way round)",
+        )
+    return BinaryDesign("two_probability", a - b, b, {"p_yes_if_trait": a, "p_yes_if_not": b})
+
+
+def crosswise(innocuous_prevalence: float, innocuous_text: str | None = None) -> BinaryDesign:
+    """The crosswise model (Yu, Tian & Tang 2008): report "same" when the sensitive and the
+    innocuous statement (prevalence p, known) are both true or both false. ``λ = P(same) =
+    pπ + (1 − p)(1 − π)``: ``c = 2p − 1``, ``d = 1 − p``, ``π̂ = (λ̂ + p − 1)/(2p − 1)``; local
+    ε = ``|ln(p/(1 − p))|`` — valid only if the researcher cannot learn the innocuous fact.
+    """
+    p = _probability("innocuous_prevalence", innocuous_prevalence)
+    if p in (0.0, 1.0):
+        raise DesignError(
+            "innocuous_prevalence",
+            f"p = {p!r}: an innocuous statement true for nobody or everybody protects nobody "
+            "(ε = ∞); use 0 < p < 1",
+        )
+    if p == 0.5:
+        raise DesignError(
+            "innocuous_prevalence", "p = 0.5 gives c = 2p − 1 = 0: the answers carry no information"
+        )
+    texts: dict[str, str] = {}
+    if innocuous_text is not None:
+        if not isinstance(innocuous_text, str) or not innocuous_text.strip():
+            raise DesignError("innocuous_text", "must be a non-empty statement")
+        if len(innocuous_text) > MAX_INNOCUOUS_TEXT:
+            raise DesignError(
+                "innocuous_text",
+                f"at most {MAX_INNOCUOUS_TEXT} characters (got {len(innocuous_text)})",
+            )
+        texts["innocuous_text"] = innocuous_text.strip()
+    return BinaryDesign("crosswise", 2.0 * p - 1.0, 1.0 - p, {"innocuous_prevalence": p}, texts)
+
+
 def k_rr(k: int, epsilon: float) -> KRRDesign:
     """k-ary randomized response with k ≥ 2 options at local ε (0 < ε < ∞)."""
     return KRRDesign(k, epsilon)
@@ -301,6 +373,33 @@ def design_from_spec(spec: Mapping[str, Any], *, k: int | None = None) -> Binary
     spec is accepted if it agrees). Unknown names, missing, unexpected, non-numeric, NaN or
     infinite parameters raise :class:`DesignError` naming the field.
     """
+    name = _spec_name(spec)
+    fields, texts = _SPEC_FIELDS[name], _TEXT_FIELDS.get(name, ())
+    allowed = {"name", *fields, *texts, *(("k",) if name == "k_rr" else ())}
+    unexpected = sorted(str(key) for key in spec if key not in allowed)
+    if unexpected:
+        raise DesignError(unexpected[0], f"unexpected parameter for design {name!r}")
+    # Text fields are required too: a crosswise question needs the statement respondents read.
+    for field_name in (*fields, *texts):
+        if field_name not in spec:
+            needs = ", ".join((*fields, *texts))
+            raise DesignError(field_name, f"missing (design {name!r} needs {needs})")
+    values = [_number(field_name, spec[field_name]) for field_name in fields]
+    if name == "k_rr":
+        return k_rr(_spec_k(spec, k), values[0])
+    if name == "crosswise":
+        return crosswise(values[0], spec["innocuous_text"])
+    builders: dict[str, Callable[..., BinaryDesign]] = {
+        "forced_response": forced_response,
+        "warner": warner,
+        "unrelated_question": unrelated_question,
+        "two_probability": two_probability,
+    }
+    return builders[name](*values)
+
+
+def _spec_name(spec: Mapping[str, Any]) -> str:
+    """The spec's design name, checked: a mapping whose ``name`` is a known design."""
     if not isinstance(spec, Mapping):
         raise DesignError("spec", f"must be a mapping with a 'name' (got {type(spec).__name__})")
     name = spec.get("name")
@@ -310,22 +409,7 @@ def design_from_spec(spec: Mapping[str, Any], *, k: int | None = None) -> Binary
         raise DesignError(
             "name", f"unknown design {name!r}; expected one of {', '.join(DESIGN_NAMES)}"
         )
-    fields = _SPEC_FIELDS[name]
-    allowed = {"name", *fields, *(("k",) if name == "k_rr" else ())}
-    unexpected = sorted(str(key) for key in spec if key not in allowed)
-    if unexpected:
-        raise DesignError(unexpected[0], f"unexpected parameter for design {name!r}")
-    for field_name in fields:
-        if field_name not in spec:
-            raise DesignError(field_name, f"missing (design {name!r} needs {', '.join(fields)})")
-    values = [_number(field_name, spec[field_name]) for field_name in fields]
-    if name == "forced_response":
-        return forced_response(*values)
-    if name == "warner":
-        return warner(*values)
-    if name == "unrelated_question":
-        return unrelated_question(*values)
-    return k_rr(_spec_k(spec, k), values[0])
+    return name
 
 
 def _spec_k(spec: Mapping[str, Any], k: int | None) -> int:

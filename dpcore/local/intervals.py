@@ -86,11 +86,12 @@ def point_and_interval(
     if not n_ >= 1.0:
         raise ArgumentError("n", f"n must be at least 1 (got {n_!r})")
     c = real("c", c)
-    if not 0.0 < c <= 1.0:
-        raise ArgumentError("c", f"c must lie in (0, 1] (got {c!r})")
+    if not 0.0 < abs(c) <= 1.0:
+        raise ArgumentError("c", f"c must lie in [−1, 0) or (0, 1] (got {c!r})")
     d = real("d", d)
-    if not 0.0 <= d <= 1.0 - c + 1e-9:
-        raise ArgumentError("d", f"d must lie in [0, 1 − c] (got {d!r})")
+    # P(yes | trait) = c + d and P(yes | no trait) = d both in [0, 1] (c < 0: crosswise, p < ½).
+    if not (0.0 <= d <= 1.0 + 1e-9 and -1e-9 <= c + d <= 1.0 + 1e-9):
+        raise ArgumentError("d", f"d must lie in [max(0, −c), min(1, 1 − c)] (got {d!r})")
     z = real("z", z)
     if z < 0.0:
         raise ArgumentError("z", f"z must be ≥ 0 (got {z!r})")
@@ -108,7 +109,7 @@ def point_and_interval_unchecked(
     callers in :mod:`dpcore.local.estimators` have validated n, the counts, the design and z).
 
     * ``π̂ = (λ̂ − d)/c`` (unbiased; Warner 1965), ``estimate = clip(π̂, 0, 1)`` (the MLE);
-    * ``SE = √(λ̂(1 − λ̂)/n) / c``;
+    * ``SE = √(λ̂(1 − λ̂)/n) / |c|`` (c < 0 only for the crosswise model with p < ½);
     * ``wilson``: Wilson interval ``[L, U]`` for λ mapped to ``[(L − d)/c, (U − d)/c]``, each end
       clipped to [0, 1];
     * ``wald``: ``π̂ ± z·SE``, each end clipped to [0, 1].
@@ -116,10 +117,11 @@ def point_and_interval_unchecked(
     The interval always contains ``estimate``: L ≤ λ̂ ≤ U, the map is monotone and so is clipping.
     """
     unclipped = (rate - d) / c
-    se = math.sqrt(rate * (1.0 - rate) / n) / c
+    se = math.sqrt(rate * (1.0 - rate) / n) / abs(c)
     if interval == "wilson":
         low, high = wilson_bounds(rate, n, z)
-        ci_low, ci_high = clip01((low - d) / c), clip01((high - d) / c)
+        ends = sorted(((low - d) / c, (high - d) / c))  # c < 0 (crosswise) swaps the ends
+        ci_low, ci_high = clip01(ends[0]), clip01(ends[1])
     else:
         ci_low, ci_high = clip01(unclipped - z * se), clip01(unclipped + z * se)
     return PointAndInterval(clip01(unclipped), unclipped, se, ci_low, ci_high)
@@ -145,8 +147,10 @@ def interval_table(
     if interval == "wilson":
         low, high = wilson_bounds_array(rates, n, z)
         ci_low, ci_high = (low - d) / c, (high - d) / c
+        if c < 0.0:  # crosswise with p < ½: the map reverses the order of the ends
+            ci_low, ci_high = ci_high, ci_low
     else:
-        se = np.sqrt(rates * (1.0 - rates) / n) / c
+        se = np.sqrt(rates * (1.0 - rates) / n) / abs(c)
         ci_low, ci_high = unclipped - z * se, unclipped + z * se
     return (
         np.clip(unclipped, 0.0, 1.0),

@@ -144,10 +144,10 @@ def _planning_variance(design: Design, prior: float | None) -> float:
     if prior is not None:
         return _report_variance(design, _check_prior(prior))
     c, d = _c_d(design)
-    if d > 0.5:
-        return _report_variance(design, 0.0)
-    if c + d < 0.5:
-        return _report_variance(design, 1.0)
+    if min(d, c + d) > 0.5:  # λ ranges over [min, max] of d and c + d (c < 0: crosswise)
+        return _report_variance(design, 0.0 if d < c + d else 1.0)
+    if max(d, c + d) < 0.5:
+        return _report_variance(design, 1.0 if c + d > d else 0.0)
     return 0.25
 
 
@@ -200,7 +200,7 @@ def planned_half_width(
 ) -> float:
     """Expected interval half-width ``z·√(λ(1 − λ)/n)/c`` (the inverse of :func:`sample_size`)."""
     z = z_value(confidence)
-    return z * math.sqrt(_planning_variance(design, prior) / _check_n(n)) / design.c
+    return z * math.sqrt(_planning_variance(design, prior) / _check_n(n)) / abs(design.c)
 
 
 def planned_half_width_direct(

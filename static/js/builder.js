@@ -43,8 +43,10 @@ function cardValue(card) {
   if (kind === "yes_no") {
     const name = field(card, "design.name").value;
     const design = { name };
-    const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"] }[name];
+    const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"],
+      two_probability: ["p_yes_if_trait", "p_yes_if_not"], crosswise: ["innocuous_prevalence"] }[name];
     for (const p of params) design[p] = num(field(card, `design.${p}`));
+    if (name === "crosswise") design.innocuous_text = field(card, "design.innocuous_text").value.trim();
     q.design = design;
   }
   if (kind === "choice") q.design = { name: "k_rr", epsilon: num(field(card, "design.epsilon")) };
@@ -61,13 +63,39 @@ function fillCard(card, q) {
   const yn = q.kind === "yes_no" && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
   field(card, "design.name").value = yn.name;
   // Defaults for every design's parameters first, then the question's own values on top.
-  const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.unrelated_question, ...DEFAULT_DESIGNS[yn.name], ...yn };
+  const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.two_probability, ...DEFAULT_DESIGNS.crosswise,
+    ...DEFAULT_DESIGNS.unrelated_question, ...DEFAULT_DESIGNS[yn.name], ...yn };
   for (const [k, v] of Object.entries(values)) {
     const el = field(card, `design.${k}`);
     if (el && k !== "name") el.value = v;
   }
   const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS.k_rr;
   field(card, "design.epsilon").value = Number(krr.epsilon).toFixed(4);
+}
+
+// The crosswise model's vetted innocuous statements (surveys/innocuous.py), each with its
+// prevalence and source; picking one fills the statement and its prevalence, "Write your own"
+// leaves both to the researcher.
+const INNOCUOUS = data.innocuous_statements || [];
+function setupInnocuousPick(card) {
+  const pick = card.querySelector("[data-role=innocuous-pick]");
+  const source = card.querySelector("[data-role=innocuous-source]");
+  if (!pick) return;
+  pick.append(new Option("Write your own statement and its prevalence", ""));
+  for (const s of INNOCUOUS) pick.append(new Option(`${s.text} (p ≈ ${Number(s.prevalence).toFixed(3)})`, s.id));
+  const text = field(card, "design.innocuous_text");
+  const chosen = INNOCUOUS.find((s) => s.text === text.value);
+  pick.value = chosen ? chosen.id : "";
+  const describe = () => {
+    const s = INNOCUOUS.find((x) => x.id === pick.value);
+    source.textContent = s ? `Source: ${s.source}. ${s.note}` : "Give the statement's prevalence in your population, from a source you can cite.";
+  };
+  describe();
+  pick.addEventListener("change", () => {
+    const s = INNOCUOUS.find((x) => x.id === pick.value);
+    if (s) { text.value = s.text; field(card, "design.innocuous_prevalence").value = s.prevalence; }
+    describe();
+  });
 }
 
 function syncVisibility(card) {
@@ -126,6 +154,7 @@ async function preview(card) {
       const parts = [
         payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}.` : "Not differentially private (ε = ∞): it will be refused.",
         payload.deniability != null ? `Deniability: ${yes} moves a ${(100 * payload.prior).toFixed(0)}% prior to ${(100 * payload.deniability).toFixed(1)}%.` : "",
+        payload.assumption ? `Assumption: ${payload.assumption}` : "",
         payload.planned_half_width != null ? `Precision at n = ${payload.planned_n}: ${pp(payload.planned_half_width)}` +
           (payload.planned_half_width_direct != null ? ` (asking directly: ${pp(payload.planned_half_width_direct)}).` : ".") : "",
       ];
@@ -146,6 +175,7 @@ function addCard(q) {
     field(card, label.dataset.for).id = id;
   }
   fillCard(card, q);
+  setupInnocuousPick(card);
   list.append(card);
   const refresh = debounce(() => preview(card), 350);
   card.addEventListener("input", () => { syncVisibility(card); refresh(); });

@@ -28,7 +28,10 @@ let current = 0;
 let physicalMode = false;
 
 // ---------------------------------------------------------------- words
-const show = (q, v) => (q.kind === "yes_no" ? (v ? "YES" : "NO") : `“${v}”`);
+// The crosswise model (DESIGN.md §8.2) has no randomizer: the respondent ticks SAME or DIFFERENT
+// in the same radios the no-JavaScript page posts; the reported boolean is `same`.
+const isCrosswise = (q) => q.kind === "yes_no" && q.design?.name === "crosswise";
+const show = (q, v) => (isCrosswise(q) ? (v ? "SAME" : "DIFFERENT") : q.kind === "yes_no" ? (v ? "YES" : "NO") : `“${v}”`);
 const reportKey = (q, v) => (q.kind === "yes_no" ? (v ? "yes" : "no") : v);
 const meaning = (q, reported) => q.protection.reports[reportKey(q, reported)]?.text ?? "";
 
@@ -139,6 +142,10 @@ function showStep(index, focus = true) {
 function directValue(q) {
   const inputs = form.elements[`q-${q.key}`];
   if (!inputs) return undefined;
+  if (isCrosswise(q)) {
+    const checked = form.querySelector(`input[name="q-${CSS.escape(q.key)}"]:checked`);
+    return checked ? checked.value.trim() === "same" : undefined; // values are space-padded
+  }
   if (q.kind === "category") {
     const checked = form.querySelector(`input[name="q-${CSS.escape(q.key)}"]:checked`);
     return checked ? checked.value : undefined;
@@ -147,13 +154,13 @@ function directValue(q) {
   return Number(inputs.value);
 }
 
-const answerOf = (q) => (q.randomized ? memo.reported(q) : directValue(q));
+const answerOf = (q) => (q.randomized && !isCrosswise(q) ? memo.reported(q) : directValue(q));
 
 function validateStep(section) {
   const q = items.get(section.dataset.key);
   if (!q) return true;
   if (answerOf(q) !== undefined) { stepError(section, ""); return true; }
-  stepError(section, q.randomized ? `Tap your true answer, then press “${visual(q).button}”.` :
+  stepError(section, isCrosswise(q) ? "Tick SAME or DIFFERENT." : q.randomized ? `Tap your true answer, then press “${visual(q).button}”.` :
     q.kind === "number" ? `Enter a number${q.min != null && q.max != null ? ` from ${q.min} to ${q.max}` : ""}.` : "Choose an answer.");
   return false;
 }
@@ -167,7 +174,9 @@ function buildSummary() {
     const title = document.createElement("strong");
     title.textContent = q.text;
     li.append(title, document.createElement("br"));
-    if (q.randomized) {
+    if (isCrosswise(q)) {
+      li.append(`To be sent: ${show(q, v)} — only whether your two answers agree. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
+    } else if (q.randomized) {
       li.append(`To be sent: ${show(q, v)} — randomized on this device; your true answer is not sent. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
     } else {
       li.append(`To be sent: ${v}. ${q.protection.handling_text}`);
@@ -348,7 +357,7 @@ function takeTokenFromFragment(tokenInput) {
 function wireSteps() {
   for (const section of steps) {
     const q = items.get(section.dataset.key);
-    if (q && q.randomized) setupFlipper(section, q);
+    if (q && q.randomized && !isCrosswise(q)) setupFlipper(section, q);
     section.querySelector("[data-role=next]")?.addEventListener("click", () => {
       if (validateStep(section)) showStep(current + 1);
     });

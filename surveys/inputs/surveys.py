@@ -31,6 +31,7 @@ from deniable.inputs import validate_input
 from dpcore import local as rr
 from dpcore.central import calibration as calibrate
 from dpcore.local import browser as rr_browser
+from dpcore.local.designs import MAX_INNOCUOUS_TEXT
 from surveys import designs
 from surveys.models import Question, Survey
 from surveys.specs import (
@@ -58,7 +59,13 @@ NOT_PRIVATE = (
     "one. Give every answer a non-zero chance of being reported."
 )
 DESIGN_NAMES: dict[str, tuple[str, ...]] = {
-    Question.Kind.YES_NO: ("forced_response", "warner", "unrelated_question"),
+    Question.Kind.YES_NO: (
+        "forced_response",
+        "warner",
+        "unrelated_question",
+        "two_probability",
+        "crosswise",
+    ),
     Question.Kind.CHOICE: ("k_rr",),
 }
 
@@ -94,6 +101,21 @@ DESIGN_SCHEMAS: dict[str, dict[str, Any]] = {
     "unrelated_question": {
         "p": {**_PROBABILITY, "description": "P(the sensitive question)."},
         "innocuous_prevalence": {**_PROBABILITY, "description": "π of the innocuous question."},
+    },
+    "two_probability": {
+        "p_yes_if_trait": {**_PROBABILITY, "description": "P(yes | trait) = a; above b."},
+        "p_yes_if_not": {**_PROBABILITY, "description": "P(yes | no trait) = b; below a."},
+    },
+    "crosswise": {
+        "innocuous_prevalence": {
+            **_PROBABILITY,
+            "description": "Known prevalence p of the innocuous statement; not 0, ½ or 1.",
+        },
+        "innocuous_text": {
+            "type": "string",
+            "maxLength": MAX_INNOCUOUS_TEXT,
+            "description": "The innocuous statement respondents read (required).",
+        },
     },
     "k_rr": {
         "epsilon": {
@@ -210,7 +232,9 @@ class QuestionInSerializer(serializers.Serializer):
         allow_null=True,
         help_text=(
             'yes_no: {"name":"forced_response","p_truth","p_yes","p_no"} (default ½, ¼, ¼), '
-            '{"name":"warner","p"} or {"name":"unrelated_question","p","innocuous_prevalence"}; '
+            '{"name":"warner","p"}, {"name":"unrelated_question","p","innocuous_prevalence"}, '
+            '{"name":"two_probability","p_yes_if_trait","p_yes_if_not"} or '
+            '{"name":"crosswise","innocuous_prevalence","innocuous_text"}; '
             'choice: {"name":"k_rr","epsilon"} (default ε = ln 3). Designs with ε = ∞ or above '
             "the local ε cap, or that the browser cannot run exactly, are refused."
         ),

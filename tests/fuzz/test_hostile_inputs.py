@@ -40,6 +40,7 @@ from dpcore.central import accounting, noise, sensitivity
 from dpcore.central import calibration as calibrate
 from dpcore.central import estimates as release_math
 from dpcore.errors import PrivacyParameterError
+from dpcore.local import cheater as rr_cheater
 from dpcore.local import intervals as rr_intervals
 from privacy.models import LedgerEntry, Release
 from surveys import services
@@ -193,6 +194,8 @@ SPECS: list[dict[str, Any]] = [
     {"name": "warner", "p": 0.75},
     {"name": "unrelated_question", "p": 0.5, "innocuous_prevalence": 0.5},
     {"name": "k_rr", "epsilon": 1.0},
+    {"name": "two_probability", "p_yes_if_trait": 0.75, "p_yes_if_not": 0.25},
+    {"name": "crosswise", "innocuous_prevalence": 0.25, "innocuous_text": "Born in March."},
 ]
 
 
@@ -225,6 +228,19 @@ def test_rr_design_constructors(data: st.DataObject) -> None:
         rr.unrelated_question, **draw_kwargs(data, {"p": 0.5, "innocuous_prevalence": 0.3})
     )
     call_checked(rr.k_rr, **draw_kwargs(data, {"k": 3, "epsilon": 1.0}))
+    call_checked(
+        rr.two_probability, **draw_kwargs(data, {"p_yes_if_trait": 0.7, "p_yes_if_not": 0.2})
+    )
+    call_checked(
+        rr.crosswise, **draw_kwargs(data, {"innocuous_prevalence": 0.25, "innocuous_text": "x"})
+    )
+    call_checked(
+        rr_cheater.design_from_spec,
+        {
+            "name": "cheater_detection",
+            "groups": data.draw(st.one_of(hostile, st.lists(hostile, max_size=3)), label="groups"),
+        },
+    )
     call_checked(rr.optimal_forced_response, **draw_kwargs(data, {"epsilon": 1.0}))
 
 

@@ -28,7 +28,10 @@ def answer(page: Any, q: dict[str, Any]) -> None:
     """Answer one question the way a person would: read it, pick, flip if it is randomized."""
     region = ui.question(page, q["text"])
     expect(region).to_be_visible()
-    if q["randomized"]:
+    if (q.get("design") or {}).get("name") == "crosswise":
+        # No randomizer: the respondent ticks SAME or DIFFERENT (issue 15).
+        ui.option_radio(region, "Same").check()
+    elif q["randomized"]:
         label = "Yes" if q["kind"] == "yes_no" else q["options"][-1]
         ui.truth_button(region, label).click()
         region.get_by_role("button", name=ui.FLIP).click()

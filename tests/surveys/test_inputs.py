@@ -172,7 +172,18 @@ def test_schema_states_the_design_shapes_and_ranges(components):
         shape["properties"]["name"]["enum"][0]: shape
         for shape in components["QuestionIn"]["properties"]["design"]["oneOf"]
     }
-    assert set(shapes) == {"forced_response", "warner", "unrelated_question", "k_rr"}
+    assert set(shapes) == {
+        "forced_response",
+        "warner",
+        "unrelated_question",
+        "k_rr",
+        # issue 15
+        "two_probability",
+        "crosswise",
+    }
+    assert shapes["crosswise"]["properties"]["innocuous_text"]["type"] == "string"
+    a = shapes["two_probability"]["properties"]["p_yes_if_trait"]
+    assert (a["minimum"], a["maximum"]) == (0, 1)
     p_truth = shapes["forced_response"]["properties"]["p_truth"]
     assert (p_truth["minimum"], p_truth["maximum"]) == (0, 1)
     epsilon = shapes["k_rr"]["properties"]["epsilon"]

@@ -50,6 +50,12 @@ const THRESHOLDS = {
   warner: ["as_asked"],
   unrelated_question: ["sensitive", "innocuous_yes"],
   k_rr: ["keep"],
+  // Any P(yes | trait) = a, P(yes | not) = b, run as forced response: truth = T(a) − T(b), yes = T(a).
+  two_probability: ["truth", "yes"],
+  // The crosswise model has no randomizer (no thresholds); `randomize` refuses it.
+  crosswise: [],
+  // Cheater detection (CDMsym): each group's forced-response thresholds (dpcore/local/cheater.py).
+  cheater_detection: ["group_1_truth", "group_1_yes", "group_2_truth", "group_2_yes"],
 };
 
 /** The question's thresholds, checked: integers strictly inside (0, 2⁵³). Anything else (a
@@ -63,13 +69,13 @@ export function checkedThresholds(q) {
     const v = t?.[key];
     if (!Number.isSafeInteger(v) || v <= 0 || v >= GRID) throw new Error(`bad threshold ${name}.${key}: ${v}`);
   }
-  if (name === "forced_response" && !(t.truth < t.yes)) throw new Error("bad thresholds: truth ≥ yes");
+  if ((name === "forced_response" || name === "two_probability") && !(t.truth < t.yes)) throw new Error("bad thresholds: truth ≥ yes");
   return { name, t };
 }
 
 /**
  * Randomize one answer. Returns `{ reported, branch }`:
- *  - forced response: one draw U; U < truth → the true answer ("truth"), U < yes → YES ("yes"),
+ *  - forced response (and the two-probability device, with the same thresholds): one draw U; U < truth → the true answer ("truth"), U < yes → YES ("yes"),
  *    else NO ("no");
  *  - Warner: U < as_asked → the answer to the statement as asked ("truth"), else to its opposite
  *    ("negation");
@@ -87,9 +93,11 @@ export function randomize(q, truth, fill) {
     const others = q.options.filter((o) => o !== truth);
     return { reported: others[randomBelow(others.length, fill)], branch: "other" };
   }
+  if (name === "cheater_detection") throw new Error("use randomizeCheater: the report carries its group");
+  if (name === "crosswise") throw new Error("the crosswise model has no randomizer: the respondent reports same/different");
   if (typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
   const u = uint53(fill); // one draw against cumulative thresholds: exact proportions
-  if (name === "forced_response") {
+  if (name === "forced_response" || name === "two_probability") {
     if (u < t.truth) return { reported: truth, branch: "truth" };
     return u < t.yes ? { reported: true, branch: "yes" } : { reported: false, branch: "no" };
   }
@@ -100,4 +108,23 @@ export function randomize(q, truth, fill) {
   if (u < t.sensitive) return { reported: truth, branch: "truth" };
   // The harmless question's answer is simulated with its known prevalence.
   return { reported: uint53(fill) < t.innocuous_yes, branch: "innocuous" };
+}
+
+/**
+ * The cheating-detection model (CDMsym): the group is drawn first, uniformly by rejection
+ * (exactly ½ each; one word), then one draw U against that group's forced-response thresholds.
+ * Returns `{ group, reported, branch }` — the group is stored with the report (DESIGN.md §8.2);
+ * it is independent of the true answer, so it reveals nothing about it.
+ */
+export function randomizeCheater(q, truth, fill) {
+  const { name, t } = checkedThresholds(q);
+  if (name !== "cheater_detection") throw new Error(`not a cheater-detection question: ${name}`);
+  for (const g of [1, 2]) {
+    if (!(t[`group_${g}_truth`] < t[`group_${g}_yes`])) throw new Error(`bad thresholds: group ${g} truth ≥ yes`);
+  }
+  if (typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
+  const group = 1 + randomBelow(2, fill);
+  const u = uint53(fill);
+  if (u < t[`group_${group}_truth`]) return { group, reported: truth, branch: "truth" };
+  return u < t[`group_${group}_yes`] ? { group, reported: true, branch: "yes" } : { group, reported: false, branch: "no" };
 }

@@ -20,6 +20,7 @@ from rest_framework.authtoken.models import Token
 
 from dpcore.local import default_yes_no_spec
 from surveys import designs, inputs, services, simulation
+from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.models import Survey
 from surveys.selectors import survey_respondent_count
 
@@ -33,6 +34,8 @@ AGE_SHARES = [0.30, 0.30, 0.25, 0.15]
 # True prevalences the estimates should recover (per age group for the first question).
 CHEATED_BY_AGE = {"18-29": 0.40, "30-44": 0.30, "45-64": 0.20, "65+": 0.10}
 DROVE_AFTER_DRINKING = 0.15
+#: Issue 15's crosswise question: true prevalence, and the innocuous statement (p = ¼).
+FAKE_RECEIPT = 0.20
 VOTE_OPTIONS = ["Party A", "Party B", "Party C", "Did not vote"]
 VOTE_SHARES = [0.35, 0.30, 0.15, 0.20]
 
@@ -79,6 +82,17 @@ DEMO_SURVEY: dict[str, Any] = {
             "min": 0,
             "max": 80,
         },
+        # Appended after the original five (whose order the smoke tests rely on).
+        {
+            "key": "fake_receipt",
+            "text": "I have submitted a fake or inflated receipt for reimbursement.",
+            "kind": "yes_no",
+            "design": {
+                "name": "crosswise",
+                "innocuous_prevalence": INNOCUOUS_STATEMENTS[0]["prevalence"],
+                "innocuous_text": INNOCUOUS_STATEMENTS[0]["text"],
+            },
+        },
     ],
 }
 
@@ -90,6 +104,9 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
     cheated_spec = questions["cheated_exam"].design
     drove_spec = questions["drove_after_drinking"].design
     vote_design = designs.question_design(questions["vote"])
+    # The questions added later draw from their own generator, so the original questions' reports
+    # (and every estimate shown for them) are the same as before they were added.
+    later = np.random.default_rng(seed + 15)
     accepted = 0
     for _ in range(n):
         age = AGE_GROUPS[int(rng.choice(len(AGE_GROUPS), p=AGE_SHARES))]
@@ -109,6 +126,7 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
         hours = float(np.clip(round(rng.normal(22, 9), 1), 0, 80))
         if rng.random() > 0.05:  # a few skip the optional number question
             answers["hours_online"] = hours
+        answers.update(_later_answers(questions, later))
         body = {
             "submission_id": simulation.submission_uuid(rng),
             "randomizer": "browser" if rng.random() < 0.9 else "physical",
@@ -118,6 +136,17 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
         outcome = services.submission_create(survey=survey, **spec.kwargs())
         accepted += outcome.status == "accepted"
     return accepted
+
+
+def _later_answers(questions: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Reports for the questions appended after the original five (issue 15's designs)."""
+    answers: dict[str, Any] = {}
+    if "fake_receipt" in questions:
+        spec = questions["fake_receipt"].design
+        answers["fake_receipt"] = simulation.randomize_yes_no(
+            spec, bool(rng.random() < FAKE_RECEIPT), rng
+        )
+    return answers
 
 
 class Command(BaseCommand):
