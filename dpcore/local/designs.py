@@ -17,23 +17,11 @@ two probabilities   P(yes|trait) a, P(yes|not) b     a − b       b
 crosswise           innocuous prevalence p           2p − 1      1 − p
 =================== ================================ =========== ================
 
-Crosswise (Yu, Tian & Tang 2008, Metrika 67:251–263): no randomizer, the "yes" report is "same";
-the only design whose c may be negative (p < ½). Two probabilities: Kuk 1990 or any device.
-
-Sources: Warner, S. L. (1965) "Randomized response: a survey technique for eliminating evasive
-answer bias", JASA 60:63–69; Boruch, R. F. (1971) "Assuring confidentiality of responses in social
-research: a note on strategies", The American Sociologist 6:308–311 (forced response); Greenberg,
-B. G., Abul-Ela, A.-L. A., Simmons, W. R. & Horvitz, D. G. (1969) "The unrelated question
-randomized response model: theoretical framework", JASA 64:520–539.
-
-**k options.** k-ary randomized response (generalized RR, "k-RR"/"direct encoding"): keep the true
-option with ``p = e^ε/(e^ε + k − 1)``, else report one of the others uniformly, each with
-``q = 1/(e^ε + k − 1)``. Wang, T., Blocki, J., Li, N. & Jha, S. (2017) "Locally differentially
-private protocols for frequency estimation", USENIX Security.
-
-**The limit.** Kairouz, P., Oh, S. & Viswanath, P. (2016) "Extremal mechanisms for local
-differential privacy", JMLR 17: for a binary attribute under ε-LDP symmetric RR (keep probability
-e^ε/(1 + e^ε)) is optimal, so ``Var(π̂) ≥ [π(1 − π) + e^ε/(e^ε − 1)²]/n``.
+Crosswise: no randomizer, the "yes" report is "same"; the only design whose c may be negative
+(p < ½). **k options:** k-RR keeps the true option with ``p = e^ε/(e^ε + k − 1)``, else reports one
+of the others uniformly. Sources of every design (Warner 1965, Boruch 1971, Greenberg et al. 1969,
+Kuk 1990, Yu, Tian & Tang 2008, Wang et al. 2017) and the optimality limit (Kairouz, Oh &
+Viswanath 2016): docs/formulas.md#local.
 
 Estimates: :mod:`dpcore.local.estimators`; limits and planning: :mod:`dpcore.local.planning`;
 intervals: :mod:`dpcore.local.intervals`.
