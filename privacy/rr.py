@@ -455,7 +455,7 @@ class BinaryEstimate:
     ci_low: float | None
     ci_high: float | None
     confidence: float
-    interval: str = "wilson"
+    interval: str = "unified"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -489,12 +489,14 @@ def estimate_binary(
     n: int,
     reported_yes: int,
     confidence: float = 0.95,
-    interval: str = "wilson",
+    interval: str = "unified",
 ) -> BinaryEstimate:
     """Estimate the prevalence π from ``reported_yes`` "yes" reports out of ``n``.
 
     ``π̂ = (λ̂ − d)/c`` (coin: 2λ̂ − ½), unbiased (Warner 1965); ``estimate = clip(π̂, 0, 1)``;
-    ``SE = √(λ̂(1 − λ̂)/n)/c``. ``interval="wilson"`` (default): the Wilson (1927) interval
+    ``SE = √(λ̂(1 − λ̂)/n)/c``. ``interval="unified"`` (default): the Wilson score statistic
+    ordered from the constrained MLE, boundary-calibrated (Feldman & Cousins 1998; never zero
+    width; equals ``wilson`` away from 0 and 1). ``interval="wilson"``: the Wilson (1927) interval
     ``[L, U]`` for λ mapped to ``[(L − d)/c, (U − d)/c]`` and clipped to [0, 1];
     ``interval="wald"``: ``π̂ ± z·SE`` clipped (undercovers at large ε; kept for comparison).
 
@@ -519,7 +521,7 @@ def estimate_krr(
     *,
     counts: Sequence[int],
     confidence: float = 0.95,
-    interval: str = "wilson",
+    interval: str = "unified",
 ) -> KRREstimate:
     """Estimate option frequencies from k-RR report counts ``C_v`` (Wang et al. 2017).
 
@@ -755,7 +757,7 @@ def planned_half_width_direct(
 
 
 def binary_interval_table(
-    design: Design, *, n: int, confidence: float = 0.95, interval: str = "wilson"
+    design: Design, *, n: int, confidence: float = 0.95, interval: str = "unified"
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``(estimate, ci_low, ci_high)`` arrays for every outcome y = 0..n (numpy; matches
     :func:`estimate_binary` entry by entry)."""
@@ -769,7 +771,7 @@ def exact_coverage(
     n: int,
     pis: npt.ArrayLike,
     confidence: float = 0.95,
-    interval: str = "wilson",
+    interval: str = "unified",
 ) -> FloatArray:
     """Exact (not simulated) coverage ``P_π(ci_low ≤ π ≤ ci_high)`` for each π in ``pis``:
     the Bin(n, cπ + d) pmf summed over the outcomes whose interval contains π."""

@@ -23,9 +23,13 @@ from typing import Literal, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from dpcore.local.unified_interval import unified_interval
+
 FloatArray = npt.NDArray[np.float64]
-IntervalKind = Literal["wilson", "wald"]
-INTERVAL_KINDS: tuple[str, ...] = ("wilson", "wald")
+# "unified" (default): boundary-aware score interval that never collapses
+# (dpcore.local.unified_interval)
+IntervalKind = Literal["unified", "wilson", "wald"]
+INTERVAL_KINDS: tuple[str, ...] = ("unified", "wilson", "wald")
 
 
 class PointAndInterval(NamedTuple):
@@ -119,7 +123,7 @@ def wilson_interval(
 
 
 def point_and_interval(
-    rate: float, n: int, c: float, d: float, z: float, interval: str = "wilson"
+    rate: float, n: int, c: float, d: float, z: float, interval: str = "unified"
 ) -> PointAndInterval:
     """:func:`_point_and_interval` with its arguments validated (``ValueError`` naming the
     argument): ``0 ≤ rate ≤ 1``, ``1 ≤ n < 1e308``, ``0 < c ≤ 1``, ``0 ≤ d`` with ``c + d ≤ 1``
@@ -149,7 +153,7 @@ def point_and_interval(
 
 
 def _point_and_interval(
-    rate: float, n: int | float, c: float, d: float, z: float, interval: str = "wilson"
+    rate: float, n: int | float, c: float, d: float, z: float, interval: str = "unified"
 ) -> PointAndInterval:
     """Estimate π from the report rate ``λ̂`` of a design ``λ = cπ + d`` (no validation: the
     callers in :mod:`privacy.rr` have validated n, the counts, the design and z already).
@@ -158,13 +162,18 @@ def _point_and_interval(
     * ``SE = √(λ̂(1 − λ̂)/n) / c``;
     * ``wilson``: Wilson interval ``[L, U]`` for λ mapped to ``[(L − d)/c, (U − d)/c]``, each end
       clipped to [0, 1];
-    * ``wald``: ``π̂ ± z·SE``, each end clipped to [0, 1].
+    * ``wald``: ``π̂ ± z·SE``, each end clipped to [0, 1];
+    * ``unified`` (default): :func:`dpcore.local.unified_interval.unified_interval`, the Wilson
+      score statistic ordered from the constrained MLE with Feldman–Cousins boundary calibration;
+      agrees with ``wilson`` (to rounding) away from 0 and 1 and never has zero width.
 
     The interval always contains ``estimate``: L ≤ λ̂ ≤ U, the map is monotone and so is clipping.
     """
     unclipped = (rate - d) / c
     se = math.sqrt(rate * (1.0 - rate) / n) / c
-    if interval == "wilson":
+    if interval == "unified":  # confidence back from z: 2Φ(z) − 1 = erf(z/√2)
+        ci_low, ci_high = unified_interval(rate * n, n, c, d, math.erf(z / math.sqrt(2.0)))
+    elif interval == "wilson":
         low, high = wilson_bounds(rate, n, z)
         ci_low, ci_high = clip01((low - d) / c), clip01((high - d) / c)
     else:
@@ -187,7 +196,7 @@ def wilson_bounds_array(rates: FloatArray, n: int, z: float) -> tuple[FloatArray
 
 
 def interval_table(
-    c: float, d: float, n: int, confidence: float = 0.95, interval: str = "wilson"
+    c: float, d: float, n: int, confidence: float = 0.95, interval: str = "unified"
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Clipped estimate, ``ci_low`` and ``ci_high`` for every outcome ``y = 0, 1, …, n``.
 
@@ -200,7 +209,11 @@ def interval_table(
     z = z_value(confidence)
     rates = np.arange(n + 1, dtype=np.float64) / n
     unclipped = (rates - d) / c
-    if interval == "wilson":
+    if interval == "unified":  # the scalar routine per outcome: equal to it by construction
+        bounds = [_point_and_interval(y / n, n, c, d, z, interval) for y in range(n + 1)]
+        ci_low = np.array([b.ci_low for b in bounds], dtype=np.float64)
+        ci_high = np.array([b.ci_high for b in bounds], dtype=np.float64)
+    elif interval == "wilson":
         low, high = wilson_bounds_array(rates, n, z)
         ci_low, ci_high = (low - d) / c, (high - d) / c
     else:
@@ -239,7 +252,7 @@ def exact_coverage_cd(
     n: int,
     pis: npt.ArrayLike,
     confidence: float = 0.95,
-    interval: str = "wilson",
+    interval: str = "unified",
 ) -> FloatArray:
     """Exact coverage ``P_π(ci_low ≤ π ≤ ci_high)`` for each π: the binomial pmf at λ = cπ + d
     summed over the outcomes whose (clipped) interval contains π. Not simulated."""
