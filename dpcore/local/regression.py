@@ -236,9 +236,7 @@ def fit_logistic(
             )
     scaled, transform = _standardize(xm[:, kept])
     model = _Model(scaled, y, n, c, d)
-    beta_s, converged, iterations, stalled = _newton(
-        model, _start(y, n, c, d, len(kept)), max_iter
-    )
+    beta_s, converged, iterations, stalled = _newton(model, _start(y, n, c, d, len(kept)), max_iter)
     beta = transform @ beta_s
     boundary = np.abs(beta_s) > BOUNDARY_COEFFICIENT
     _, observed, _ = model.derivatives(beta_s)

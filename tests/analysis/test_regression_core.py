@@ -48,8 +48,7 @@ def reference_fit(x: np.ndarray, report: np.ndarray, c: float, d: float):
         return -x.T @ (dl * c * p * (1 - p))
 
     # Scale the number column so BFGS is well conditioned; map back afterwards.
-    s = np.ones(x.shape[1])
-    s[3] = 50.0
+    s = np.max(np.abs(x), axis=0)
     xs = x / s
     fun = lambda b: negloglik(b / s)  # noqa: E731
     jac = lambda b: gradient(b / s) / s  # noqa: E731

@@ -1,0 +1,209 @@
+"""Read-side analysis (DESIGN.md §8.1): logistic regression of a randomized yes/no question on
+direct questions, and group comparisons for the estimates.
+
+The math is in ``dpcore.local`` (pure); this module turns a survey's published (sealed)
+submissions into pooled covariate patterns with one ``GROUP BY`` query and shapes the JSON.
+Only reported (randomized) outcomes are read — the server never has a true answer.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import Count
+from django.db.models.fields.json import KeyTransform
+
+from deniable.errors import InvalidInput
+from dpcore.local.regression import RegressionFit, fit_logistic
+from surveys import designs
+from surveys.models import Question, Submission, Survey
+from surveys.selectors import validate_confidence
+
+PREDICTOR_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
+MAX_PREDICTORS = 12
+MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
+
+
+def _question_map(survey: Survey) -> dict[str, Question]:
+    return {q.key: q for q in survey.questions.all()}
+
+
+def _parse_predictors(raw: str | Sequence[str] | None) -> list[str]:
+    if raw is None:
+        return []
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    keys = [str(item).strip() for item in items if str(item).strip()]
+    if len(keys) > MAX_PREDICTORS:
+        raise InvalidInput.single("predictors", f"At most {MAX_PREDICTORS} predictors.")
+    if len(set(keys)) != len(keys):
+        raise InvalidInput.single("predictors", "A predictor is listed twice.")
+    return keys
+
+
+def _validate(
+    questions: dict[str, Question], outcome: str | None, predictors: list[str]
+) -> tuple[Question, list[Question]]:
+    out_q = questions.get(outcome or "")
+    if out_q is None:
+        raise InvalidInput.single("outcome", f"No question with key {outcome!r}.")
+    if out_q.kind != Question.Kind.YES_NO:
+        raise InvalidInput.single("outcome", "Must be a yes_no (binary randomized) question.")
+    chosen: list[Question] = []
+    for key in predictors:
+        if key == out_q.key:
+            raise InvalidInput.single("predictors", "The outcome cannot be a predictor.")
+        q = questions.get(key)
+        if q is None:
+            raise InvalidInput.single("predictors", f"No question with key {key!r}.")
+        if q.kind not in PREDICTOR_KINDS:
+            raise InvalidInput.single(
+                "predictors", f"{key!r} is {q.kind}: predictors must be category or number."
+            )
+        chosen.append(q)
+    return out_q, chosen
+
+
+def _terms(predictors: list[Question]) -> list[str]:
+    terms = ["(Intercept)"]
+    for q in predictors:
+        if q.kind == Question.Kind.CATEGORY:
+            terms.extend(f"{q.key}={option}" for option in q.options[1:])
+        else:
+            terms.append(q.key)
+    return terms
+
+
+def _pattern_rows(survey: Survey, outcome: Question, predictors: list[Question]) -> list[Any]:
+    """``[(outcome, p₁, …, pₖ, count)]``: one aggregate query over the published submissions."""
+    names = {"o": KeyTransform(outcome.key, "answers")}
+    names.update({f"p{i}": KeyTransform(q.key, "answers") for i, q in enumerate(predictors)})
+    fields = list(names)
+    return list(
+        Submission.objects.filter(survey=survey, sealed=True)
+        .annotate(**names)
+        .values_list(*fields)
+        .annotate(count=Count("pk"))
+        .order_by()
+    )
+
+
+def _row_vector(values: Sequence[Any], predictors: list[Question]) -> list[float] | None:
+    """The design-matrix row of one pattern, or None if an answer is missing or invalid."""
+    row = [1.0]
+    for value, q in zip(values, predictors, strict=True):
+        if q.kind == Question.Kind.CATEGORY:
+            if value not in q.options:
+                return None
+            row.extend(1.0 if value == option else 0.0 for option in q.options[1:])
+        else:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return None
+            row.append(float(value))
+    return row
+
+
+def _patterns(
+    rows: list[Any], predictors: list[Question]
+) -> tuple[list[list[float]], list[float], list[float]]:
+    index: dict[tuple[float, ...], int] = {}
+    x: list[list[float]] = []
+    yes: list[float] = []
+    total: list[float] = []
+    for outcome, *values, count in rows:
+        if not isinstance(outcome, bool):
+            continue
+        vector = _row_vector(values, predictors)
+        if vector is None:
+            continue
+        at = index.setdefault(tuple(vector), len(x))
+        if at == len(x):
+            x.append(vector)
+            yes.append(0.0)
+            total.append(0.0)
+        total[at] += count
+        if outcome:
+            yes[at] += count
+    return x, yes, total
+
+
+def survey_regression(
+    *,
+    survey: Survey,
+    outcome: str | None,
+    predictors: str | Sequence[str] | None,
+    confidence: Any = 0.95,
+) -> dict[str, Any]:
+    """The JSON body of ``GET …/regression/`` (DESIGN.md §8.1)."""
+    confidence = validate_confidence(confidence)
+    out_q, pred_qs = _validate(_question_map(survey), outcome, _parse_predictors(predictors))
+    terms = _terms(pred_qs)
+    x, yes, total = _patterns(_pattern_rows(survey, out_q, pred_qs), pred_qs)
+    n = int(sum(total))
+    if n < max(10, MIN_PER_TERM * len(terms)):
+        raise InvalidInput.single(
+            "outcome",
+            f"Too few respondents with the outcome and every predictor answered ({n}; "
+            f"need at least {max(10, MIN_PER_TERM * len(terms))} for {len(terms)} terms).",
+        )
+    design = designs.question_design(out_q)
+    fit = fit_logistic(x, yes, total, c=design.c, d=design.d, terms=terms, confidence=confidence)
+    return regression_body(survey, out_q, fit)
+
+
+def regression_body(survey: Survey, outcome: Question, fit: RegressionFit) -> dict[str, Any]:
+    return {
+        "survey": survey.slug,
+        "outcome": outcome.key,
+        "design": designs.design_description(outcome),
+        "family": "logistic",
+        "n": fit.n,
+        "log_likelihood": fit.log_likelihood,
+        "converged": fit.converged,
+        "iterations": fit.iterations,
+        "confidence": fit.confidence,
+        "warnings": list(fit.warnings),
+        "coefficients": [
+            {
+                "term": co.term,
+                "estimate": co.estimate,
+                "std_error": co.std_error,
+                "ci_low": co.ci_low,
+                "ci_high": co.ci_high,
+                "z": co.z,
+                "p_value": co.p_value,
+                "odds_ratio": co.odds_ratio,
+            }
+            for co in fit.coefficients
+        ],
+    }
+
+
+COEFFICIENT_COLUMNS = (
+    "term",
+    "estimate",
+    "std_error",
+    "ci_low",
+    "ci_high",
+    "z",
+    "p_value",
+    "odds_ratio",
+)
+
+
+def regression_csv(body: dict[str, Any]) -> str:
+    """One row per coefficient; the fit's figures as ``# name: value`` comment lines first (R's
+    ``read.csv(comment.char = "#")`` and pandas' ``comment="#"`` skip them)."""
+    out = io.StringIO()
+    for name in ("survey", "outcome", "n", "log_likelihood", "converged", "iterations"):
+        out.write(f"# {name}: {body[name]}\n")
+    out.write(f"# confidence: {body['confidence']}\n")
+    for warning in body["warnings"]:
+        out.write(f"# warning: {warning}\n")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COEFFICIENT_COLUMNS)
+    for co in body["coefficients"]:
+        writer.writerow(["" if co[c] is None else co[c] for c in COEFFICIENT_COLUMNS])
+    return out.getvalue()

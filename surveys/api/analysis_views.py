@@ -1,0 +1,75 @@
+"""API v1 analysis views (DESIGN.md §8.1): regression and power.
+
+Thin like surveys.api.views: parse, call surveys.analysis / dpcore, shape. Group comparisons
+are part of GET …/estimates/ (``compare=true``).
+"""
+
+from __future__ import annotations
+
+from django.utils.text import slugify
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from deniable.api import json_object_body
+from surveys import analysis, power_api
+from surveys.api.views import ERROR_404, ERRORS_400, SLUG, FormatMixin, _reload
+
+
+class RegressionView(FormatMixin, APIView):
+    @extend_schema(
+        parameters=[
+            SLUG,
+            OpenApiParameter("outcome", OpenApiTypes.STR, description="A yes_no question."),
+            OpenApiParameter(
+                "predictors", OpenApiTypes.STR, description="Comma-separated category/number keys."
+            ),
+            OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
+            OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
+        ],
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/csv"): OpenApiTypes.STR,
+            400: ERRORS_400,
+            404: ERROR_404,
+        },
+        tags=["analysis"],
+        description=(
+            "Maximum-likelihood logistic regression of the latent trait of a yes_no question on "
+            "category (dummy coded against the first option) and number predictors, through "
+            "the outcome's design: P(report yes) = c·expit(xβ) + d."
+        ),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        survey = _reload(request, slug)
+        fmt = self.check_format(request)
+        body = analysis.survey_regression(
+            survey=survey,
+            outcome=request.query_params.get("outcome"),
+            predictors=request.query_params.get("predictors"),
+            confidence=request.query_params.get("confidence", 0.95),
+        )
+        if fmt == "csv":
+            response = Response(
+                analysis.regression_csv(body), content_type="text/csv; charset=utf-8"
+            )
+            name = f"{slugify(slug)}-regression-{slugify(body['outcome'])}.csv"
+            response["Content-Disposition"] = f'attachment; filename="{name}"'
+            return response
+        return Response(body)
+
+
+class PowerView(APIView):
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={200: OpenApiTypes.OBJECT, 400: ERRORS_400},
+        tags=["designs"],
+        description=(
+            "Power or sample size of a one-sample (against pi0) or two-group (pi0 vs pi1) test "
+            "of prevalence under a randomized design (analytic, normal approximation)."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        return Response(power_api.power_request(json_object_body(request)))
