@@ -17,6 +17,7 @@ from django.db.models import Count
 from django.db.models.fields.json import KeyTransform
 
 from deniable.errors import InvalidInput
+from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
 from surveys import designs
 from surveys.models import Question, Submission, Survey
@@ -207,3 +208,85 @@ def regression_csv(body: dict[str, Any]) -> str:
     for co in body["coefficients"]:
         writer.writerow(["" if co[c] is None else co[c] for c in COEFFICIENT_COLUMNS])
     return out.getvalue()
+
+
+# --- Group comparisons (GET …/estimates/?group_by=…&compare=true) -------------------------------
+
+TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes"), ("false", "0", "no", "")
+
+
+def wants_compare(raw: str | None, group_by: str | None) -> bool:
+    """``compare`` as a boolean; it needs ``group_by`` (400 naming ``compare`` otherwise)."""
+    word = (raw or "").strip().lower()
+    if word not in TRUE_WORDS + FALSE_WORDS:
+        raise InvalidInput.single("compare", "One of: true, false.")
+    if word in TRUE_WORDS and not group_by:
+        raise InvalidInput.single("compare", "Comparisons need group_by (a category question).")
+    return word in TRUE_WORDS
+
+
+def _difference_dicts(diffs: Sequence[Any], option: str | None = None) -> list[dict[str, Any]]:
+    extra = {} if option is None else {"option": option}
+    return [
+        {
+            "group": d.group,
+            **extra,
+            "difference": d.difference,
+            "std_error": d.std_error,
+            "ci_low": d.ci_low,
+            "ci_high": d.ci_high,
+            "p_value": d.p_value,
+            "p_value_holm": d.p_value_holm,
+        }
+        for d in diffs
+    ]
+
+
+def _binary_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], confidence: float):
+    design = designs.question_design(q)
+    groups = [(g, e["reported_yes"], e["n"]) for g, e in entries]
+    reference, diffs = compare.differences(groups, c=design.c, d=design.d, confidence=confidence)
+    test = compare.homogeneity_test(
+        [[e["reported_yes"], e["n"] - e["reported_yes"]] for _, e in entries]
+    )
+    return reference, "equal_prevalence", test, _difference_dicts(diffs)
+
+
+def _choice_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], confidence: float):
+    design = designs.question_design(q)
+    rows: list[dict[str, Any]] = []
+    reference = None
+    for i, option in enumerate(q.options):
+        groups = [(g, e["options"][i]["reported"], e["n"]) for g, e in entries]
+        reference, diffs = compare.differences(
+            groups, c=design.c, d=design.d, confidence=confidence
+        )
+        rows.extend(_difference_dicts(diffs, option))
+    table = [[o["reported"] for o in e["options"]] for _, e in entries]
+    return reference, "equal_distributions", compare.homogeneity_test(table), rows
+
+
+def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
+    """Add ``"comparison"`` to each yes_no and choice question of an estimates body that has
+    ``groups`` (DESIGN.md §8.1): differences from the first group with respondents, Holm-adjusted
+    p-values (per option for choice), and the chi-square test of homogeneity of the reports."""
+    questions = _question_map(survey)
+    confidence = body["confidence"]
+    for entry in body["questions"]:
+        q = questions.get(entry["key"])
+        if q is None or q.kind not in (Question.Kind.YES_NO, Question.Kind.CHOICE):
+            continue
+        per_group = [
+            (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
+            for group in body["groups"]
+        ]
+        build = _binary_comparison if q.kind == Question.Kind.YES_NO else _choice_comparison
+        reference, test_name, test, diffs = build(q, per_group, confidence)
+        entry["comparison"] = {
+            "reference": reference,
+            "test": test_name,
+            "statistic": test.statistic,
+            "df": test.df,
+            "p_value": test.p_value,
+            "differences": diffs,
+        }

@@ -31,7 +31,7 @@ from deniable import json_input
 from deniable.api import CSVRenderer, json_object_body
 from deniable.errors import DomainError, InvalidInput
 from privacy import rr
-from surveys import csv_cells, designs, export, selectors, services
+from surveys import analysis, csv_cells, designs, export, selectors, services
 from surveys.api import serializers as s
 from surveys.ratelimit import submission_rate_check
 from surveys.services.invitation_check import invitation_check
@@ -442,6 +442,9 @@ class EstimatesView(FormatMixin, APIView):
             SLUG,
             OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
             OpenApiParameter("group_by", OpenApiTypes.STR, description="A category question."),
+            OpenApiParameter(
+                "compare", OpenApiTypes.BOOL, description="With group_by: group comparisons."
+            ),
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
             OpenApiParameter(
                 "download",
@@ -461,11 +464,15 @@ class EstimatesView(FormatMixin, APIView):
     def get(self, request: Request, slug: str) -> Response:
         survey = _reload(request, slug)
         fmt = self.check_format(request)
+        group_by = request.query_params.get("group_by") or None
+        compare = analysis.wants_compare(request.query_params.get("compare"), group_by)
         body = selectors.survey_estimates(
             survey=survey,
             confidence=request.query_params.get("confidence", 0.95),
-            group_by=request.query_params.get("group_by") or None,
+            group_by=group_by,
         )
+        if compare:  # DESIGN.md §8.1: differences and tests across the groups
+            analysis.add_comparisons(body, survey=survey)
         name = estimates_filename(slug, body.get("group_by"), fmt)
         if fmt == "csv":
             response = Response(estimates_csv(body), content_type="text/csv; charset=utf-8")
