@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from deniable.errors import Conflict, InvalidInput, NotFound
 from privacy import rr_browser
-from surveys import designs, protection
+from surveys import analysis_pages, designs, protection
 from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
@@ -575,6 +575,7 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         ),
         "releases_template": _releases_template(),
     }
+    context.update(analysis_pages.detail_context(request, survey, questions, estimates, group_by))
     return render(request, "surveys/detail.html", context)
 
 
