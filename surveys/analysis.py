@@ -8,8 +8,6 @@ Only reported (randomized) outcomes are read — the server never has a true ans
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +17,7 @@ from django.db.models.fields.json import KeyTransform
 from deniable.errors import InvalidInput
 from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
-from surveys import designs
+from surveys import csv_cells, designs
 from surveys.models import Question, Submission, Survey
 from surveys.selectors import validate_confidence
 
@@ -192,22 +190,26 @@ COEFFICIENT_COLUMNS = (
     "p_value",
     "odds_ratio",
 )
+FIT_COLUMNS = ("outcome", "n", "log_likelihood", "converged", "iterations", "confidence")
 
 
 def regression_csv(body: dict[str, Any]) -> str:
-    """One row per coefficient; the fit's figures as ``# name: value`` comment lines first (R's
-    ``read.csv(comment.char = "#")`` and pandas' ``comment="#"`` skip them)."""
-    out = io.StringIO()
-    for name in ("survey", "outcome", "n", "log_likelihood", "converged", "iterations"):
-        out.write(f"# {name}: {body[name]}\n")
-    out.write(f"# confidence: {body['confidence']}\n")
-    for warning in body["warnings"]:
-        out.write(f"# warning: {warning}\n")
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COEFFICIENT_COLUMNS)
-    for co in body["coefficients"]:
-        writer.writerow(["" if co[c] is None else co[c] for c in COEFFICIENT_COLUMNS])
-    return out.getvalue()
+    """One row per coefficient, the fit's figures repeated on every row (tidy, no comment lines)
+    and its warnings joined in the last column; cells as every Deniable CSV writes them
+    (csv_cells: text cells are ``'`` + the exact text, numbers bare)."""
+    fit = [
+        csv_cells.text_cell(body["outcome"]),
+        *(csv_cells.number_cell(body[name]) for name in FIT_COLUMNS[1:]),
+        csv_cells.text_cell(" | ".join(body["warnings"])) if body["warnings"] else "",
+    ]
+    rows = (
+        [csv_cells.text_cell(co["term"])]
+        + [csv_cells.number_cell(co[name]) for name in COEFFICIENT_COLUMNS[1:]]
+        + fit
+        for co in body["coefficients"]
+    )
+    header = [*COEFFICIENT_COLUMNS, *FIT_COLUMNS, "warnings"]
+    return "".join(csv_cells.csv_chunks(header, rows))
 
 
 # --- Group comparisons (GET …/estimates/?group_by=…&compare=true) -------------------------------

@@ -198,6 +198,34 @@ def _coefficient(term: str, beta: float, se: float | None, z_crit: float) -> Coe
     return Coefficient(term, beta, se, beta - z_crit * se, beta + z_crit * se, z, p, odds)
 
 
+def _inference(
+    model: _Model, beta_s: FloatArray, transform: FloatArray, names: Sequence[str]
+) -> tuple[FloatArray | None, npt.NDArray[np.bool_], list[str]]:
+    """Covariance ``A J⁻¹ Aᵀ`` of β (None at a boundary fit or a singular J), the boundary
+    flags per term, and the warnings."""
+    boundary = np.abs(beta_s) > BOUNDARY_COEFFICIENT
+    if boundary.any():
+        flagged = ", ".join(names[int(i)] for i in np.flatnonzero(boundary))
+        return (
+            None,
+            boundary,
+            [
+                f"boundary fit (separation): the likelihood keeps rising as {flagged} runs off to "
+                "±∞ — some covariate pattern's report rate is at or beyond what the design can "
+                "produce; those estimates are not finite, so this model gets no standard errors"
+            ],
+        )
+    _, observed, _ = model.derivatives(beta_s)
+    inverse = _solve_pd(observed, np.eye(len(names)))
+    if inverse is None:
+        return (
+            None,
+            boundary,
+            ["the observed information is not positive definite: no standard errors"],
+        )
+    return transform @ inverse @ transform.T, boundary, []
+
+
 def fit_logistic(
     x: npt.ArrayLike,
     yes: npt.ArrayLike,
@@ -226,33 +254,19 @@ def fit_logistic(
         raise ValueError("no respondents")
     used = n > 0
     xm, y, n = xm[used], y[used], n[used]
-    warnings: list[str] = []
     kept = _identified_columns(xm)
-    for j in range(len(terms)):
-        if j not in kept:
-            warnings.append(
-                f"{terms[j]}: not identified by the data (no respondents with this value, or "
-                "collinear with other terms); left out of the model"
-            )
+    warnings = [
+        f"{terms[j]}: not identified by the data (no respondents with this value, or collinear "
+        "with other terms); left out of the model"
+        for j in range(len(terms))
+        if j not in kept
+    ]
     scaled, transform = _standardize(xm[:, kept])
     model = _Model(scaled, y, n, c, d)
     beta_s, converged, iterations, stalled = _newton(model, _start(y, n, c, d, len(kept)), max_iter)
     beta = transform @ beta_s
-    boundary = np.abs(beta_s) > BOUNDARY_COEFFICIENT
-    _, observed, _ = model.derivatives(beta_s)
-    covariance: FloatArray | None = None
-    inverse = _solve_pd(observed, np.eye(len(kept)))
-    if inverse is not None and not boundary.any():
-        covariance = transform @ inverse @ transform.T
-    elif inverse is None and not boundary.any():
-        warnings.append("the observed information is not positive definite: no standard errors")
-    if boundary.any():
-        names = ", ".join(terms[kept[i]] for i in np.flatnonzero(boundary))
-        warnings.append(
-            f"boundary fit (separation): the likelihood keeps rising as {names} runs off to "
-            "±∞ — some covariate pattern's report rate is at or beyond what the design can "
-            "produce; these estimates are not finite, so no standard errors are given"
-        )
+    covariance, boundary, problems = _inference(model, beta_s, transform, [terms[j] for j in kept])
+    warnings.extend(problems)
     if not converged and not stalled:
         warnings.append(f"did not converge in {max_iter} iterations")
     z_crit = NormalDist().inv_cdf(0.5 + confidence / 2.0)

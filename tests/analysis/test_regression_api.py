@@ -62,15 +62,14 @@ def test_csv(api, loaded) -> None:
     assert r.status_code == 200
     assert r["Content-Type"].startswith("text/csv")
     text = r.content.decode()
-    rows = list(
-        csv.DictReader(
-            io.StringIO("\n".join(ln for ln in text.splitlines() if not ln.startswith("#")))
-        )
-    )
-    assert [row["term"] for row in rows] == ["(Intercept)", "age=old"]
-    assert "# confidence: 0.9" in text
+    assert not any(line.startswith("#") for line in text.splitlines())  # no comment lines
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [row["term"] for row in rows] == ["'(Intercept)", "'age=old"]  # csv_cells text cells
+    assert {row["outcome"] for row in rows} == {"'coin"}
+    assert {row["confidence"] for row in rows} == {"0.9"}
     as_json = api.get(url(survey, "?outcome=coin&predictors=age&confidence=0.9")).json()
-    assert float(rows[1]["estimate"]) == pytest.approx(as_json["coefficients"][1]["estimate"])
+    assert float(rows[1]["estimate"]) == as_json["coefficients"][1]["estimate"]  # round trip
+    assert rows[0]["n"] == str(as_json["n"]) and rows[0]["warnings"] == ""
 
 
 @pytest.mark.parametrize(
