@@ -18,7 +18,7 @@ from deniable.errors import InvalidInput
 from surveys import analysis
 from surveys.models import Question, Survey
 
-CHART_LEFT, CHART_WIDTH, ROW_H, TOP = 30.0, 66.0, 8.0, 8.0
+CHART_LEFT, CHART_WIDTH, ROW_H, TOP = 45.0, 145.0, 8.0, 6.0  # viewBox 200 wide
 
 
 def _or_chart(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -55,7 +55,7 @@ def _or_chart(body: dict[str, Any]) -> dict[str, Any] | None:
         )
     height = TOP + len(rows) * ROW_H + 6
     ticks = []
-    for value in (0.01, 0.1, 0.25, 0.5, 1, 2, 4, 10, 100):
+    for value in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 500):
         if lo <= math.log(value) <= hi:
             ticks.append({"x": x(math.log(value)), "label": f"{value:g}"})
     return {"rows": rows, "height": height, "one_x": x(0.0), "axis_y": height - 5,

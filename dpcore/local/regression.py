@@ -267,7 +267,8 @@ def fit_logistic(
     beta = transform @ beta_s
     covariance, boundary, problems = _inference(model, beta_s, transform, [terms[j] for j in kept])
     warnings.extend(problems)
-    if not converged and not stalled:
+    converged = converged and not boundary.any()  # a flat likelihood at ±∞ is no optimum
+    if not converged and not stalled and not boundary.any():
         warnings.append(f"did not converge in {max_iter} iterations")
     z_crit = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     by_column: dict[int, Coefficient] = {}

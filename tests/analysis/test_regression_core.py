@@ -113,6 +113,7 @@ def test_separation_warns_without_nan() -> None:
     x = np.array([[1, 0.0], [1, 1.0]])
     fit = fit_logistic(x, [30, 80], [100, 100], c=0.5, d=0.25, terms=["(Intercept)", "g=b"])
     assert any("boundary" in w for w in fit.warnings)
+    assert not fit.converged
     slope = fit.coefficients[1]
     assert slope.estimate is not None and slope.estimate > 5
     assert slope.std_error is None and slope.p_value is None and slope.odds_ratio is None
