@@ -30,7 +30,7 @@ def _question_map(survey: Survey) -> dict[str, Question]:
     return {q.key: q for q in survey.questions.all()}
 
 
-def _parse_predictors(raw: str | Sequence[str] | None) -> list[str]:
+def parse_predictors(raw: str | Sequence[str] | None) -> list[str]:
     if raw is None:
         return []
     items = raw.split(",") if isinstance(raw, str) else list(raw)
@@ -63,6 +63,11 @@ def _validate(
             )
         chosen.append(q)
     return out_q, chosen
+
+
+def validate_keys(survey: Survey, outcome: str | None, predictors: list[str]) -> None:
+    """The 400s of ``survey_regression`` without running it (for the background path)."""
+    _validate(_question_map(survey), outcome, predictors)
 
 
 def _terms(predictors: list[Question]) -> list[str]:
@@ -137,7 +142,7 @@ def survey_regression(
 ) -> dict[str, Any]:
     """The JSON body of ``GET …/regression/`` (DESIGN.md §8.1)."""
     confidence = validate_confidence(confidence)
-    out_q, pred_qs = _validate(_question_map(survey), outcome, _parse_predictors(predictors))
+    out_q, pred_qs = _validate(_question_map(survey), outcome, parse_predictors(predictors))
     terms = _terms(pred_qs)
     x, yes, total = _patterns(_pattern_rows(survey, out_q, pred_qs), pred_qs)
     n = int(sum(total))

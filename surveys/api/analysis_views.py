@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from deniable.api import json_object_body
-from surveys import analysis, power_api
+from surveys import analysis, analysis_jobs, power_api
 from surveys.api.views import ERROR_404, ERRORS_400, SLUG, FormatMixin, _reload
 
 
@@ -32,6 +32,7 @@ class RegressionView(FormatMixin, APIView):
         responses={
             (200, "application/json"): OpenApiTypes.OBJECT,
             (200, "text/csv"): OpenApiTypes.STR,
+            202: OpenApiTypes.OBJECT,
             400: ERRORS_400,
             404: ERROR_404,
         },
@@ -39,18 +40,22 @@ class RegressionView(FormatMixin, APIView):
         description=(
             "Maximum-likelihood logistic regression of the latent trait of a yes_no question on "
             "category (dummy coded against the first option) and number predictors, through "
-            "the outcome's design: P(report yes) = c·expit(xβ) + d."
+            "the outcome's design: P(report yes) = c·expit(xβ) + d. Above "
+            "DENIABLE_REGRESSION_SYNC_LIMIT respondents: 202 with progress; poll the same URL."
         ),
     )
     def get(self, request: Request, slug: str) -> Response:
         survey = _reload(request, slug)
         fmt = self.check_format(request)
-        body = analysis.survey_regression(
+        status, body = analysis_jobs.regression_or_job(
             survey=survey,
             outcome=request.query_params.get("outcome"),
             predictors=request.query_params.get("predictors"),
             confidence=request.query_params.get("confidence", 0.95),
+            url=request.get_full_path(),
         )
+        if status != 200:  # 202: a background fit under way (poll this URL); 503: it failed
+            return Response(body, status=status)
         if fmt == "csv":
             response = Response(
                 analysis.regression_csv(body), content_type="text/csv; charset=utf-8"

@@ -126,3 +126,52 @@ def test_intercept_only_model_is_the_clipped_prevalence_logit(api, loaded) -> No
     rate = sum(a["coin"] for a in answers if "coin" in a) / body["n"]
     pi = (rate - 0.25) / 0.5
     assert body["coefficients"][0]["estimate"] == pytest.approx(math.log(pi / (1 - pi)), abs=1e-9)
+
+
+def test_above_the_sync_limit_a_background_job_with_progress(api, loaded, settings, monkeypatch):
+    from django.core.cache import cache
+
+    from surveys import analysis_jobs
+    from surveys.tasks import regression_compute
+
+    cache.clear()
+    survey, _ = loaded
+    settings.DENIABLE_REGRESSION_SYNC_LIMIT = 10
+    monkeypatch.setattr(analysis_jobs, "survey_respondent_count", lambda survey: 2998)
+    queued = []
+    monkeypatch.setattr(regression_compute, "delay", lambda *args: queued.append(args))
+    query = "?outcome=coin&predictors=age,hours"
+    first = api.get(url(survey, query))
+    assert first.status_code == 202
+    assert first.json() == {"status": "pending", "progress": 0.0, "stage": "queued",
+                            "url": url(survey, query)}  # fmt: skip
+    assert api.get(url(survey, query)).status_code == 202 and len(queued) == 1  # polled, once
+    assert api.get(url(survey, "?outcome=nope")).status_code == 400  # checked before queueing
+    regression_compute(*queued[0])  # the worker runs it
+    done = api.get(url(survey, query))
+    assert done.status_code == 200
+    settings.DENIABLE_REGRESSION_SYNC_LIMIT = 10**6
+    assert done.json() == api.get(url(survey, query)).json()  # the same fit as synchronously
+    cache.clear()
+
+
+def test_background_job_failure_is_503_then_retried(api, loaded, settings, monkeypatch):
+    from django.core.cache import cache
+
+    from surveys import analysis, analysis_jobs
+
+    cache.clear()  # job states live in the cache (this test's Redis database or locmem)
+    survey, _ = loaded
+    settings.DENIABLE_REGRESSION_SYNC_LIMIT = 10
+    monkeypatch.setattr(analysis_jobs, "survey_respondent_count", lambda survey: 5000)
+
+    def broken(**kwargs):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(analysis, "survey_regression", broken)
+    r = api.get(url(survey, "?outcome=coin&predictors=age"))  # eager in tests: runs inline
+    assert r.status_code == 503 and r.json()["error"] == "regression_failed"
+    monkeypatch.undo()
+    monkeypatch.setattr(analysis_jobs, "survey_respondent_count", lambda survey: 5000)
+    settings.DENIABLE_REGRESSION_SYNC_LIMIT = 10
+    assert api.get(url(survey, "?outcome=coin&predictors=age")).status_code == 200
