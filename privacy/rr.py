@@ -500,8 +500,9 @@ def estimate_binary(
     ``[L, U]`` for λ mapped to ``[(L − d)/c, (U − d)/c]`` and clipped to [0, 1];
     ``interval="wald"``: ``π̂ ± z·SE`` clipped (undercovers at large ε; kept for comparison).
 
-    Note: at π = 0 or 1 exactly the clipped interval can only miss on one side, so its coverage
-    there is that of a one-sided 97.5% bound (see the coverage tests).
+    Note: at π = 0 or 1 exactly the clipped Wilson interval can only miss on one side, so its
+    coverage there is that of a one-sided 97.5% bound; the default "unified" interval brings it
+    back near nominal (tests/privacy/test_unified_interval.py, bench/RESULTS.md §7).
     """
     n = _count("n", n)
     reported_yes = _count("reported_yes", reported_yes)
