@@ -40,6 +40,7 @@ The interval is ``{π ∈ [0, 1] : P_{μ(π)}(T(π) ≤ T_obs(π)) ≤ confidenc
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 __all__ = ["acceptance_probability", "boundary_statistic", "score_statistic", "unified_interval"]
 
@@ -108,6 +109,34 @@ def _search(
     return inside
 
 
+def _wilson_if_interior(
+    y: float, n: float, c: float, d: float, confidence: float
+) -> tuple[float, float] | None:
+    """The Wilson interval mapped to π when the unified one provably equals it, else None.
+
+    With ``√T(π) = |π̂ − π|/σ(π)`` and ``μ(π) = min(π, 1 − π)/σ(π)``, the interior formula
+    ``2Φ(√T) − 1`` applies wherever ``min(π, 1 − π) ≥ |π̂ − π|``; if the unclipped π̂ lies in
+    [0, 1] and the Wilson ends satisfy ``L ≥ π̂/2`` and ``U ≤ (1 + π̂)/2``, that holds on all of
+    [L, U] (the conditions are monotone in π), so the accepted set there is ``{S ≤ z²}`` =
+    [L, U]; beyond it ``S > z²`` and the boundary formula is larger still (AM–GM:
+    ``(μ² + t)/(2μ) ≥ √t``), so nothing outside is accepted. Saves the bisections (≈ 75×).
+    """
+    if confidence <= 0.5:
+        return None
+    pi_hat = (y / n - d) / c
+    if not 0.0 <= pi_hat <= 1.0:
+        return None
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    rate = y / n
+    z2n = z * z / n
+    centre = (rate + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * math.sqrt(rate * (1.0 - rate) / n + z2n / (4.0 * n))
+    low, high = (centre - half - d) / c, (centre + half - d) / c
+    if low >= pi_hat / 2.0 and high <= (1.0 + pi_hat) / 2.0 and low < high:
+        return low, high
+    return None
+
+
 def unified_interval(
     y: float, n: float, c: float, d: float, confidence: float
 ) -> tuple[float, float]:
@@ -117,6 +146,9 @@ def unified_interval(
 
     ``low < high`` always (module docstring); ``low ≤ π̂ ≤ high``.
     """
+    shortcut = _wilson_if_interior(y, n, c, d, confidence)
+    if shortcut is not None:
+        return shortcut
     pi_hat = min(max((y / n - d) / c, 0.0), 1.0)
     low = 0.0
     if pi_hat > 0.0 and _excluded(y, n, c, d, 0.0, confidence):

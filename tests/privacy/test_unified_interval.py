@@ -127,3 +127,22 @@ def test_krr_options_use_it_and_low_confidence_still_positive_width() -> None:
     for confidence in (0.1, 0.5, 0.999):
         low, high = unified_interval(326, 343, 0.8, 0.1, confidence)
         assert high > low
+
+
+def test_wilson_shortcut_equals_the_bisection(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where the shortcut applies it must give what the full construction gives.
+    import dpcore.local.unified_interval as module
+
+    checked = 0
+    for n in (50, 219, 1000):
+        for c, d in ((0.5, 0.25), (0.9, 0.05), (0.5, 0.0), (0.2, 0.4)):
+            for y in range(0, n + 1, max(1, n // 200)):
+                fast = module._wilson_if_interior(y, n, c, d, 0.95)
+                if fast is None:
+                    continue
+                with monkeypatch.context() as patch:
+                    patch.setattr(module, "_wilson_if_interior", lambda *args: None)
+                    slow = module.unified_interval(y, n, c, d, 0.95)
+                assert fast == pytest.approx(slow, abs=1e-14)
+                checked += 1
+    assert checked > 500
