@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 
@@ -21,6 +22,8 @@ from surveys.models import Survey
 from surveys.selectors import survey_respondent_count, validate_confidence
 
 JOB_TTL = 3600
+#: Registered by SurveysConfig.ready; looked up by name (surveys.tasks imports this module).
+REGRESSION_TASK = "surveys.tasks.regression_compute"
 DEFAULT_SYNC_LIMIT = 1_000_000
 
 
@@ -68,10 +71,8 @@ def regression_or_job(
     key = job_key(survey, str(outcome), keys, conf, n)
     state = cache.get(key)
     if state is None:
-        from surveys.tasks import regression_compute
-
         job_update(key, status="pending", progress=0.0, stage="queued")
-        regression_compute.delay(key, survey.pk, str(outcome), keys, conf)
+        current_app.tasks[REGRESSION_TASK].delay(key, survey.pk, str(outcome), keys, conf)
         state = cache.get(key) or {"status": "pending", "progress": 0.0, "stage": "queued"}
     if state.get("status") == "done":
         return 200, state["body"]

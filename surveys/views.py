@@ -354,6 +354,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "create_url": "/api/v1/surveys/",
         "update_url": f"/api/v1/surveys/{survey.slug}/" if survey else None,
         "preview_url": "/api/v1/designs/preview/",
+        "power_url": reverse("api-design-power"),  # static/js/power.js
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
         "survey": {
             "title": survey.title if survey else "",

@@ -11,7 +11,7 @@
   const settings = document.getElementById("power-settings");
   if (!form || !list || !settings) return;
   const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
-  const URL = "/api/v1/designs/power/";
+  const URL = JSON.parse(document.getElementById("builder-data").textContent).power_url;
   const last = new WeakMap(); // card → the latest preview detail
 
   const value = (id) => Number(document.getElementById(id).value);
