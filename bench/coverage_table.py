@@ -1,7 +1,7 @@
 """Exact coverage of the 95 % intervals: the default "unified" one vs the clipped Wilson one.
 
 ``python -m bench.coverage_table`` prints the Markdown tables kept in bench/RESULTS.md
-("Coverage of the unified interval"). Exact (binomial pmf sums via ``privacy.rr.exact_coverage``),
+("Coverage of the unified interval"). Exact (binomial pmf sums via ``dpcore.local.exact_coverage``),
 not simulated; the goals are those of issue 14.
 """
 
@@ -11,13 +11,13 @@ import math
 
 import numpy as np
 
-from privacy.rr import (
+from dpcore.local import (
     binary_interval_table,
     exact_coverage,
     forced_response,
     optimal_forced_response,
 )
-from privacy.rr_intervals import binomial_pmf_table
+from dpcore.local.intervals import binomial_pmf_table
 
 COIN = forced_response(0.5, 0.25, 0.25)
 GRID = np.round(np.arange(201) * 0.005, 10)

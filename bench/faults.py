@@ -293,11 +293,13 @@ class Stack:
 import json
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
+from surveys.inputs import survey_spec
 from surveys.services import survey_create, survey_open
 user, _ = get_user_model().objects.get_or_create(username="faults")
 token, _ = Token.objects.get_or_create(user=user)
-survey = survey_create(owner=user, data={{"title": {title!r}, "budget": {{"epsilon": 10.0,
+spec = survey_spec({{"title": {title!r}, "budget": {{"epsilon": 10.0,
     "delta": 1e-6}}, "questions": json.loads({json.dumps(QUESTIONS)!r})}})
+survey = survey_create(owner=user, **spec.kwargs())
 survey = survey_open(survey=survey)
 print(json.dumps([survey.slug, token.key]))
 """

@@ -35,9 +35,10 @@ ANSWERS: dict[str, Any] = {
 def create_open_survey(*, title_suffix: str = "", slug: str | None = None) -> Any:
     """Create and open the bench survey through the product's own services."""
     from bench.stack import bench_owner
-    from surveys import services
+    from surveys import inputs, services
 
     body = {**SURVEY_BODY, "title": SURVEY_BODY["title"] + title_suffix}
-    survey = services.survey_create(owner=bench_owner(), data=body, slug=slug)
+    spec = inputs.survey_spec(body)
+    survey = services.survey_create(owner=bench_owner(), slug=slug, **spec.kwargs())
     services.survey_open(survey=survey)
     return survey

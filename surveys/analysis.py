@@ -1,4 +1,4 @@
-"""Read-side analysis (DESIGN.md §8.1): logistic regression of a randomized yes/no question on
+"""Read-side analysis (docs/analysis.md): logistic regression of a randomized yes/no question on
 direct questions, and group comparisons for the estimates.
 
 The math is in ``dpcore.local`` (pure); this module turns a survey's published (sealed)
@@ -15,6 +15,7 @@ from django.db.models import Count
 from django.db.models.fields.json import KeyTransform
 
 from deniable.errors import InvalidInput
+from deniable.renderers import CSVTable
 from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
 from surveys import csv_cells, designs
@@ -140,7 +141,7 @@ def survey_regression(
     predictors: str | Sequence[str] | None,
     confidence: Any = 0.95,
 ) -> dict[str, Any]:
-    """The JSON body of ``GET …/regression/`` (DESIGN.md §8.1)."""
+    """The JSON body of ``GET …/regression/`` (docs/analysis.md)."""
     confidence = validate_confidence(confidence)
     out_q, pred_qs = _validate(_question_map(survey), outcome, parse_predictors(predictors))
     terms = _terms(pred_qs)
@@ -198,7 +199,7 @@ COEFFICIENT_COLUMNS = (
 FIT_COLUMNS = ("outcome", "n", "log_likelihood", "converged", "iterations", "confidence")
 
 
-def regression_csv(body: dict[str, Any]) -> str:
+def regression_table(body: dict[str, Any]) -> CSVTable:
     """One row per coefficient, the fit's figures repeated on every row (tidy, no comment lines)
     and its warnings joined in the last column; cells as every Deniable CSV writes them
     (csv_cells: text cells are ``'`` + the exact text, numbers bare)."""
@@ -207,14 +208,13 @@ def regression_csv(body: dict[str, Any]) -> str:
         *(csv_cells.number_cell(body[name]) for name in FIT_COLUMNS[1:]),
         csv_cells.text_cell(" | ".join(body["warnings"])) if body["warnings"] else "",
     ]
-    rows = (
+    rows = [
         [csv_cells.text_cell(co["term"])]
         + [csv_cells.number_cell(co[name]) for name in COEFFICIENT_COLUMNS[1:]]
         + fit
         for co in body["coefficients"]
-    )
-    header = [*COEFFICIENT_COLUMNS, *FIT_COLUMNS, "warnings"]
-    return "".join(csv_cells.csv_chunks(header, rows))
+    ]
+    return CSVTable(header=[*COEFFICIENT_COLUMNS, *FIT_COLUMNS, "warnings"], rows=rows)
 
 
 # --- Group comparisons (GET …/estimates/?group_by=…&compare=true) -------------------------------
@@ -275,7 +275,7 @@ def _choice_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], c
 
 def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
     """Add ``"comparison"`` to each yes_no and choice question of an estimates body that has
-    ``groups`` (DESIGN.md §8.1): differences from the first group with respondents, Holm-adjusted
+    ``groups`` (docs/analysis.md): differences from the first group with respondents, Holm-adjusted
     p-values (per option for choice), and the chi-square test of homogeneity of the reports."""
     questions = _question_map(survey)
     confidence = body["confidence"]

@@ -1,8 +1,8 @@
 """The dashboard's analysis panels (server-rendered, no JavaScript needed): the regression
 picker with its coefficient table and odds-ratio chart, and the comparisons under the cross-tab.
 
-``survey_detail`` calls :func:`detail_context`; the numbers come from surveys.analysis, the same
-code as the API (DESIGN.md §8.1).
+``surveys.researcher_pages.survey_detail`` calls :func:`detail_context`; the numbers come from
+surveys.analysis, the same code as the API (docs/analysis.md).
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from django.urls import reverse
 
 from deniable.errors import InvalidInput
 from surveys import analysis
+from surveys.api.estimates import SurveyEstimatesOut
 from surveys.models import Question, Survey
+from surveys.selectors import SurveyEstimates
 
 CHART_LEFT, CHART_WIDTH, ROW_H, TOP = 45.0, 145.0, 8.0, 6.0  # viewBox 200 wide
 
@@ -86,10 +88,12 @@ def _pp(value: float | None) -> float | None:
     return None if value is None else 100.0 * value
 
 
-def _comparisons(estimates: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
-    analysis.add_comparisons(estimates, survey=survey)
+def _comparisons(estimates: SurveyEstimates, survey: Survey) -> list[dict[str, Any]]:
+    # The API's body (the same serializer as GET …/estimates/), then the same comparisons.
+    body = dict(SurveyEstimatesOut(estimates).data)
+    analysis.add_comparisons(body, survey=survey)
     out = []
-    for q in estimates["questions"]:
+    for q in body["questions"]:
         if "comparison" not in q:
             continue
         comparison = dict(q["comparison"])
@@ -105,7 +109,7 @@ def detail_context(
     request: HttpRequest,
     survey: Survey,
     questions: list[Question],
-    estimates: dict[str, Any],
+    estimates: SurveyEstimates,
     group_by: str | None,
 ) -> dict[str, Any]:
     """Extra context of the survey page: ``regression`` and (with a group-by) ``comparisons``."""

@@ -1,4 +1,4 @@
-"""``POST /api/v1/designs/power/`` (DESIGN.md §8.1): validate the body, call dpcore.local.power.
+"""``POST /api/v1/designs/power/`` (docs/analysis.md): validate the body, call dpcore.local.power.
 
 Every bad field is a 400 naming it (``InvalidInput``); the answer is the request object with
 the missing figure — ``n`` or ``power`` — filled in (and ``alpha`` with its default).
@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from deniable.errors import InvalidInput
+from dpcore.errors import DesignError
 from dpcore.local import power as power_math
-from privacy import rr
 from surveys import designs
 
 TESTS = ("one_sample", "two_sample")
@@ -40,7 +40,7 @@ def _design(body: Mapping[str, Any], kind: str) -> Any:
         raise InvalidInput.single("k", "A choice design needs k ≥ 2 (or its options).")
     try:
         design = designs.design_for(kind, body.get("design"), k=k if kind == "choice" else None)
-    except rr.DesignError as exc:
+    except DesignError as exc:
         field = {"spec": "design"}.get(exc.field, f"design.{exc.field}")
         raise InvalidInput.single(field, exc.message) from None
     return design

@@ -262,7 +262,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # NaN/±inf → null in every JSON body (deniable/renderers.py, docs/exports.md).
+    "DEFAULT_RENDERER_CLASSES": ["deniable.renderers.FiniteJSONRenderer"],
     # DRF's JSON parser plus a depth cap and NUL/surrogate checks (deniable/json_input.py).
     "DEFAULT_PARSER_CLASSES": ["deniable.api.CheckedJSONParser"],
     "EXCEPTION_HANDLER": "deniable.api_errors.exception_handler",

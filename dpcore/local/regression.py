@@ -3,8 +3,8 @@
 Pure (numpy + stdlib). Formulas and sources: docs/formulas.md#rr-regression.
 
 A respondent with covariates ``x`` has the trait with probability ``p(x) = expit(xᵀβ)``; the
-design reports "yes" with probability ``λ = c·p + d`` (DESIGN.md §4 linear form). This is the
-model of ``rr::rrreg`` (Blair, Imai & Zhou 2015, JASA 110:1304) and ``RRreg::RRlog`` (van den
+design reports "yes" with probability ``λ = c·p + d`` (docs/formulas.md#linear-form). This is
+the model of ``rr::rrreg`` (Blair, Imai & Zhou 2015, JASA 110:1304) and ``RRreg::RRlog`` (van den
 Hout, van der Heijden & Gilchrist 2007; Heck & Moshagen 2018). Respondents sharing a covariate
 pattern ``j`` are pooled: ``y_j`` "yes" reports out of ``n_j``, and the log-likelihood is
 

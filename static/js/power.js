@@ -1,30 +1,25 @@
 /* Live power in the survey builder (issue 14): for each sensitive question, the power of the
  * test chosen in #power-settings at the planned n, and the n needed for the target power, from
- * POST /api/v1/designs/power/ (DESIGN.md §8.1). builder.js announces every fresh design preview
+ * POST /api/v1/designs/power/ (docs/analysis.md). builder.js announces every fresh design preview
  * with a "deniable:preview" event on the question card; this file only listens and renders.
+ * An ES module: requests go through static/js/lib/http.js (CSRF header from the cookie); the URL
+ * comes from the `builder-data` island (the server's reverse(), never written here).
  */
-"use strict";
+import { send } from "./lib/http.js";
 
-(() => {
-  const form = document.getElementById("builder");
-  const list = document.getElementById("questions");
-  const settings = document.getElementById("power-settings");
-  if (!form || !list || !settings) return;
-  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
-  const URL = JSON.parse(document.getElementById("builder-data").textContent).power_url;
+const list = document.getElementById("questions");
+const settings = document.getElementById("power-settings");
+const dataIsland = document.getElementById("builder-data");
+if (list && settings && dataIsland) {
+  const URL = JSON.parse(dataIsland.textContent).power_url;
   const last = new WeakMap(); // card → the latest preview detail
 
   const value = (id) => Number(document.getElementById(id).value);
 
+  // lib/http.js answers {ok, status, data}; here the answer body is called `payload`.
   async function post(body) {
-    const response = await fetch(URL, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
-      body: JSON.stringify(body),
-    });
-    const payload = await response.json().catch(() => ({}));
-    return { ok: response.ok, payload };
+    const { ok, data } = await send(URL, body);
+    return { ok, payload: data };
   }
 
   function firstError(payload) {
@@ -63,4 +58,4 @@
     clearTimeout(timer);
     timer = setTimeout(() => { for (const card of list.children) render(card); }, 350);
   });
-})();
+}

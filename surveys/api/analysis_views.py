@@ -1,7 +1,8 @@
-"""API v1 analysis views (DESIGN.md §8.1): regression and power.
+"""API v1 analysis views (docs/analysis.md, docs/api.md): regression and power.
 
-Thin like surveys.api.views: parse, call surveys.analysis / dpcore, shape. Group comparisons
-are part of GET …/estimates/ (``compare=true``).
+Thin like surveys.api.views: look the survey up (someone else's is a 404), call surveys.analysis
+or dpcore, shape; the negotiated renderer (``deniable.negotiation``) writes JSON or CSV. Group
+comparisons are part of GET …/estimates/ (``compare=true``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from deniable.api import json_object_body
-from surveys import analysis, analysis_jobs, power_api
-from surveys.api.views import ERROR_404, ERRORS_400, SLUG, FormatMixin, _reload
+from deniable.negotiation import FormatNegotiationMixin, attachment
+from surveys import analysis, analysis_jobs, power_api, selectors
+from surveys.api.read_views import ERROR_404, ERRORS_400, SLUG
 
 
-class RegressionView(FormatMixin, APIView):
+class RegressionView(FormatNegotiationMixin, APIView):
     @extend_schema(
         parameters=[
             SLUG,
@@ -45,8 +47,8 @@ class RegressionView(FormatMixin, APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> Response:
-        survey = _reload(request, slug)
-        fmt = self.check_format(request)
+        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        fmt = self.negotiated_format(request)
         status, body = analysis_jobs.regression_or_job(
             survey=survey,
             outcome=request.query_params.get("outcome"),
@@ -57,12 +59,8 @@ class RegressionView(FormatMixin, APIView):
         if status != 200:  # 202: a background fit under way (poll this URL); 503: it failed
             return Response(body, status=status)
         if fmt == "csv":
-            response = Response(
-                analysis.regression_csv(body), content_type="text/csv; charset=utf-8"
-            )
             name = f"{slugify(slug)}-regression-{slugify(body['outcome'])}.csv"
-            response["Content-Disposition"] = f'attachment; filename="{name}"'
-            return response
+            return attachment(Response(analysis.regression_table(body)), name)
         return Response(body)
 
 

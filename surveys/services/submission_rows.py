@@ -33,5 +33,5 @@ def survey_tally_layout(survey: Survey, questions: Sequence[Question] | None = N
     layout = getattr(survey, "_tally_layout", None)
     if layout is None:
         layout = tally_layout(questions if questions is not None else survey.questions.all())
-        survey._tally_layout = layout  # type: ignore[attr-defined]
+        survey._tally_layout = layout
     return layout

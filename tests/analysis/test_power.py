@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from dpcore.local import forced_response, k_rr, optimal_forced_response, warner
 from dpcore.local.power import power, sample_size
-from privacy.rr import forced_response, k_rr, optimal_forced_response, warner
 
 pytestmark = pytest.mark.django_db
 R = 40_000  # replications: Monte Carlo SE of a power near ½ is 0.0025

@@ -1,4 +1,4 @@
-"""GET /api/v1/surveys/<slug>/regression/ (DESIGN.md §8.1): JSON, CSV, every 400, and the
+"""GET /api/v1/surveys/<slug>/regression/ (docs/analysis.md): JSON, CSV, every 400, and the
 coefficients against the independent scipy likelihood of test_regression_core."""
 
 from __future__ import annotations

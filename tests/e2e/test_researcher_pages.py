@@ -13,9 +13,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from privacy.models import LedgerEntry, Release
-from privacy.services import release_request
 from surveys.models import Survey
-from surveys.services import submission_create, survey_create, survey_open
+from surveys.services import survey_open
+from tests.boundary import release_request, submission_create, survey_create
 from tests.e2e.axe import axe_violations, format_violations
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from surveys.models import Survey
-from surveys.services import invitations_create, submission_create, survey_close
+from surveys.services import survey_close
+from tests.boundary import invitations_create, submission_create
 from tests.conftest import require_service
 from tests.e2e.test_respondent_flow import make_survey
 

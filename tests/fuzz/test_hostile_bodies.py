@@ -36,6 +36,7 @@ from rest_framework.authtoken.models import Token
 from privacy import services as privacy_services
 from surveys import services as survey_services
 from surveys.models import Submission, Tally
+from tests import boundary
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
 
@@ -162,14 +163,14 @@ def world(db: None) -> Iterator[dict[str, Any]]:
 
     def survey(**extra: Any) -> Any:
         data = {"title": "Raw", "questions": QUESTIONS, "budget": {"epsilon": 1e6}, **extra}
-        return survey_services.survey_create(owner=owner, data=data)
+        return boundary.survey_create(owner=owner, data=data)
 
     opened = survey_services.survey_open(survey=survey())
     for _ in range(5):
-        survey_services.submission_create(
+        boundary.submission_create(
             survey=opened, submission_id=str(uuid.uuid4()), randomizer="browser", answers=ANSWERS
         )
-    release, _ = privacy_services.release_request(
+    release, _ = boundary.release_request(
         survey=opened, user=owner, data={"mechanism": "laplace", "epsilon": 1.0}
     )
     privacy_services.release_run(release_id=release.pk)

@@ -8,7 +8,7 @@ its own parameter with the others valid.
 Contracts:
 
 * pure ``privacy`` functions return a result without NaN, or raise one of the documented
-  errors — :class:`privacy.rr.DesignError`, :class:`privacy.errors.PrivacyParameterError` (both
+  errors — :class:`dpcore.errors.DesignError`, :class:`dpcore.errors.PrivacyParameterError` (both
   ``ValueError`` subclasses naming a field) or ``ValueError`` — with a message; never another
   exception, never a hang (every call runs under a wall-clock limit);
 * ``surveys.services.submission_create`` and ``POST …/responses/`` answer a bad submission with
@@ -35,11 +35,16 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from deniable.errors import Conflict, DomainError, InvalidInput, NotFound
-from privacy import accounting, calibrate, noise, release_math, rr, rr_intervals
-from privacy.errors import PrivacyParameterError
+from dpcore import local as rr
+from dpcore.central import accounting, noise, sensitivity
+from dpcore.central import calibration as calibrate
+from dpcore.central import estimates as release_math
+from dpcore.errors import PrivacyParameterError
+from dpcore.local import intervals as rr_intervals
 from privacy.models import LedgerEntry, Release
 from surveys import services
 from surveys.models import Submission, Survey, Tally
+from tests import boundary
 
 DOCUMENTED = (rr.DesignError, PrivacyParameterError, ValueError)
 CALL_SECONDS = 10  # a single pure call taking longer than this is a hang
@@ -179,7 +184,7 @@ def draw_kwargs(data: st.DataObject, valid: dict[str, Any]) -> dict[str, Any]:
     return {name: maybe(data, value, name) for name, value in valid.items()}
 
 
-# --------------------------------------------------------------------------- privacy.rr
+# --------------------------------------------------------------------------- dpcore.local
 
 COIN = rr.forced_response(0.5, 0.25, 0.25)
 KRR3 = rr.k_rr(3, 1.0)
@@ -311,9 +316,11 @@ def test_calibrate(data: st.DataObject) -> None:
 
 
 EVENT_TYPES: list[tuple[Callable[..., Any], dict[str, Any]]] = [
-    (accounting.LaplaceEvent, {"epsilon": 0.5}),
+    (accounting.DiscreteLaplaceEvent, {"epsilon": 0.5}),
+    (accounting.ContinuousLaplaceEvent, {"epsilon": 0.5}),
     (accounting.PureDPEvent, {"epsilon": 0.5}),
-    (accounting.GaussianEvent, {"sigma": 3.0, "l2_sensitivity": 1.0}),
+    (accounting.DiscreteGaussianEvent, {"sigma": 3.0, "l2_sensitivity": 1.0}),
+    (accounting.ContinuousGaussianEvent, {"sigma": 3.0, "l2_sensitivity": 1.0}),
     (accounting.ZCDPEvent, {"rho": 0.1}),
 ]
 
@@ -356,7 +363,7 @@ def test_accounting(data: st.DataObject, evs: list[Any]) -> None:
 @pytest.mark.parametrize("epsilon", [709.0, 710.0, 1e4, 1e6])
 def test_advanced_composition_overflow(epsilon: float) -> None:
     """Regression: e^ε overflowed (OverflowError → a 500 on the release API) above ε ≈ 709."""
-    events = [accounting.LaplaceEvent(epsilon)] * 3
+    events = [accounting.DiscreteLaplaceEvent(epsilon)] * 3
     advanced = accounting.advanced_composition_epsilon(events, 1e-6)
     assert advanced == accounting.basic_composition_epsilon(events)
     spent = accounting.epsilon_spent(events, 1e-6)
@@ -414,11 +421,11 @@ def test_release_math(data: st.DataObject) -> None:
         **draw_kwargs(data, {"c": 0.5, "d": 0.25, "noise_variance": 2.0, "confidence": 0.95}),
     )
     bounds = draw_kwargs(data, {"lo": 0.0, "hi": 80.0})
-    step = call_checked(release_math.grid_step, **bounds)
-    call_checked(release_math.sum_sensitivity, **bounds)
-    call_checked(release_math.max_safe_respondents, **bounds)
+    step = call_checked(sensitivity.grid_step, **bounds)
+    call_checked(sensitivity.sum_sensitivity, **bounds)
+    call_checked(sensitivity.max_safe_respondents, **bounds)
     call_checked(
-        release_math.grid_sum,
+        sensitivity.grid_sum,
         maybe(data, 123.5, "total"),
         maybe(data, step if step is not None else Fraction(1, 8), "step"),
     )
@@ -455,7 +462,7 @@ VALID_ANSWERS: dict[str, Any] = {"coin": True, "party": "b", "region": "north", 
 def open_survey(db: None) -> Survey:
     cache.clear()
     owner = get_user_model().objects.create_user(username="hostile", password="pw-hostile-123")
-    survey = services.survey_create(
+    survey = boundary.survey_create(
         owner=owner, data={"title": "Hostile", "questions": QUESTIONS, "budget": {"epsilon": 1e9}}
     )
     return services.survey_open(survey=survey)
@@ -502,7 +509,7 @@ def test_submission_service_hostile(open_survey: Survey, body: dict[str, Any]) -
     before = _stored()
     try:
         with time_limit(CALL_SECONDS):
-            outcome = services.submission_create(survey=open_survey, **body)
+            outcome = boundary.submission_create(survey=open_survey, **body)
     except InvalidInput as exc:
         assert exc.errors and all(field and messages for field, messages in exc.errors.items())
         assert all(isinstance(m, str) and m for ms in exc.errors.values() for m in ms)
@@ -544,7 +551,7 @@ def test_submission_api_hostile(open_survey: Survey, body: Any) -> None:
 def test_submission_huge_number_is_a_field_error(open_survey: Survey) -> None:
     """Regression: 10**400 as a number answer raised OverflowError in math.isfinite (a 500)."""
     with pytest.raises(InvalidInput) as caught:
-        services.submission_create(
+        boundary.submission_create(
             survey=open_survey,
             submission_id=str(uuid.uuid4()),
             randomizer="browser",
@@ -573,7 +580,7 @@ def test_submission_huge_number_is_a_field_error(open_survey: Survey) -> None:
 @pytest.fixture
 def researcher_client(open_survey: Survey) -> APIClient:
     for i in range(5):
-        services.submission_create(
+        boundary.submission_create(
             survey=open_survey,
             submission_id=str(uuid.uuid4()),
             randomizer="browser",

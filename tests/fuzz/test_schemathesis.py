@@ -33,6 +33,7 @@ from schemathesis.checks import (
 
 from privacy import services as privacy_services
 from surveys import services as survey_services
+from tests import boundary
 
 APP = get_wsgi_application()
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", APP)
@@ -97,7 +98,7 @@ def flatmap_path_parameters(context: Any, path_parameters: dict[str, Any]) -> An
 
 def _survey(owner: Any, slug: str, **extra: Any) -> Any:
     body = {"title": f"Fuzz {slug}", "questions": QUESTIONS, "budget": {"epsilon": 50.0}}
-    return survey_services.survey_create(owner=owner, data={**body, **extra}, slug=slug)
+    return boundary.survey_create(owner=owner, data={**body, **extra}, slug=slug)
 
 
 # Issue 11 §7: besides the schema's own values, the same bodies with hostile ones in every
@@ -162,17 +163,17 @@ def world(db: None) -> Iterator[dict[str, str]]:
 
     opened = survey_services.survey_open(survey=_survey(researcher, "fuzz-open"))
     for i in range(12):
-        survey_services.submission_create(
+        boundary.submission_create(
             survey=opened,
             submission_id=str(uuid.uuid4()),
             randomizer="browser",
             answers=_answers(i),
         )
-    done, _ = privacy_services.release_request(
+    done, _ = boundary.release_request(
         survey=opened, user=researcher, data={"mechanism": "laplace", "epsilon": 1.0}
     )
     privacy_services.release_run(release_id=done.pk)
-    pending, _ = privacy_services.release_request(
+    pending, _ = boundary.release_request(
         survey=opened, user=researcher, data={"mechanism": "gaussian", "rho": 0.5}
     )
     _survey(researcher, "fuzz-draft")

@@ -8,7 +8,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from surveys.models import Survey
-from surveys.services import submission_create, survey_create, survey_open
+from surveys.services import survey_open
+from tests.boundary import submission_create, survey_create
 
 QUESTIONS: list[dict[str, Any]] = [
     {"key": "cheated", "text": "Did you cheat?", "kind": "yes_no"},

@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 
 from privacy import services
 from privacy.models import LedgerEntry, Release
+from tests import boundary
 from tests.privacy.release_fixtures import make_survey, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,7 +53,7 @@ def test_eager_task_that_keeps_failing_is_failed_and_refunded(
     # ``Retry`` out of ``apply_async``, which release_enqueue swallowed: before the fix the
     # release stayed pending, charged, forever.
     monkeypatch.setattr(services, "release_run", locked)
-    release, created = services.release_request(
+    release, created = boundary.release_request(
         survey=open_survey, user=None, data={"mechanism": "laplace", "epsilon": 0.5}
     )
     assert created
@@ -71,7 +72,7 @@ def test_embedded_sweep_finishes_a_release_left_running(
     import privacy.services.budget as budget
 
     monkeypatch.setattr(budget, "release_enqueue", lambda **kwargs: True)
-    stuck, _ = services.release_request(
+    stuck, _ = boundary.release_request(
         survey=open_survey, user=None, data={"mechanism": "laplace", "epsilon": 0.25}
     )
     monkeypatch.undo()

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from privacy import services
 from privacy.models import Release
+from tests import boundary
 from tests.privacy.release_fixtures import make_survey, make_user
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.django_db
 def test_started_and_finished_at_are_truncated_to_the_hour() -> None:
     owner = make_user("owner")
     survey = make_survey(owner, epsilon=2.0, respondents=10)
-    release, _ = services.release_request(
+    release, _ = boundary.release_request(
         survey=survey, user=owner, data={"mechanism": "laplace", "epsilon": 0.5}
     )
     services.release_run(release_id=release.pk)

@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from dpcore.local.unified_interval import acceptance_probability, unified_interval
-from privacy.rr import (
+from dpcore.local import (
     BinaryDesign,
     binary_interval_table,
     estimate_binary,
@@ -26,6 +25,7 @@ from privacy.rr import (
     k_rr,
     optimal_forced_response,
 )
+from dpcore.local.unified_interval import acceptance_probability, unified_interval
 
 COIN = forced_response(0.5, 0.25, 0.25)
 GRID = np.round(np.arange(201) * 0.005, 10)

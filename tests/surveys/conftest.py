@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from surveys import services
 from surveys.models import Survey, Tally
 from surveys.tally_layout import tally_layout
+from tests import boundary
 
 FULL_SURVEY: dict[str, Any] = {
     "title": "Every kind",
@@ -91,7 +92,7 @@ def anon() -> APIClient:
 
 @pytest.fixture
 def draft(alice) -> Survey:
-    return services.survey_create(owner=alice, data=survey_body())
+    return boundary.survey_create(owner=alice, data=survey_body())
 
 
 @pytest.fixture
@@ -103,7 +104,7 @@ def survey(draft) -> Survey:
 
 @pytest.fixture
 def invite_survey(alice) -> Survey:
-    s = services.survey_create(owner=alice, data=survey_body(access="invite"))
+    s = boundary.survey_create(owner=alice, data=survey_body(access="invite"))
     services.survey_open(survey=s)
     s.refresh_from_db()
     return s
@@ -112,7 +113,7 @@ def invite_survey(alice) -> Survey:
 def submit(survey: Survey, answers: dict | None = None, **kwargs: Any):
     kwargs.setdefault("submission_id", new_id())
     kwargs.setdefault("randomizer", "browser")
-    return services.submission_create(
+    return boundary.submission_create(
         survey=survey, answers=full_answers() if answers is None else answers, **kwargs
     )
 

@@ -1,4 +1,4 @@
-"""API v1 (DESIGN.md §8): every status code, permissions, exports and the OpenAPI schema."""
+"""API v1 (docs/api.md): every status code, permissions, exports and the OpenAPI schema."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from surveys import services
 from surveys.models import Invitation, Submission, Tally
+from tests import boundary
 from tests.surveys.conftest import full_answers, new_id, submit, survey_body, tally_totals
 
 pytestmark = pytest.mark.django_db
@@ -286,10 +287,10 @@ def test_invitation_revoke(api, anon, invite_survey):
 
 def test_invitation_revoke_touches_only_its_survey(api, alice):
     one, two = (
-        services.survey_create(owner=alice, data=survey_body(access="invite")) for _ in range(2)
+        boundary.survey_create(owner=alice, data=survey_body(access="invite")) for _ in range(2)
     )
-    services.invitations_create(survey=one, count=2)
-    services.invitations_create(survey=two, count=3)
+    boundary.invitations_create(survey=one, count=2)
+    boundary.invitations_create(survey=two, count=3)
     assert api.post(url(one, "invitations/revoke/")).json()["revoked"] == 2
     assert _counts(api, two) == {"issued": 3, "used": 0, "revoked": 0, "remaining": 3}
 
@@ -328,7 +329,7 @@ def test_response_404_and_409(anon, survey, draft, alice):
     assert post_response(anon, survey).status_code == 201
     r = anon.post(f"{API}/surveys/nope/responses/", {}, format="json")
     assert r.status_code == 404
-    other = services.survey_create(owner=alice, data=survey_body())
+    other = boundary.survey_create(owner=alice, data=survey_body())
     assert post_response(anon, other).status_code == 404  # a draft is not public
     services.survey_close(survey=survey)
     r = post_response(anon, survey)
@@ -679,10 +680,10 @@ def test_design_preview_400(api, body, field):
 )
 @pytest.mark.parametrize("state", ["draft", "open"])
 def test_other_researchers_get_404(bob_api, alice, method, suffix, body, state):
-    survey = services.survey_create(owner=alice, data=survey_body(access="invite"))
+    survey = boundary.survey_create(owner=alice, data=survey_body(access="invite"))
     if state == "open":
         services.survey_open(survey=survey)
-        submit(survey, token=services.invitations_create(survey=survey, count=1)[0])
+        submit(survey, token=boundary.invitations_create(survey=survey, count=1)[0])
     before = (survey.title, sorted(Invitation.objects.values_list("used", "revoked")))
     call = getattr(bob_api, method)
     r = (

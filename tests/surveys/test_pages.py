@@ -10,9 +10,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
+from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
-from surveys.selectors import survey_estimates
-from surveys.services import survey_close, survey_create, survey_open
+from surveys.services import survey_close, survey_open
+from tests.boundary import survey_create
 
 pytestmark = pytest.mark.django_db
 
@@ -235,7 +236,7 @@ def test_unknown_and_draft_surveys_are_404(client, alice):
 
 
 def test_invite_survey_token_field_and_used_token(client, alice):
-    from surveys.services import invitations_create
+    from tests.boundary import invitations_create
 
     survey = make_survey(alice, ALL_KINDS[:1], access="invite")
     [token] = invitations_create(survey=survey, count=1)
@@ -415,7 +416,7 @@ def _count(html: str, name: str) -> int:
 
 
 def test_invitations_page_counts_and_revoke_needs_confirmation(client, alice):
-    from surveys.services import invitations_create, submission_create
+    from tests.boundary import invitations_create, submission_create
 
     survey = make_survey(alice, ALL_KINDS[:1], access="invite")
     tokens = invitations_create(survey=survey, count=4)
@@ -461,7 +462,7 @@ def test_invitations_page_for_open_and_closed_surveys(client, alice):
 
 
 def test_other_researcher_gets_404_on_invitation_pages(client, alice, bob):
-    from surveys.services import invitations_create
+    from tests.boundary import invitations_create
 
     survey = make_survey(alice, ALL_KINDS[:1], access="invite")
     invitations_create(survey=survey, count=2)

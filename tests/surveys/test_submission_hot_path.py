@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from surveys import selectors, services
+from surveys import public_survey_cache, selectors, services
 from surveys.models import Submission, Tally
 
 from .conftest import full_answers, new_id
@@ -18,9 +18,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    selectors.survey_public_cache_evict()
+    public_survey_cache.invalidate()
     yield
-    selectors.survey_public_cache_evict()
+    public_survey_cache.invalidate()
 
 
 def _post(anon, survey, sid: str, **answers):
