@@ -131,7 +131,10 @@ def _wilson_if_interior(
     z2n = z * z / n
     centre = (rate + z2n / 2.0) / (1.0 + z2n)
     half = z / (1.0 + z2n) * math.sqrt(rate * (1.0 - rate) / n + z2n / (4.0 * n))
-    low, high = (centre - half - d) / c, (centre + half - d) / c
+    # As dpcore.stats.wilson_bounds: the ends never cross λ̂ through rounding (at λ̂ = 1 the
+    # upper end is 1 exactly in real arithmetic, 1 − 2⁻⁵³ in floating point).
+    low_rate, high_rate = min(centre - half, rate), max(centre + half, rate)
+    low, high = (low_rate - d) / c, (high_rate - d) / c
     if low >= pi_hat / 2.0 and high <= (1.0 + pi_hat) / 2.0 and low < high:
         return low, high
     return None
