@@ -89,7 +89,7 @@ def _server_time(slug: str) -> tuple[float, dict[str, Any]]:
     start = time.perf_counter()
     survey = selectors.survey_get_for_owner(user=stack.bench_owner(), slug=slug)
     body = analysis.survey_regression(
-        survey=survey, outcome="y", predictors="g,r,h,age", confidence=0.95
+        survey=survey, outcome="y", predictors=("g", "r", "h", "age"), confidence=0.95
     )
     return time.perf_counter() - start, body
 

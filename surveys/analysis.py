@@ -20,10 +20,8 @@ from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
 from surveys import csv_cells, designs
 from surveys.models import Question, Submission, Survey
-from surveys.selectors import validate_confidence
 
 PREDICTOR_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
-MAX_PREDICTORS = 12
 MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
 
 
@@ -31,22 +29,13 @@ def _question_map(survey: Survey) -> dict[str, Question]:
     return {q.key: q for q in survey.questions.all()}
 
 
-def parse_predictors(raw: str | Sequence[str] | None) -> list[str]:
-    if raw is None:
-        return []
-    items = raw.split(",") if isinstance(raw, str) else list(raw)
-    keys = [str(item).strip() for item in items if str(item).strip()]
-    if len(keys) > MAX_PREDICTORS:
-        raise InvalidInput.single("predictors", f"At most {MAX_PREDICTORS} predictors.")
-    if len(set(keys)) != len(keys):
-        raise InvalidInput.single("predictors", "A predictor is listed twice.")
-    return keys
-
-
 def _validate(
-    questions: dict[str, Question], outcome: str | None, predictors: list[str]
+    questions: dict[str, Question], outcome: str, predictors: Sequence[str]
 ) -> tuple[Question, list[Question]]:
-    out_q = questions.get(outcome or "")
+    """The query's keys against the survey: a yes_no outcome, category/number predictors (400s
+    naming ``outcome`` or ``predictors``; their shapes were checked by
+    ``surveys.inputs.analysis``)."""
+    out_q = questions.get(outcome)
     if out_q is None:
         raise InvalidInput.single("outcome", f"No question with key {outcome!r}.")
     if out_q.kind != Question.Kind.YES_NO:
@@ -66,7 +55,7 @@ def _validate(
     return out_q, chosen
 
 
-def validate_keys(survey: Survey, outcome: str | None, predictors: list[str]) -> None:
+def validate_keys(survey: Survey, outcome: str, predictors: Sequence[str]) -> None:
     """The 400s of ``survey_regression`` without running it (for the background path)."""
     _validate(_question_map(survey), outcome, predictors)
 
@@ -135,15 +124,11 @@ def _patterns(
 
 
 def survey_regression(
-    *,
-    survey: Survey,
-    outcome: str | None,
-    predictors: str | Sequence[str] | None,
-    confidence: Any = 0.95,
+    *, survey: Survey, outcome: str, predictors: Sequence[str], confidence: float = 0.95
 ) -> dict[str, Any]:
-    """The JSON body of ``GET …/regression/`` (docs/analysis.md)."""
-    confidence = validate_confidence(confidence)
-    out_q, pred_qs = _validate(_question_map(survey), outcome, parse_predictors(predictors))
+    """The JSON body of ``GET …/regression/`` (docs/analysis.md), from a validated query
+    (``surveys.inputs.analysis.regression_query``)."""
+    out_q, pred_qs = _validate(_question_map(survey), outcome, predictors)
     terms = _terms(pred_qs)
     x, yes, total = _patterns(_pattern_rows(survey, out_q, pred_qs), pred_qs)
     n = int(sum(total))

@@ -19,7 +19,8 @@ from django.core.cache import cache
 
 from surveys import analysis
 from surveys.models import Survey
-from surveys.selectors import survey_respondent_count, validate_confidence
+from surveys.selectors import survey_respondent_count
+from surveys.specs import RegressionQuery
 
 JOB_TTL = 3600
 #: Registered by SurveysConfig.ready; looked up by name (surveys.tasks imports this module).
@@ -57,22 +58,21 @@ def regression_run(
 
 
 def regression_or_job(
-    *, survey: Survey, outcome: str | None, predictors: str | None, confidence: Any, url: str
+    *, survey: Survey, query: RegressionQuery, url: str
 ) -> tuple[int, dict[str, Any]]:
     """``(200, body)`` now, or ``(202, job state)`` for a survey above the synchronous limit."""
     n = survey_respondent_count(survey=survey)
+    outcome, keys, conf = query.outcome, list(query.predictors), query.confidence
     if n <= sync_limit():
         return 200, analysis.survey_regression(
-            survey=survey, outcome=outcome, predictors=predictors, confidence=confidence
+            survey=survey, outcome=outcome, predictors=keys, confidence=conf
         )
-    conf = validate_confidence(confidence)
-    keys = analysis.parse_predictors(predictors)
     analysis.validate_keys(survey, outcome, keys)  # 400s now, not from the task
-    key = job_key(survey, str(outcome), keys, conf, n)
+    key = job_key(survey, outcome, keys, conf, n)
     state = cache.get(key)
     if state is None:
         job_update(key, status="pending", progress=0.0, stage="queued")
-        current_app.tasks[REGRESSION_TASK].delay(key, survey.pk, str(outcome), keys, conf)
+        current_app.tasks[REGRESSION_TASK].delay(key, survey.pk, outcome, keys, conf)
         state = cache.get(key) or {"status": "pending", "progress": 0.0, "stage": "queued"}
     if state.get("status") == "done":
         return 200, state["body"]

@@ -17,6 +17,7 @@ from django.urls import reverse
 from deniable.errors import InvalidInput
 from surveys import analysis
 from surveys.api.estimates import SurveyEstimatesOut
+from surveys.inputs.analysis import regression_query
 from surveys.models import Question, Survey
 from surveys.selectors import SurveyEstimates
 
@@ -71,7 +72,13 @@ def _regression(request: HttpRequest, survey: Survey) -> dict[str, Any]:
     if not outcome:
         return ctx
     try:
-        body = analysis.survey_regression(survey=survey, outcome=outcome, predictors=predictors)
+        wanted = regression_query({"outcome": outcome, "predictors": ",".join(predictors)})
+        body = analysis.survey_regression(
+            survey=survey,
+            outcome=wanted.outcome,
+            predictors=wanted.predictors,
+            confidence=wanted.confidence,
+        )
     except InvalidInput as exc:
         ctx["errors"] = [f"{field}: {' '.join(msgs)}" for field, msgs in exc.errors.items()]
         return ctx

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from deniable.api import json_object_body
 from deniable.negotiation import FormatNegotiationMixin, attachment
-from surveys import analysis, analysis_jobs, power_api, selectors
+from surveys import analysis, analysis_jobs, inputs, power_api, selectors
 from surveys.api.read_views import ERROR_404, ERRORS_400, SLUG
 
 
@@ -49,12 +49,9 @@ class RegressionView(FormatNegotiationMixin, APIView):
     def get(self, request: Request, slug: str) -> Response:
         survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
         fmt = self.negotiated_format(request)
+        query = inputs.regression_query(request.query_params)
         status, body = analysis_jobs.regression_or_job(
-            survey=survey,
-            outcome=request.query_params.get("outcome"),
-            predictors=request.query_params.get("predictors"),
-            confidence=request.query_params.get("confidence", 0.95),
-            url=request.get_full_path(),
+            survey=survey, query=query, url=request.get_full_path()
         )
         if status != 200:  # 202: a background fit under way (poll this URL); 503: it failed
             return Response(body, status=status)
@@ -66,7 +63,7 @@ class RegressionView(FormatNegotiationMixin, APIView):
 
 class PowerView(APIView):
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
+        request=inputs.PowerRequestSerializer,
         responses={200: OpenApiTypes.OBJECT, 400: ERRORS_400},
         tags=["designs"],
         description=(
@@ -75,4 +72,7 @@ class PowerView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        return Response(power_api.power_request(json_object_body(request)))
+        body = json_object_body(request)
+        answer = power_api.power_answer(inputs.power_request(body))
+        # The answer is the request object with the missing figure (and the defaults) filled in.
+        return Response({**body, **answer})
