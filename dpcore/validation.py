@@ -50,7 +50,9 @@ __all__ = [
 #: largest integer every float operation on it represents exactly (and far above any survey).
 MAX_COUNT: Final = 2**53
 
-INTERVAL_KINDS: Final[tuple[str, ...]] = ("wilson", "wald")
+#: "unified" (the default) first: the boundary-aware score interval that never collapses
+#: (dpcore.local.unified_interval; docs/formulas.md#unified-interval).
+INTERVAL_KINDS: Final[tuple[str, ...]] = ("unified", "wilson", "wald")
 
 
 # --------------------------------------------------------------------------- design parameters
@@ -187,7 +189,7 @@ def check_confidence(confidence: float) -> float:
 
 
 def check_interval_kind(interval: str) -> str:
-    """``"wilson"`` or ``"wald"``."""
+    """``"unified"``, ``"wilson"`` or ``"wald"``."""
     if not isinstance(interval, str) or interval not in INTERVAL_KINDS:
         raise ArgumentError(
             "interval", f"interval must be one of {', '.join(INTERVAL_KINDS)} (got {interval!r})"

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from deniable.errors import NotFound
-from surveys import charts, designs
+from surveys import analysis_pages, charts, designs
 from surveys.forms import design_spec
 from surveys.innocuous import CROSSWISE_RESEARCHER_ASSUMPTION, INNOCUOUS_STATEMENTS
 from surveys.models import Question, Survey
@@ -95,6 +95,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "create_url": reverse("api-surveys"),
         "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
         "preview_url": reverse("api-design-preview"),
+        "power_url": reverse("api-design-power"),  # static/js/power.js
         "starting_designs": designs.starting_designs(),
         "innocuous_statements": INNOCUOUS_STATEMENTS,
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
@@ -168,6 +169,7 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "shuffle_guarantee": shuffled_export_guarantee(survey),
         "crosswise_notes": _crosswise_notes(questions),
     }
+    context.update(analysis_pages.detail_context(request, survey, questions, estimates, group_by))
     return render(request, "surveys/detail.html", context)
 
 

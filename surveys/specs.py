@@ -138,3 +138,29 @@ class DesignPreviewRequest:
     planned_n: int
     prior: float | None
     confidence: float
+
+
+@dataclass(frozen=True)
+class RegressionQuery:
+    """``GET …/regression/`` (docs/analysis.md): the outcome and predictor keys as given (the
+    survey's questions decide whether they exist and have the right kinds)."""
+
+    outcome: str
+    predictors: tuple[str, ...]
+    confidence: float
+
+
+@dataclass(frozen=True)
+class PowerRequest:
+    """``POST /api/v1/designs/power/`` (docs/analysis.md): exactly one of ``power`` (→ n) and
+    ``n`` (→ power); ``k`` is the number of options of a choice design."""
+
+    kind: str
+    test: str
+    design: Any  # any JSON value: the design check (surveys.power_api) names what is wrong
+    k: int | None
+    pi0: float
+    pi1: float
+    alpha: float
+    power: float | None
+    n: int | None

@@ -288,6 +288,8 @@ SPECTACULAR_SETTINGS = {
         "SurveyStatusEnum": "surveys.models.Survey.Status",
         "SurveyAccessEnum": "surveys.models.Survey.Access",
         "QuestionKindEnum": "surveys.models.Question.Kind",
+        # yes_no | choice: the design preview's and the power request's "kind" (one name).
+        "RandomizedKindEnum": "surveys.models.Question.RANDOMIZED_KINDS",
         "RandomizerEnum": "surveys.models.Submission.Randomizer",
         "ReleaseStatusEnum": "privacy.models.Release.Status",
         "ReleaseMechanismEnum": "privacy.models.Release.Mechanism",

@@ -49,7 +49,7 @@ class BinaryEstimate:
     ci_low: float | None
     ci_high: float | None
     confidence: float
-    interval: str = "wilson"
+    interval: str = "unified"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,17 +83,20 @@ def estimate_binary(
     n: int,
     reported_yes: int,
     confidence: float = 0.95,
-    interval: str = "wilson",
+    interval: str = "unified",
 ) -> BinaryEstimate:
     """Estimate the prevalence π from ``reported_yes`` "yes" reports out of ``n``.
 
     ``π̂ = (λ̂ − d)/c`` (coin: 2λ̂ − ½), unbiased (Warner 1965); ``estimate = clip(π̂, 0, 1)``;
-    ``SE = √(λ̂(1 − λ̂)/n)/c``. ``interval="wilson"`` (default): the Wilson (1927) interval
+    ``SE = √(λ̂(1 − λ̂)/n)/c``. ``interval="unified"`` (default): the Wilson score statistic
+    ordered from the constrained MLE, boundary-calibrated (Feldman & Cousins 1998; never zero
+    width; equals ``wilson`` away from 0 and 1). ``interval="wilson"``: the Wilson (1927) interval
     ``[L, U]`` for λ mapped to ``[(L − d)/c, (U − d)/c]`` and clipped to [0, 1];
     ``interval="wald"``: ``π̂ ± z·SE`` clipped (undercovers at large ε; kept for comparison).
 
-    Note: at π = 0 or 1 exactly the clipped interval can only miss on one side, so its coverage
-    there is that of a one-sided 97.5% bound (see the coverage tests).
+    Note: at π = 0 or 1 exactly the clipped Wilson interval can only miss on one side, so its
+    coverage there is that of a one-sided 97.5% bound; the default "unified" interval brings it
+    back near nominal (tests/privacy/test_unified_interval.py, bench/RESULTS.md §7).
     """
     n = _count("n", n)
     reported_yes = _count("reported_yes", reported_yes)
@@ -113,7 +116,7 @@ def estimate_krr(
     *,
     counts: Sequence[int],
     confidence: float = 0.95,
-    interval: str = "wilson",
+    interval: str = "unified",
 ) -> KRREstimate:
     """Estimate option frequencies from k-RR report counts ``C_v`` (Wang et al. 2017).
 

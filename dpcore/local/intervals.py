@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpcore.errors import ArgumentError
+from dpcore.local.unified_interval import unified_interval
 from dpcore.stats import FloatArray, clip01, wilson_bounds, wilson_bounds_array, z_value
 from dpcore.validation import INTERVAL_KINDS, check_interval_kind, real
 
@@ -38,7 +39,9 @@ __all__ = [
     "wilson_interval",
 ]
 
-IntervalKind = Literal["wilson", "wald"]
+# "unified" (default): boundary-aware score interval that never collapses
+# (dpcore.local.unified_interval)
+IntervalKind = Literal["unified", "wilson", "wald"]
 
 
 class PointAndInterval(NamedTuple):
@@ -72,7 +75,7 @@ def wilson_interval(
 
 
 def point_and_interval(
-    rate: float, n: int, c: float, d: float, z: float, interval: str = "wilson"
+    rate: float, n: int, c: float, d: float, z: float, interval: str = "unified"
 ) -> PointAndInterval:
     """:func:`point_and_interval_unchecked` with its arguments validated (``ValueError`` naming the
     argument): ``0 ≤ rate ≤ 1``, ``1 ≤ n < 1e308``, ``0 < c ≤ 1``, ``0 ≤ d`` with ``c + d ≤ 1``
@@ -102,8 +105,22 @@ def point_and_interval(
     return result
 
 
+def _unified(rate: float, n: int | float, c: float, d: float, z: float) -> tuple[float, float]:
+    """The unified interval at confidence 2Φ(z) − 1 = erf(z/√2).
+
+    :func:`~dpcore.local.unified_interval.unified_interval` takes c > 0. The crosswise model with
+    p < ½ has c < 0: there λ = (−c)(1 − π) + (c + d) with −c > 0 and c + d = p ≥ 0, so the
+    interval for 1 − π is computed and reflected.
+    """
+    confidence = math.erf(z / math.sqrt(2.0))
+    if c > 0.0:
+        return unified_interval(rate * n, n, c, d, confidence)
+    low, high = unified_interval(rate * n, n, -c, c + d, confidence)
+    return 1.0 - high, 1.0 - low
+
+
 def point_and_interval_unchecked(
-    rate: float, n: int | float, c: float, d: float, z: float, interval: str = "wilson"
+    rate: float, n: int | float, c: float, d: float, z: float, interval: str = "unified"
 ) -> PointAndInterval:
     """Estimate π from the report rate ``λ̂`` of a design ``λ = cπ + d`` (no validation: the
     callers in :mod:`dpcore.local.estimators` have validated n, the counts, the design and z).
@@ -112,13 +129,18 @@ def point_and_interval_unchecked(
     * ``SE = √(λ̂(1 − λ̂)/n) / |c|`` (c < 0 only for the crosswise model with p < ½);
     * ``wilson``: Wilson interval ``[L, U]`` for λ mapped to ``[(L − d)/c, (U − d)/c]``, each end
       clipped to [0, 1];
-    * ``wald``: ``π̂ ± z·SE``, each end clipped to [0, 1].
+    * ``wald``: ``π̂ ± z·SE``, each end clipped to [0, 1];
+    * ``unified`` (default): :func:`dpcore.local.unified_interval.unified_interval`, the Wilson
+      score statistic ordered from the constrained MLE with Feldman–Cousins boundary calibration;
+      agrees with ``wilson`` (to rounding) away from 0 and 1 and never has zero width.
 
     The interval always contains ``estimate``: L ≤ λ̂ ≤ U, the map is monotone and so is clipping.
     """
     unclipped = (rate - d) / c
     se = math.sqrt(rate * (1.0 - rate) / n) / abs(c)
-    if interval == "wilson":
+    if interval == "unified":
+        ci_low, ci_high = _unified(rate, n, c, d, z)
+    elif interval == "wilson":
         low, high = wilson_bounds(rate, n, z)
         ends = sorted(((low - d) / c, (high - d) / c))  # c < 0 (crosswise) swaps the ends
         ci_low, ci_high = clip01(ends[0]), clip01(ends[1])
@@ -131,7 +153,7 @@ def point_and_interval_unchecked(
 
 
 def interval_table(
-    c: float, d: float, n: int, confidence: float = 0.95, interval: str = "wilson"
+    c: float, d: float, n: int, confidence: float = 0.95, interval: str = "unified"
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Clipped estimate, ``ci_low`` and ``ci_high`` for every outcome ``y = 0, 1, …, n``.
 
@@ -144,7 +166,11 @@ def interval_table(
     z = z_value(confidence)
     rates = np.arange(n + 1, dtype=np.float64) / n
     unclipped = (rates - d) / c
-    if interval == "wilson":
+    if interval == "unified":  # the scalar routine per outcome: equal to it by construction
+        bounds = [point_and_interval_unchecked(y / n, n, c, d, z, interval) for y in range(n + 1)]
+        ci_low = np.array([b.ci_low for b in bounds], dtype=np.float64)
+        ci_high = np.array([b.ci_high for b in bounds], dtype=np.float64)
+    elif interval == "wilson":
         low, high = wilson_bounds_array(rates, n, z)
         ci_low, ci_high = (low - d) / c, (high - d) / c
         if c < 0.0:  # crosswise with p < ½: the map reverses the order of the ends
@@ -185,7 +211,7 @@ def exact_coverage_cd(
     n: int,
     pis: npt.ArrayLike,
     confidence: float = 0.95,
-    interval: str = "wilson",
+    interval: str = "unified",
 ) -> FloatArray:
     """Exact coverage ``P_π(ci_low ≤ π ≤ ci_high)`` for each π: the binomial pmf at λ = cπ + d
     summed over the outcomes whose (clipped) interval contains π. Not simulated."""

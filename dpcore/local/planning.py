@@ -216,7 +216,7 @@ def planned_half_width_direct(
 
 
 def binary_interval_table(
-    design: Design, *, n: int, confidence: float = 0.95, interval: str = "wilson"
+    design: Design, *, n: int, confidence: float = 0.95, interval: str = "unified"
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """``(estimate, ci_low, ci_high)`` arrays for every outcome y = 0..n (numpy; matches
     :func:`estimate_binary` entry by entry)."""
@@ -230,7 +230,7 @@ def exact_coverage(
     n: int,
     pis: npt.ArrayLike,
     confidence: float = 0.95,
-    interval: str = "wilson",
+    interval: str = "unified",
 ) -> FloatArray:
     """Exact (not simulated) coverage ``P_π(ci_low ≤ π ≤ ci_high)`` for each π in ``pis``:
     the Bin(n, cπ + d) pmf summed over the outcomes whose interval contains π."""

@@ -159,6 +159,9 @@ async function preview(card) {
           (payload.planned_half_width_direct != null ? ` (asking directly: ${pp(payload.planned_half_width_direct)}).` : ".") : "",
       ];
       box.textContent = parts.filter(Boolean).join(" ");
+      // power.js (issue 14) computes live power for this design next to the precision.
+      card.dispatchEvent(new CustomEvent("deniable:preview", { bubbles: true,
+        detail: { kind: q.kind, design: q.design, options: q.options, planned_n: payload.planned_n } }));
     }
   } catch {
     box.textContent = "Preview unavailable (network).";

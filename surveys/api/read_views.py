@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVRenderer, FiniteJSONRenderer
-from surveys import export, selectors
+from surveys import analysis, export, selectors
 from surveys.api import serializers as s
 from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estimates_table
 
@@ -37,6 +37,9 @@ class EstimatesView(FormatNegotiationMixin, APIView):
             SLUG,
             OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
             OpenApiParameter("group_by", OpenApiTypes.STR, description="A category question."),
+            OpenApiParameter(
+                "compare", OpenApiTypes.BOOL, description="With group_by: group comparisons."
+            ),
             FORMAT,
             DOWNLOAD,
         ],
@@ -52,12 +55,16 @@ class EstimatesView(FormatNegotiationMixin, APIView):
     def get(self, request: Request, slug: str) -> Response:
         survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
         fmt = self.negotiated_format(request)
+        group_by = request.query_params.get("group_by") or None
+        compare = analysis.wants_compare(request.query_params.get("compare"), group_by)
         estimates = selectors.survey_estimates(
             survey=survey,
             confidence=request.query_params.get("confidence", 0.95),
-            group_by=request.query_params.get("group_by") or None,
+            group_by=group_by,
         )
-        body = SurveyEstimatesOut(estimates).data
+        body = dict(SurveyEstimatesOut(estimates).data)
+        if compare:  # docs/analysis.md: differences and tests across the groups
+            analysis.add_comparisons(body, survey=survey)
         name = estimates_filename(slug, estimates.group_by, fmt)
         if fmt == "csv":
             return attachment(Response(estimates_table(body)), name)

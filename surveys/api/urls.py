@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from django.urls import path
 
-from surveys.api import read_views, views
+from surveys.api import analysis_views, read_views, views
 
 urlpatterns = [
     path("auth/token/", views.AuthTokenView.as_view(), name="api-auth-token"),
     path("designs/preview/", views.DesignPreviewView.as_view(), name="api-design-preview"),
+    path("designs/power/", analysis_views.PowerView.as_view(), name="api-design-power"),
     path("surveys/", views.SurveyListCreateView.as_view(), name="api-surveys"),
     path("surveys/<slug:slug>/", views.SurveyDetailView.as_view(), name="api-survey"),
     path("surveys/<slug:slug>/open/", views.SurveyOpenView.as_view(), name="api-survey-open"),
@@ -48,5 +49,10 @@ urlpatterns = [
         "surveys/<slug:slug>/estimates/",
         read_views.EstimatesView.as_view(),
         name="api-survey-estimates",
+    ),
+    path(
+        "surveys/<slug:slug>/regression/",
+        analysis_views.RegressionView.as_view(),
+        name="api-survey-regression",
     ),
 ]

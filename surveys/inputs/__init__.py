@@ -8,6 +8,12 @@ from surveys.inputs.access import (
     credentials,
     invitation_token,
 )
+from surveys.inputs.analysis import (
+    PowerRequestSerializer,
+    RegressionQuerySerializer,
+    power_request,
+    regression_query,
+)
 from surveys.inputs.invitations import InvitationRequestSerializer, invitation_request
 from surveys.inputs.previews import DesignPreviewRequestSerializer, design_preview_request
 from surveys.inputs.responses import SubmissionRequestSerializer, answers_clean, submission_spec
@@ -25,7 +31,9 @@ __all__ = [
     "DesignPreviewRequestSerializer",
     "InvitationCheckRequestSerializer",
     "InvitationRequestSerializer",
+    "PowerRequestSerializer",
     "QuestionInSerializer",
+    "RegressionQuerySerializer",
     "SubmissionRequestSerializer",
     "SurveyBudgetInSerializer",
     "SurveyInSerializer",
@@ -37,6 +45,8 @@ __all__ = [
     "design_spec",
     "invitation_request",
     "invitation_token",
+    "power_request",
+    "regression_query",
     "submission_spec",
     "survey_changes",
     "survey_spec",

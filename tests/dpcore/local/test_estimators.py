@@ -59,7 +59,7 @@ def test_wilson_interval_rejects_bad_counts(successes, n) -> None:
 
 
 def test_coin_estimate_is_two_lambda_minus_half() -> None:
-    result = estimate_binary(COIN, n=100, reported_yes=40)
+    result = estimate_binary(COIN, n=100, reported_yes=40, interval="wilson")
     assert result.reported_yes_rate == 0.4
     assert result.estimate_unclipped == pytest.approx(2 * 0.4 - 0.5)
     assert result.estimate == pytest.approx(0.3)

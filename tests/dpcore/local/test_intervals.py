@@ -1,4 +1,7 @@
-"""Exact (not simulated) coverage of the intervals, from the binomial pmf.
+"""Exact (not simulated) coverage of the Wilson and Wald intervals, from the binomial pmf.
+
+(The default interval is now "unified"; its coverage is in test_unified_interval.py. This file
+pins ``interval="wilson"`` explicitly, its assertions unchanged.)
 
 Coverage at π = P_π(ci_low ≤ π ≤ ci_high) = Σ_y Bin(y; n, cπ + d)·1[π ∈ interval(y)]. The pmf here
 comes from scipy (independent of the library's own numpy pmf, which is checked against it), and the
@@ -93,7 +96,7 @@ def test_coin_coverage_never_below_band_anywhere(coin_coverage: tuple[int, np.nd
 
 def test_library_exact_coverage_agrees_with_scipy() -> None:
     for n in (100, 1000):
-        ours = exact_coverage(COIN, n=n, pis=GRID)
+        ours = exact_coverage(COIN, n=n, pis=GRID, interval="wilson")
         assert np.max(np.abs(ours - scipy_coverage(COIN, n, GRID))) < 1e-10
     pmf = binomial_pmf_table(50, [0.0, 0.3, 1.0])
     assert pmf.sum(axis=1) == pytest.approx([1.0, 1.0, 1.0])

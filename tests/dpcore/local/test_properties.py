@@ -86,13 +86,32 @@ def test_estimate_and_wilson_bounds_are_monotone_in_the_report_rate(
     design: BinaryDesign, n: int, confidence: float
 ) -> None:
     results = [
-        estimate_binary(design, n=n, reported_yes=y, confidence=confidence) for y in range(n + 1)
+        estimate_binary(design, n=n, reported_yes=y, confidence=confidence, interval="wilson")
+        for y in range(n + 1)
     ]
     for before, after in itertools.pairwise(results):
         assert before.estimate_unclipped < after.estimate_unclipped
         assert before.estimate <= after.estimate
         assert before.ci_low <= after.ci_low
         assert before.ci_high <= after.ci_high
+
+
+@given(design=binary_designs, n=st.integers(1, 400), confidence=confidence)
+@settings(max_examples=50, deadline=None)  # up to 401 bisections per example
+def test_unified_bounds_are_monotone_and_never_collapse(
+    design: BinaryDesign, n: int, confidence: float
+) -> None:
+    # The default interval's ends come from bisection: monotone up to rounding (1e-12).
+    results = [
+        estimate_binary(design, n=n, reported_yes=y, confidence=confidence) for y in range(n + 1)
+    ]
+    for result in results:
+        assert result.interval == "unified"
+        assert result.ci_low < result.ci_high
+        assert result.ci_low <= result.estimate <= result.ci_high
+    for before, after in itertools.pairwise(results):
+        assert before.ci_low <= after.ci_low + 1e-12
+        assert before.ci_high <= after.ci_high + 1e-12
 
 
 @given(c=st.floats(min_value=0.01, max_value=1.0), share=st.floats(0.0, 1.0))

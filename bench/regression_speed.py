@@ -1,0 +1,145 @@
+"""Issue 14: regression server time at 10⁵ and 10⁶ respondents (quick: 10⁴ and 10⁵).
+
+Survey: a coin-design yes/no outcome, three category predictors (3, 2 and 4 options) and one
+number predictor (whole ages 18–90). Reports are generated inside PostgreSQL from a known
+logistic model (``generate_series``; no rows cross the wire), published (sealed). Server time
+is what ``GET …/regression/`` runs in-process: ``survey_get_for_owner`` + ``survey_regression``
+(one ``GROUP BY`` over the reports' JSON documents, pooling, Newton fit), median of repeats;
+the fit alone is timed too. Goal: ≤ 1 s at 10⁵, ≤ 10 s at 10⁶.
+
+Run with its own database: ``BENCH_DB=<db> BENCH_REDIS_URL=redis://…/<n> python -m
+bench.regression_speed`` (the database is migrated first).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from typing import Any
+
+from bench import stack
+from bench.common import main_for, markdown_table
+
+NAME = "regression_speed"
+DESCRIPTION = "Regression (GET …/regression/) server time at 10⁵/10⁶ respondents (PostgreSQL)"
+TRUE_BETA = {"(Intercept)": -1.5, "g=b": 0.5, "g=c": 1.0, "r=south": -0.7, "h=x2": 0.3,
+             "h=x3": 0.0, "h=x4": -0.4, "age": 0.02}  # fmt: skip
+BODY: dict[str, Any] = {
+    "title": "Bench: regression",
+    "questions": [
+        {"key": "y", "text": "Trait?", "kind": "yes_no"},
+        {"key": "g", "text": "Group", "kind": "category", "options": ["a", "b", "c"]},
+        {"key": "r", "text": "Region", "kind": "category", "options": ["north", "south"]},
+        {"key": "h", "text": "H", "kind": "category", "options": ["x1", "x2", "x3", "x4"]},
+        {"key": "age", "text": "Age", "kind": "number", "min": 18, "max": 90},
+    ],
+}
+
+LOAD_SQL = """
+INSERT INTO surveys_submission
+  (id, survey_id, randomizer, submitted_on, fingerprint, sealed, answers)
+SELECT gen_random_uuid(), %(sid)s, 'browser', current_date, md5(s.i::text) || md5(s.i::text), true,
+  jsonb_build_object('y', CASE WHEN u.coin < 0.5 THEN t.trait WHEN u.coin < 0.75 THEN true
+                               ELSE false END,
+                     'g', (ARRAY['a','b','c'])[v.g + 1], 'r', (ARRAY['north','south'])[v.r + 1],
+                     'h', (ARRAY['x1','x2','x3','x4'])[v.h + 1], 'age', v.age::float8)
+FROM generate_series(1, %(n)s) s(i),
+  LATERAL (SELECT floor(random() * 3)::int AS g, floor(random() * 2)::int AS r,
+                  floor(random() * 4)::int AS h, 18 + floor(random() * 73)::int AS age
+           WHERE s.i IS NOT NULL) v,
+  LATERAL (SELECT random() < 1 / (1 + exp(-(-1.5 + 0.5 * (v.g = 1)::int + 1.0 * (v.g = 2)::int
+                  - 0.7 * v.r + 0.3 * (v.h = 1)::int - 0.4 * (v.h = 3)::int + 0.02 * v.age)))
+                  AS trait WHERE s.i IS NOT NULL) t,
+  LATERAL (SELECT random() AS coin WHERE s.i IS NOT NULL) u
+"""
+
+
+def unavailable() -> str | None:
+    return stack.need(postgres=True)
+
+
+def _survey(n: int) -> Any:
+    from django.db import connection, transaction
+
+    from surveys import services
+    from surveys.models import Submission, Survey
+
+    slug = f"bench-reg-n{n}"
+    survey = Survey.objects.filter(slug=slug).first()
+    if survey is not None and Submission.objects.filter(survey=survey).count() == n:
+        return survey
+    if survey is not None:
+        survey.delete()
+    survey = services.survey_create(owner=stack.bench_owner(), data=BODY, slug=slug)
+    services.survey_open(survey=survey)
+    start = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as c:
+        c.execute("SET LOCAL synchronous_commit = off")
+        c.execute(LOAD_SQL, {"sid": survey.pk, "n": n})
+    with connection.cursor() as c:
+        c.execute("ANALYZE surveys_submission")
+    print(f"  loaded {n:,} reports in {time.perf_counter() - start:.1f} s")
+    return survey
+
+
+def _server_time(slug: str) -> tuple[float, dict[str, Any]]:
+    from surveys import analysis, selectors
+
+    start = time.perf_counter()
+    survey = selectors.survey_get_for_owner(user=stack.bench_owner(), slug=slug)
+    body = analysis.survey_regression(
+        survey=survey, outcome="y", predictors=("g", "r", "h", "age"), confidence=0.95
+    )
+    return time.perf_counter() - start, body
+
+
+def _fit_time(slug: str) -> tuple[float, int]:
+    from dpcore.local.regression import fit_logistic
+    from surveys import analysis, designs
+    from surveys.models import Survey
+
+    survey = Survey.objects.get(slug=slug)
+    questions = analysis._question_map(survey)
+    out_q, preds = analysis._validate(questions, "y", ["g", "r", "h", "age"])
+    x, yes, total = analysis._patterns(analysis._pattern_rows(survey, out_q, preds), preds)
+    design = designs.question_design(out_q)
+    start = time.perf_counter()
+    fit_logistic(x, yes, total, c=design.c, d=design.d, terms=analysis._terms(preds))
+    return time.perf_counter() - start, len(x)
+
+
+def run(quick: bool) -> dict[str, Any]:
+    stack.django_setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    sizes = (10_000, 100_000) if quick else (100_000, 1_000_000)
+    rows, results = [], {}
+    for n in sizes:
+        survey = _survey(n)
+        repeats = 5 if n <= 100_000 else 3
+        timings, body = [], {}
+        for _ in range(repeats):
+            seconds, body = _server_time(survey.slug)
+            timings.append(seconds)
+        fit_seconds, patterns = _fit_time(survey.slug)
+        median = statistics.median(timings)
+        goal = 1.0 if n <= 100_000 else 10.0
+        errors = {
+            c["term"]: round(c["estimate"] - TRUE_BETA[c["term"]], 4) for c in body["coefficients"]
+        }
+        results[str(n)] = {"median_s": median, "runs_s": timings, "fit_s": fit_seconds,
+                           "patterns": patterns, "iterations": body["iterations"],
+                           "goal_s": goal, "estimate_minus_truth": errors}  # fmt: skip
+        rows.append([f"{n:,}", patterns, f"{median:.3f}", f"{min(timings):.3f}",
+                     f"{fit_seconds * 1000:.1f}", body["iterations"], f"≤ {goal:g}",
+                     "yes" if median <= goal else "NO"])  # fmt: skip
+    print(markdown_table(["respondents", "patterns", "server s (median)", "min s", "fit ms",
+                          "iterations", "goal s", "met"], rows))  # fmt: skip
+    print("estimate − truth:", {n: r["estimate_minus_truth"] for n, r in results.items()})
+    return results
+
+
+if __name__ == "__main__":
+    raise SystemExit(main_for(sys.modules[__name__]))

@@ -1,0 +1,292 @@
+"""Logistic regression of a randomized (latent) trait on covariates, by maximum likelihood.
+
+Pure (numpy + stdlib). Formulas and sources: docs/formulas.md#rr-regression.
+
+A respondent with covariates ``x`` has the trait with probability ``p(x) = expit(xᵀβ)``; the
+design reports "yes" with probability ``λ = c·p + d`` (docs/formulas.md#linear-form). This is
+the model of ``rr::rrreg`` (Blair, Imai & Zhou 2015, JASA 110:1304) and ``RRreg::RRlog`` (van den
+Hout, van der Heijden & Gilchrist 2007; Heck & Moshagen 2018). Respondents sharing a covariate
+pattern ``j`` are pooled: ``y_j`` "yes" reports out of ``n_j``, and the log-likelihood is
+
+    ℓ(β) = Σ_j y_j ln λ_j + (n_j − y_j) ln(1 − λ_j),     λ_j = c·expit(x_jᵀβ) + d
+
+(the per-respondent Bernoulli log-likelihood, no binomial coefficients, as both packages
+report). With ``p = expit(η)``, ``w = dλ/dη = c·p(1 − p)`` and ``r = y/λ − (n − y)/(1 − λ)``:
+
+    score            U = Xᵀ (r·w)
+    observed info    J = Xᵀ diag[(y/λ² + (n − y)/(1 − λ)²)·w² − r·w·(1 − 2p)] X
+    expected info    I = Xᵀ diag[n·w²/(λ(1 − λ))] X
+
+Newton–Raphson (observed information) when J is positive definite, Fisher scoring otherwise,
+with step halving so that ℓ never decreases. Standard errors are ``√diag(J⁻¹)`` at the MLE;
+Wald intervals ``β ± z·SE``, ``z = β/SE``, two-sided ``p = erfc(|z|/√2)``, odds ratio ``e^β``.
+Number columns are centred and scaled while fitting (β and its covariance are mapped back
+exactly), so the units of a predictor do not affect convergence.
+
+Failure modes give warnings and ``None`` fields, never NaN, ∞ or an exception:
+
+* a column not identified by the data (an option nobody chose, collinear predictors) is
+  dropped: its term gets ``estimate=None`` and a warning;
+* a boundary fit (the likelihood keeps rising as a coefficient runs off to ±∞ — separation, or
+  a pattern whose report rate is at or beyond what the design can produce, c + d or d): its
+  terms keep the (large) estimate but no SE, interval, z, p or odds ratio, with a warning;
+* no convergence within ``max_iter``: ``converged=False`` and a warning.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+__all__ = ["Coefficient", "RegressionFit", "fit_logistic"]
+
+BOUNDARY_COEFFICIENT = 10.0  # |β| on the standardized scale: odds ratio e¹⁰ ≈ 22 000 per SD
+_STEP_TOL = 1e-10
+_LOGLIK_TOL = 1e-13
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    term: str
+    estimate: float | None
+    std_error: float | None
+    ci_low: float | None
+    ci_high: float | None
+    z: float | None
+    p_value: float | None
+    odds_ratio: float | None
+
+
+@dataclass(frozen=True)
+class RegressionFit:
+    n: int
+    log_likelihood: float
+    converged: bool
+    iterations: int
+    confidence: float
+    coefficients: tuple[Coefficient, ...]
+    warnings: tuple[str, ...]
+
+
+def _expit_pair(eta: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(expit(η), expit(−η))`` without overflow, each accurate in its own tail."""
+    e = np.exp(-np.abs(eta))
+    small = e / (1.0 + e)
+    large = 1.0 / (1.0 + e)
+    positive = eta >= 0.0
+    return np.where(positive, large, small), np.where(positive, small, large)
+
+
+class _Model:
+    """ℓ and its derivatives for pooled patterns (module docstring)."""
+
+    def __init__(self, x: FloatArray, yes: FloatArray, total: FloatArray, c: float, d: float):
+        self.x, self.yes, self.no = x, yes, total - yes
+        self.total, self.c, self.d, self.e = total, c, d, 1.0 - c - d
+
+    def parts(self, beta: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        p, q = _expit_pair(self.x @ beta)
+        lam = self.c * p + self.d
+        mu = self.c * q + self.e  # 1 − λ, without cancellation
+        return p, q, lam, mu
+
+    def loglik(self, beta: FloatArray) -> float:
+        _, _, lam, mu = self.parts(beta)
+        with np.errstate(divide="ignore"):
+            yes_part = np.where(self.yes > 0.0, self.yes * np.log(lam), 0.0)
+            no_part = np.where(self.no > 0.0, self.no * np.log(mu), 0.0)
+        return float(np.sum(yes_part + no_part))
+
+    def derivatives(self, beta: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Score, observed information, expected information."""
+        p, q, lam, mu = self.parts(beta)
+        lam = np.maximum(lam, 1e-300)
+        mu = np.maximum(mu, 1e-300)
+        w = self.c * p * q
+        r = self.yes / lam - self.no / mu
+        score = self.x.T @ (r * w)
+        curvature = (self.yes / lam**2 + self.no / mu**2) * w * w - r * w * (q - p)  # 1 − 2p
+        observed = self.x.T @ (curvature[:, None] * self.x)
+        expected = self.x.T @ ((self.total * w * w / (lam * mu))[:, None] * self.x)
+        return score, observed, expected
+
+
+def _solve_pd(matrix: FloatArray, vector: FloatArray) -> FloatArray | None:
+    """``matrix⁻¹·vector`` if ``matrix`` is (numerically) positive definite, else None."""
+    try:
+        chol = np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return None
+    return np.asarray(np.linalg.solve(chol.T, np.linalg.solve(chol, vector)), dtype=np.float64)
+
+
+def _newton(model: _Model, beta: FloatArray, max_iter: int) -> tuple[FloatArray, bool, int, bool]:
+    """Maximise ℓ; returns ``(β, converged, iterations, stalled)``. ``stalled``: ℓ stopped
+    rising while β kept moving (a boundary fit)."""
+    current = model.loglik(beta)
+    flat = 0
+    for iteration in range(1, max_iter + 1):
+        score, observed, expected = model.derivatives(beta)
+        step = _solve_pd(observed, score)
+        if step is None:
+            step = _solve_pd(expected + 1e-12 * np.eye(len(beta)), score)
+        if step is None:
+            return beta, False, iteration, False
+        scale = 1.0
+        while True:
+            trial = beta + scale * step
+            value = model.loglik(trial)
+            if value >= current - 1e-12 * abs(current) or scale < 1e-10:
+                break
+            scale /= 2.0
+        gain = value - current
+        beta, current = trial, value
+        if float(np.max(np.abs(scale * step))) < _STEP_TOL:
+            return beta, True, iteration, False
+        flat = flat + 1 if gain <= _LOGLIK_TOL * (1.0 + abs(current)) else 0
+        if flat >= 5 and float(np.max(np.abs(beta))) > BOUNDARY_COEFFICIENT:
+            return beta, False, iteration, True
+    return beta, False, max_iter, False
+
+
+def _identified_columns(x: FloatArray) -> list[int]:
+    """Greedy: keep a column when it raises the rank (the intercept, column 0, first)."""
+    kept: list[int] = []
+    for j in range(x.shape[1]):
+        candidate = [*kept, j]
+        if np.linalg.matrix_rank(x[:, candidate]) == len(candidate):
+            kept = candidate
+    return kept
+
+
+def _standardize(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Centre and scale the non-intercept columns; returns ``(X', A)`` with ``β = A β'``."""
+    k = x.shape[1]
+    mean = x[:, 1:].mean(axis=0) if k > 1 else np.zeros(0)
+    sd = x[:, 1:].std(axis=0) if k > 1 else np.ones(0)
+    sd = np.where(sd > 0.0, sd, 1.0)
+    scaled = x.copy()
+    scaled[:, 1:] = (x[:, 1:] - mean) / sd
+    transform = np.eye(k)
+    transform[1:, 1:] = np.diag(1.0 / sd)
+    transform[0, 1:] = -mean / sd
+    return scaled, transform
+
+
+def _start(yes: FloatArray, total: FloatArray, c: float, d: float, k: int) -> FloatArray:
+    """β = (logit π̂, 0, …) with π̂ the overall estimate kept inside (0.02, 0.98)."""
+    rate = float(yes.sum() / total.sum())
+    pi = min(max((rate - d) / c, 0.02), 0.98)
+    beta = np.zeros(k)
+    beta[0] = math.log(pi / (1.0 - pi))
+    return beta
+
+
+def _coefficient(term: str, beta: float, se: float | None, z_crit: float) -> Coefficient:
+    if se is None or not math.isfinite(se) or se <= 0.0:
+        return Coefficient(term, beta, None, None, None, None, None, None)
+    z = beta / se
+    odds = math.exp(beta) if beta < 700.0 else None
+    p = math.erfc(abs(z) / math.sqrt(2.0))
+    return Coefficient(term, beta, se, beta - z_crit * se, beta + z_crit * se, z, p, odds)
+
+
+def _inference(
+    model: _Model, beta_s: FloatArray, transform: FloatArray, names: Sequence[str]
+) -> tuple[FloatArray | None, npt.NDArray[np.bool_], list[str]]:
+    """Covariance ``A J⁻¹ Aᵀ`` of β (None at a boundary fit or a singular J), the boundary
+    flags per term, and the warnings."""
+    boundary = np.abs(beta_s) > BOUNDARY_COEFFICIENT
+    if boundary.any():
+        flagged = ", ".join(names[int(i)] for i in np.flatnonzero(boundary))
+        return (
+            None,
+            boundary,
+            [
+                f"boundary fit (separation): the likelihood keeps rising as {flagged} runs off to "
+                "±∞ — some covariate pattern's report rate is at or beyond what the design can "
+                "produce; those estimates are not finite, so this model gets no standard errors"
+            ],
+        )
+    _, observed, _ = model.derivatives(beta_s)
+    inverse = _solve_pd(observed, np.eye(len(names)))
+    if inverse is None:
+        return (
+            None,
+            boundary,
+            ["the observed information is not positive definite: no standard errors"],
+        )
+    return transform @ inverse @ transform.T, boundary, []
+
+
+def fit_logistic(
+    x: npt.ArrayLike,
+    yes: npt.ArrayLike,
+    total: npt.ArrayLike,
+    *,
+    c: float,
+    d: float,
+    terms: Sequence[str],
+    confidence: float = 0.95,
+    max_iter: int = 100,
+) -> RegressionFit:
+    """Fit ``P(report yes | x) = c·expit(xᵀβ) + d`` to pooled patterns.
+
+    ``x``: (m, k) pattern matrix whose first column is the intercept (all ones); ``yes``,
+    ``total``: "yes" reports and respondents per pattern; ``terms``: k names. Needs
+    ``0 < c ≤ 1``, ``d ≥ 0``, ``c + d ≤ 1``, ``0 < confidence < 1``; raises ``ValueError`` only
+    for inputs of the wrong shape or no respondents.
+    """
+    xm = np.asarray(x, dtype=np.float64)
+    y = np.asarray(yes, dtype=np.float64)
+    n = np.asarray(total, dtype=np.float64)
+    rows = (xm.shape[0],) if xm.ndim == 2 else (-1,)
+    if xm.ndim != 2 or xm.shape[1] != len(terms) or y.shape != rows or n.shape != rows:
+        raise ValueError("x must be (patterns, terms) with yes/total per pattern")
+    if n.sum() <= 0:
+        raise ValueError("no respondents")
+    used = n > 0
+    xm, y, n = xm[used], y[used], n[used]
+    kept = _identified_columns(xm)
+    warnings = [
+        f"{terms[j]}: not identified by the data (no respondents with this value, or collinear "
+        "with other terms); left out of the model"
+        for j in range(len(terms))
+        if j not in kept
+    ]
+    scaled, transform = _standardize(xm[:, kept])
+    model = _Model(scaled, y, n, c, d)
+    beta_s, converged, iterations, stalled = _newton(model, _start(y, n, c, d, len(kept)), max_iter)
+    beta = transform @ beta_s
+    covariance, boundary, problems = _inference(model, beta_s, transform, [terms[j] for j in kept])
+    warnings.extend(problems)
+    converged = converged and not boundary.any()  # a flat likelihood at ±∞ is no optimum
+    if not converged and not stalled and not boundary.any():
+        warnings.append(f"did not converge in {max_iter} iterations")
+    z_crit = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    by_column: dict[int, Coefficient] = {}
+    for i, j in enumerate(kept):
+        se = None
+        if covariance is not None and not boundary[i]:
+            se = math.sqrt(max(float(covariance[i, i]), 0.0))
+        by_column[j] = _coefficient(terms[j], float(beta[i]), se, z_crit)
+    coefficients = tuple(
+        by_column.get(j, Coefficient(terms[j], None, None, None, None, None, None, None))
+        for j in range(len(terms))
+    )
+    return RegressionFit(
+        n=int(n.sum()),
+        log_likelihood=model.loglik(beta_s),
+        converged=converged,
+        iterations=iterations,
+        confidence=confidence,
+        coefficients=coefficients,
+        warnings=tuple(warnings),
+    )

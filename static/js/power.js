@@ -1,0 +1,61 @@
+/* Live power in the survey builder (issue 14): for each sensitive question, the power of the
+ * test chosen in #power-settings at the planned n, and the n needed for the target power, from
+ * POST /api/v1/designs/power/ (docs/analysis.md). builder.js announces every fresh design preview
+ * with a "deniable:preview" event on the question card; this file only listens and renders.
+ * An ES module: requests go through static/js/lib/http.js (CSRF header from the cookie); the URL
+ * comes from the `builder-data` island (the server's reverse(), never written here).
+ */
+import { send } from "./lib/http.js";
+
+const list = document.getElementById("questions");
+const settings = document.getElementById("power-settings");
+const dataIsland = document.getElementById("builder-data");
+if (list && settings && dataIsland) {
+  const URL = JSON.parse(dataIsland.textContent).power_url;
+  const last = new WeakMap(); // card → the latest preview detail
+
+  const value = (id) => Number(document.getElementById(id).value);
+
+  // lib/http.js answers {ok, status, data}; here the answer body is called `payload`.
+  async function post(body) {
+    const { ok, data } = await send(URL, body);
+    return { ok, payload: data };
+  }
+
+  function firstError(payload) {
+    const [field, messages] = Object.entries(payload.errors || {})[0] || ["", [payload.detail || "invalid input"]];
+    return `${field ? `${field}: ` : ""}${messages[0]}`;
+  }
+
+  async function render(card) {
+    const detail = last.get(card);
+    const box = card.querySelector("[data-role=power]");
+    if (!detail || !box) return;
+    const test = document.getElementById("power-test").value;
+    const n = Math.max(1, Math.floor((detail.planned_n || 1000) / (test === "two_sample" ? 2 : 1)));
+    const base = { kind: detail.kind, design: detail.design, test, pi0: value("power-pi0"), pi1: value("power-pi1"), alpha: 0.05 };
+    if (detail.kind === "choice") base.options = detail.options;
+    box.textContent = "Power: calculating…";
+    try {
+      const [atN, needed] = await Promise.all([post({ ...base, n }), post({ ...base, power: value("power-target") })]);
+      if (!atN.ok) { box.textContent = `Power: ${firstError(atN.payload)}`; return; }
+      const what = test === "two_sample" ? `${n} per group` : `n = ${n}`;
+      let text = `Power at ${what}: ${(100 * atN.payload.power).toFixed(0)}%`;
+      text += needed.ok ? `; ${needed.payload.n.toLocaleString()} ${test === "two_sample" ? "per group" : "respondents"} for ${(100 * value("power-target")).toFixed(0)}%.` : ".";
+      box.textContent = text;
+    } catch {
+      box.textContent = "Power unavailable (network).";
+    }
+  }
+
+  list.addEventListener("deniable:preview", (event) => {
+    const card = event.target.closest("li") || event.target;
+    last.set(card, event.detail);
+    render(card);
+  });
+  let timer = null;
+  settings.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { for (const card of list.children) render(card); }, 350);
+  });
+}

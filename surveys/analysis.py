@@ -1,0 +1,284 @@
+"""Read-side analysis (docs/analysis.md): logistic regression of a randomized yes/no question on
+direct questions, and group comparisons for the estimates.
+
+The math is in ``dpcore.local`` (pure); this module turns a survey's published (sealed)
+submissions into pooled covariate patterns with one ``GROUP BY`` query and shapes the JSON.
+Only reported (randomized) outcomes are read — the server never has a true answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import Count
+from django.db.models.fields.json import KeyTransform
+
+from deniable.errors import InvalidInput
+from deniable.renderers import CSVTable
+from dpcore.local import compare
+from dpcore.local.regression import RegressionFit, fit_logistic
+from surveys import csv_cells, designs
+from surveys.models import Question, Submission, Survey
+
+PREDICTOR_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
+MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
+
+
+def _question_map(survey: Survey) -> dict[str, Question]:
+    return {q.key: q for q in survey.questions.all()}
+
+
+def _validate(
+    questions: dict[str, Question], outcome: str, predictors: Sequence[str]
+) -> tuple[Question, list[Question]]:
+    """The query's keys against the survey: a yes_no outcome, category/number predictors (400s
+    naming ``outcome`` or ``predictors``; their shapes were checked by
+    ``surveys.inputs.analysis``)."""
+    out_q = questions.get(outcome)
+    if out_q is None:
+        raise InvalidInput.single("outcome", f"No question with key {outcome!r}.")
+    if out_q.kind != Question.Kind.YES_NO:
+        raise InvalidInput.single("outcome", "Must be a yes_no (binary randomized) question.")
+    chosen: list[Question] = []
+    for key in predictors:
+        if key == out_q.key:
+            raise InvalidInput.single("predictors", "The outcome cannot be a predictor.")
+        q = questions.get(key)
+        if q is None:
+            raise InvalidInput.single("predictors", f"No question with key {key!r}.")
+        if q.kind not in PREDICTOR_KINDS:
+            raise InvalidInput.single(
+                "predictors", f"{key!r} is {q.kind}: predictors must be category or number."
+            )
+        chosen.append(q)
+    return out_q, chosen
+
+
+def validate_keys(survey: Survey, outcome: str, predictors: Sequence[str]) -> None:
+    """The 400s of ``survey_regression`` without running it (for the background path)."""
+    _validate(_question_map(survey), outcome, predictors)
+
+
+def _terms(predictors: list[Question]) -> list[str]:
+    terms = ["(Intercept)"]
+    for q in predictors:
+        if q.kind == Question.Kind.CATEGORY:
+            terms.extend(f"{q.key}={option}" for option in q.options[1:])
+        else:
+            terms.append(q.key)
+    return terms
+
+
+def _pattern_rows(survey: Survey, outcome: Question, predictors: list[Question]) -> list[Any]:
+    """``[(outcome, p₁, …, pₖ, count)]``: one aggregate query over the published submissions."""
+    names = {"o": KeyTransform(outcome.key, "answers")}
+    names.update({f"p{i}": KeyTransform(q.key, "answers") for i, q in enumerate(predictors)})
+    fields = list(names)
+    return list(
+        Submission.objects.filter(survey=survey, sealed=True)
+        .annotate(**names)
+        .values_list(*fields)
+        .annotate(count=Count("pk"))
+        .order_by()
+    )
+
+
+def _row_vector(values: Sequence[Any], predictors: list[Question]) -> list[float] | None:
+    """The design-matrix row of one pattern, or None if an answer is missing or invalid."""
+    row = [1.0]
+    for value, q in zip(values, predictors, strict=True):
+        if q.kind == Question.Kind.CATEGORY:
+            if value not in q.options:
+                return None
+            row.extend(1.0 if value == option else 0.0 for option in q.options[1:])
+        else:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return None
+            row.append(float(value))
+    return row
+
+
+def _patterns(
+    rows: list[Any], predictors: list[Question]
+) -> tuple[list[list[float]], list[float], list[float]]:
+    index: dict[tuple[float, ...], int] = {}
+    x: list[list[float]] = []
+    yes: list[float] = []
+    total: list[float] = []
+    for outcome, *values, count in rows:
+        if not isinstance(outcome, bool):
+            continue
+        vector = _row_vector(values, predictors)
+        if vector is None:
+            continue
+        at = index.setdefault(tuple(vector), len(x))
+        if at == len(x):
+            x.append(vector)
+            yes.append(0.0)
+            total.append(0.0)
+        total[at] += count
+        if outcome:
+            yes[at] += count
+    return x, yes, total
+
+
+def survey_regression(
+    *, survey: Survey, outcome: str, predictors: Sequence[str], confidence: float = 0.95
+) -> dict[str, Any]:
+    """The JSON body of ``GET …/regression/`` (docs/analysis.md), from a validated query
+    (``surveys.inputs.analysis.regression_query``)."""
+    out_q, pred_qs = _validate(_question_map(survey), outcome, predictors)
+    terms = _terms(pred_qs)
+    x, yes, total = _patterns(_pattern_rows(survey, out_q, pred_qs), pred_qs)
+    n = int(sum(total))
+    if n < max(10, MIN_PER_TERM * len(terms)):
+        raise InvalidInput.single(
+            "outcome",
+            f"Too few respondents with the outcome and every predictor answered ({n}; "
+            f"need at least {max(10, MIN_PER_TERM * len(terms))} for {len(terms)} terms).",
+        )
+    design = designs.question_design(out_q)
+    fit = fit_logistic(x, yes, total, c=design.c, d=design.d, terms=terms, confidence=confidence)
+    return regression_body(survey, out_q, fit)
+
+
+def regression_body(survey: Survey, outcome: Question, fit: RegressionFit) -> dict[str, Any]:
+    return {
+        "survey": survey.slug,
+        "outcome": outcome.key,
+        "design": designs.design_description(outcome),
+        "family": "logistic",
+        "n": fit.n,
+        "log_likelihood": fit.log_likelihood,
+        "converged": fit.converged,
+        "iterations": fit.iterations,
+        "confidence": fit.confidence,
+        "warnings": list(fit.warnings),
+        "coefficients": [
+            {
+                "term": co.term,
+                "estimate": co.estimate,
+                "std_error": co.std_error,
+                "ci_low": co.ci_low,
+                "ci_high": co.ci_high,
+                "z": co.z,
+                "p_value": co.p_value,
+                "odds_ratio": co.odds_ratio,
+            }
+            for co in fit.coefficients
+        ],
+    }
+
+
+COEFFICIENT_COLUMNS = (
+    "term",
+    "estimate",
+    "std_error",
+    "ci_low",
+    "ci_high",
+    "z",
+    "p_value",
+    "odds_ratio",
+)
+FIT_COLUMNS = ("outcome", "n", "log_likelihood", "converged", "iterations", "confidence")
+
+
+def regression_table(body: dict[str, Any]) -> CSVTable:
+    """One row per coefficient, the fit's figures repeated on every row (tidy, no comment lines)
+    and its warnings joined in the last column; cells as every Deniable CSV writes them
+    (csv_cells: text cells are ``'`` + the exact text, numbers bare)."""
+    fit = [
+        csv_cells.text_cell(body["outcome"]),
+        *(csv_cells.number_cell(body[name]) for name in FIT_COLUMNS[1:]),
+        csv_cells.text_cell(" | ".join(body["warnings"])) if body["warnings"] else "",
+    ]
+    rows = [
+        [csv_cells.text_cell(co["term"])]
+        + [csv_cells.number_cell(co[name]) for name in COEFFICIENT_COLUMNS[1:]]
+        + fit
+        for co in body["coefficients"]
+    ]
+    return CSVTable(header=[*COEFFICIENT_COLUMNS, *FIT_COLUMNS, "warnings"], rows=rows)
+
+
+# --- Group comparisons (GET …/estimates/?group_by=…&compare=true) -------------------------------
+
+TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes"), ("false", "0", "no", "")
+
+
+def wants_compare(raw: str | None, group_by: str | None) -> bool:
+    """``compare`` as a boolean; it needs ``group_by`` (400 naming ``compare`` otherwise)."""
+    word = (raw or "").strip().lower()
+    if word not in TRUE_WORDS + FALSE_WORDS:
+        raise InvalidInput.single("compare", "One of: true, false.")
+    if word in TRUE_WORDS and not group_by:
+        raise InvalidInput.single("compare", "Comparisons need group_by (a category question).")
+    return word in TRUE_WORDS
+
+
+def _difference_dicts(diffs: Sequence[Any], option: str | None = None) -> list[dict[str, Any]]:
+    extra = {} if option is None else {"option": option}
+    return [
+        {
+            "group": d.group,
+            **extra,
+            "difference": d.difference,
+            "std_error": d.std_error,
+            "ci_low": d.ci_low,
+            "ci_high": d.ci_high,
+            "p_value": d.p_value,
+            "p_value_holm": d.p_value_holm,
+        }
+        for d in diffs
+    ]
+
+
+def _binary_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], confidence: float):
+    design = designs.question_design(q)
+    groups = [(g, e["reported_yes"], e["n"]) for g, e in entries]
+    reference, diffs = compare.differences(groups, c=design.c, d=design.d, confidence=confidence)
+    test = compare.homogeneity_test(
+        [[e["reported_yes"], e["n"] - e["reported_yes"]] for _, e in entries]
+    )
+    return reference, "equal_prevalence", test, _difference_dicts(diffs)
+
+
+def _choice_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], confidence: float):
+    design = designs.question_design(q)
+    rows: list[dict[str, Any]] = []
+    reference = None
+    for i, option in enumerate(q.options):
+        groups = [(g, e["options"][i]["reported"], e["n"]) for g, e in entries]
+        reference, diffs = compare.differences(
+            groups, c=design.c, d=design.d, confidence=confidence
+        )
+        rows.extend(_difference_dicts(diffs, option))
+    table = [[o["reported"] for o in e["options"]] for _, e in entries]
+    return reference, "equal_distributions", compare.homogeneity_test(table), rows
+
+
+def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
+    """Add ``"comparison"`` to each yes_no and choice question of an estimates body that has
+    ``groups`` (docs/analysis.md): differences from the first group with respondents, Holm-adjusted
+    p-values (per option for choice), and the chi-square test of homogeneity of the reports."""
+    questions = _question_map(survey)
+    confidence = body["confidence"]
+    for entry in body["questions"]:
+        q = questions.get(entry["key"])
+        if q is None or q.kind not in (Question.Kind.YES_NO, Question.Kind.CHOICE):
+            continue
+        per_group = [
+            (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
+            for group in body["groups"]
+        ]
+        build = _binary_comparison if q.kind == Question.Kind.YES_NO else _choice_comparison
+        reference, test_name, test, diffs = build(q, per_group, confidence)
+        entry["comparison"] = {
+            "reference": reference,
+            "test": test_name,
+            "statistic": test.statistic,
+            "df": test.df,
+            "p_value": test.p_value,
+            "differences": diffs,
+        }

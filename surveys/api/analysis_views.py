@@ -1,0 +1,78 @@
+"""API v1 analysis views (docs/analysis.md, docs/api.md): regression and power.
+
+Thin like surveys.api.views: look the survey up (someone else's is a 404), call surveys.analysis
+or dpcore, shape; the negotiated renderer (``deniable.negotiation``) writes JSON or CSV. Group
+comparisons are part of GET …/estimates/ (``compare=true``).
+"""
+
+from __future__ import annotations
+
+from django.utils.text import slugify
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from deniable.api import json_object_body
+from deniable.negotiation import FormatNegotiationMixin, attachment
+from surveys import analysis, analysis_jobs, inputs, power_api, selectors
+from surveys.api.read_views import ERROR_404, ERRORS_400, SLUG
+
+
+class RegressionView(FormatNegotiationMixin, APIView):
+    @extend_schema(
+        parameters=[
+            SLUG,
+            OpenApiParameter("outcome", OpenApiTypes.STR, description="A yes_no question."),
+            OpenApiParameter(
+                "predictors", OpenApiTypes.STR, description="Comma-separated category/number keys."
+            ),
+            OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
+            OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
+        ],
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/csv"): OpenApiTypes.STR,
+            202: OpenApiTypes.OBJECT,
+            400: ERRORS_400,
+            404: ERROR_404,
+        },
+        tags=["analysis"],
+        description=(
+            "Maximum-likelihood logistic regression of the latent trait of a yes_no question on "
+            "category (dummy coded against the first option) and number predictors, through "
+            "the outcome's design: P(report yes) = c·expit(xβ) + d. Above "
+            "DENIABLE_REGRESSION_SYNC_LIMIT respondents: 202 with progress; poll the same URL."
+        ),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        fmt = self.negotiated_format(request)
+        query = inputs.regression_query(request.query_params)
+        status, body = analysis_jobs.regression_or_job(
+            survey=survey, query=query, url=request.get_full_path()
+        )
+        if status != 200:  # 202: a background fit under way (poll this URL); 503: it failed
+            return Response(body, status=status)
+        if fmt == "csv":
+            name = f"{slugify(slug)}-regression-{slugify(body['outcome'])}.csv"
+            return attachment(Response(analysis.regression_table(body)), name)
+        return Response(body)
+
+
+class PowerView(APIView):
+    @extend_schema(
+        request=inputs.PowerRequestSerializer,
+        responses={200: OpenApiTypes.OBJECT, 400: ERRORS_400},
+        tags=["designs"],
+        description=(
+            "Power or sample size of a one-sample (against pi0) or two-group (pi0 vs pi1) test "
+            "of prevalence under a randomized design (analytic, normal approximation)."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object_body(request)
+        answer = power_api.power_answer(inputs.power_request(body))
+        # The answer is the request object with the missing figure (and the defaults) filled in.
+        return Response({**body, **answer})

@@ -1,0 +1,133 @@
+"""Input serializers of the analysis endpoints (docs/analysis.md): the regression query
+(``GET …/regression/`` and the dashboard's regression panel) and the power body
+(``POST /api/v1/designs/power/``). Each gives a frozen spec of :mod:`surveys.specs`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rest_framework import serializers
+
+from deniable.input_fields import StrictFloatField, StrictIntegerField
+from deniable.inputs import validate_input
+from surveys.models import Question
+from surveys.specs import MAX_OPTION_LENGTH, MAX_OPTIONS, MIN_OPTIONS, PowerRequest, RegressionQuery
+
+MAX_PREDICTORS = 12
+MAX_N = 10**9
+CONFIDENCE_MESSAGE = "A number strictly between 0 and 1."
+PROBABILITY_MESSAGE = "Must lie strictly between 0 and 1."
+
+
+class RegressionQuerySerializer(serializers.Serializer):
+    """Query parameters are strings: ``predictors`` comma-separated, ``confidence`` a number."""
+
+    outcome = serializers.CharField(max_length=64, help_text="A yes_no question's key.")
+    predictors = serializers.CharField(
+        required=False, allow_blank=True, default="", help_text="Comma-separated keys."
+    )
+    confidence = serializers.CharField(required=False, default="0.95")
+
+    def validate_predictors(self, value: str) -> tuple[str, ...]:
+        keys = tuple(item.strip() for item in value.split(",") if item.strip())
+        if len(keys) > MAX_PREDICTORS:
+            raise serializers.ValidationError(f"At most {MAX_PREDICTORS} predictors.")
+        if len(set(keys)) != len(keys):
+            raise serializers.ValidationError("A predictor is listed twice.")
+        return keys
+
+    def validate_confidence(self, value: str) -> float:
+        try:
+            confidence = float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise serializers.ValidationError(CONFIDENCE_MESSAGE) from None
+        if not math.isfinite(confidence) or not 0 < confidence < 1:
+            raise serializers.ValidationError(CONFIDENCE_MESSAGE)
+        return confidence
+
+    def validate(self, attrs: dict[str, Any]) -> RegressionQuery:
+        return RegressionQuery(
+            outcome=attrs["outcome"],
+            predictors=attrs["predictors"],
+            confidence=attrs["confidence"],
+        )
+
+
+def regression_query(data: Any) -> RegressionQuery:
+    """A regression query (``request.query_params`` or a plain mapping), validated (raises
+    ``InvalidInput`` naming the field)."""
+    fields = ("outcome", "predictors", "confidence")
+    plain = {name: data[name] for name in fields if data.get(name) is not None}
+    return validate_input(RegressionQuerySerializer, plain, RegressionQuery)
+
+
+def _probability(**kwargs: Any) -> StrictFloatField:
+    return StrictFloatField(min_value=0.0, max_value=1.0, **kwargs)
+
+
+def _open_probability(**kwargs: Any) -> StrictFloatField:
+    return StrictFloatField(
+        exclusive_min=0.0,
+        exclusive_max=1.0,
+        error_messages={"exclusive_min": PROBABILITY_MESSAGE, "exclusive_max": PROBABILITY_MESSAGE},
+        **kwargs,
+    )
+
+
+class PowerRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=[Question.Kind.YES_NO, Question.Kind.CHOICE], default=Question.Kind.YES_NO
+    )
+    test = serializers.ChoiceField(choices=["one_sample", "two_sample"])
+    design = serializers.JSONField(required=False, allow_null=True)
+    options = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_OPTION_LENGTH),
+        required=False,
+        max_length=MAX_OPTIONS,
+        help_text="choice: its options (or give k).",
+    )
+    k = StrictIntegerField(required=False, min_value=MIN_OPTIONS, max_value=MAX_OPTIONS)
+    pi0 = _probability(help_text="Group A's share, or the value tested against.")
+    pi1 = _probability(help_text="Group B's share, or the true share.")
+    alpha = _open_probability(required=False, default=0.05)
+    power = _open_probability(required=False, allow_null=True, default=None)
+    n = StrictIntegerField(required=False, allow_null=True, default=None, min_value=1,
+                           max_value=MAX_N)  # fmt: skip
+
+    def validate(self, attrs: dict[str, Any]) -> PowerRequest:
+        kind, k, target = attrs["kind"], attrs.get("k"), attrs["power"]
+        if attrs.get("options"):
+            k = len(attrs["options"])
+        if kind == Question.Kind.CHOICE and k is None:
+            raise serializers.ValidationError(
+                {"k": "A choice design needs k ≥ 2 (or its options)."}
+            )
+        if (target is None) == (attrs["n"] is None):
+            raise serializers.ValidationError(
+                {"power": "Give exactly one of power (→ n) and n (→ power)."}
+            )
+        if target is not None and attrs["pi0"] == attrs["pi1"]:
+            raise serializers.ValidationError(
+                {"pi1": "Must differ from pi0 to compute a sample size."}
+            )
+        if target is not None and target <= attrs["alpha"] / 2.0:
+            raise serializers.ValidationError(
+                {"power": "Must exceed alpha/2 (power at no effect)."}
+            )
+        return PowerRequest(
+            kind=kind,
+            test=attrs["test"],
+            design=attrs.get("design"),
+            k=k if kind == Question.Kind.CHOICE else None,
+            pi0=attrs["pi0"],
+            pi1=attrs["pi1"],
+            alpha=attrs["alpha"],
+            power=target,
+            n=attrs["n"],
+        )
+
+
+def power_request(data: Any) -> PowerRequest:
+    """A power body, validated (raises ``InvalidInput`` naming the field)."""
+    return validate_input(PowerRequestSerializer, data, PowerRequest)
