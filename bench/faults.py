@@ -48,7 +48,7 @@ import numpy as np
 
 from bench.common import execute, markdown_table, parse_args
 from bench.loadgen import LoadResult, json_body, resend, run_load
-from tests.integration.conftest import PrivateRedis, _free_port, wait_until
+from testsupport.processes import PrivateRedis, free_port, wait_until
 
 NAME = "faults"
 DESCRIPTION = "load at the knee; Redis paused/killed and PostgreSQL restarted under load"
@@ -127,7 +127,7 @@ def unavailable() -> str | None:
 @dataclass
 class PrivatePostgres:
     workdir: Path
-    port: int = field(default_factory=_free_port)
+    port: int = field(default_factory=free_port)
 
     @property
     def data(self) -> Path:
@@ -243,7 +243,7 @@ class Stack:
         pg_dir.mkdir()
         redis_dir = workdir / "redis"
         redis_dir.mkdir()
-        stack = cls(workdir, PrivatePostgres(pg_dir), PrivateRedis(_free_port(), redis_dir))
+        stack = cls(workdir, PrivatePostgres(pg_dir), PrivateRedis(free_port(), redis_dir))
         atexit.register(stack.close)
         try:
             stack.pg.init()
@@ -319,7 +319,7 @@ print(json.dumps([survey.slug, token.key]))
 
     def start_web(self, **extra_env: str) -> None:
         self.stop_web()
-        self.web_port = _free_port()
+        self.web_port = free_port()
         env = self.env(
             GUNICORN_BIND=f"{HOST}:{self.web_port}",
             WEB_CONCURRENCY=str(GUNICORN_WORKERS),

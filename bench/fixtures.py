@@ -33,11 +33,10 @@ ANSWERS: dict[str, Any] = {
 
 
 def create_open_survey(*, title_suffix: str = "", slug: str | None = None) -> Any:
-    """Create and open the bench survey through the product's own services."""
+    """Create and open the bench survey through the product's own services (the shared
+    factory, :func:`testsupport.factories.make_survey`)."""
     from bench.stack import bench_owner
-    from surveys import services
+    from testsupport.factories import make_survey
 
     body = {**SURVEY_BODY, "title": SURVEY_BODY["title"] + title_suffix}
-    survey = services.survey_create(owner=bench_owner(), data=body, slug=slug)
-    services.survey_open(survey=survey)
-    return survey
+    return make_survey(bench_owner(), body, slug=slug)

@@ -22,7 +22,8 @@ from django.contrib.auth import get_user_model
 from surveys.models import Submission, Survey
 from surveys.selectors import survey_estimates
 from surveys.services import submission_create, survey_create, survey_open
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS
+from testsupport.factories import make_campus_survey as make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -57,15 +58,6 @@ EVERY_KIND = [
 ]
 COIN_ONLY = [{"key": "cheated", "text": "Have you ever cheated on an exam?", "kind": "yes_no"}]
 TRUTHS = {"cheated": "true", "drugs": "false", "stolen": "true", "vote": "Gamma"}
-
-
-def make_survey(questions: list[dict[str, Any]], *, username: str = "alice") -> Survey:
-    user, _ = get_user_model().objects.get_or_create(username=username)
-    user.set_password("pw-" + username + "-123")
-    user.save()
-    survey = survey_create(owner=user, data={"title": "Campus life", "questions": questions})
-    survey_open(survey=survey)
-    return survey
 
 
 def stored(page: Any, slug: str, name: str) -> str | None:

@@ -16,8 +16,8 @@ import pytest
 
 from surveys.models import Survey
 from surveys.services import invitations_create, submission_create, survey_close
-from tests.conftest import require_service
-from tests.e2e.test_respondent_flow import make_survey
+from testsupport.factories import make_campus_survey as make_survey
+from testsupport.services import require_service
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

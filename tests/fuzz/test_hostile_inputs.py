@@ -28,7 +28,6 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -40,6 +39,7 @@ from privacy.errors import PrivacyParameterError
 from privacy.models import LedgerEntry, Release
 from surveys import services
 from surveys.models import Submission, Survey, Tally
+from testsupport import factories
 
 DOCUMENTED = (rr.DesignError, PrivacyParameterError, ValueError)
 CALL_SECONDS = 10  # a single pure call taking longer than this is a hang
@@ -454,11 +454,9 @@ VALID_ANSWERS: dict[str, Any] = {"coin": True, "party": "b", "region": "north", 
 @pytest.fixture
 def open_survey(db: None) -> Survey:
     cache.clear()
-    owner = get_user_model().objects.create_user(username="hostile", password="pw-hostile-123")
-    survey = services.survey_create(
-        owner=owner, data={"title": "Hostile", "questions": QUESTIONS, "budget": {"epsilon": 1e9}}
-    )
-    return services.survey_open(survey=survey)
+    owner = factories.make_user("hostile", "pw-hostile-123")
+    body = {"title": "Hostile", "questions": QUESTIONS, "budget": {"epsilon": 1e9}}
+    return factories.make_survey(owner, body)
 
 
 def _stored() -> tuple[int, int, dict[tuple[str, str], list[float]]]:
@@ -572,16 +570,8 @@ def test_submission_huge_number_is_a_field_error(open_survey: Survey) -> None:
 
 @pytest.fixture
 def researcher_client(open_survey: Survey) -> APIClient:
-    for i in range(5):
-        services.submission_create(
-            survey=open_survey,
-            submission_id=str(uuid.uuid4()),
-            randomizer="browser",
-            answers={**VALID_ANSWERS, "hours": float(i)},
-        )
-    client = APIClient()
-    client.force_authenticate(open_survey.owner)
-    return client
+    factories.submit_many(open_survey, 5, lambda i: {**VALID_ANSWERS, "hours": float(i)})
+    return factories.api_client(open_survey.owner)
 
 
 NUMERIC_LITERALS = [

@@ -17,14 +17,10 @@ from rest_framework.test import APIClient
 
 from privacy import services
 from privacy.models import LedgerEntry, Release
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport.factories import api_client
+from testsupport.factories import make_release_survey as make_survey
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def owner():
-    return make_user("owner")
 
 
 @pytest.fixture
@@ -34,9 +30,7 @@ def open_survey(owner):
 
 @pytest.fixture
 def researcher_client(owner) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(owner)
-    return client
+    return api_client(owner)
 
 
 def test_eager_task_that_keeps_failing_is_failed_and_refunded(

@@ -11,14 +11,10 @@ from rest_framework.test import APIClient
 
 from privacy.models import LedgerEntry, Release, ReleaseResultsImmutable
 from privacy.services import release_run
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport.factories import api_client, make_user
+from testsupport.factories import make_release_survey as make_survey
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def owner():
-    return make_user("owner")
 
 
 @pytest.fixture
@@ -28,9 +24,7 @@ def survey(owner):
 
 @pytest.fixture
 def client(owner):
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
+    return api_client(owner)
 
 
 def url(survey, suffix=""):

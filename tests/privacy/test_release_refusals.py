@@ -19,7 +19,7 @@ from privacy.models import LedgerEntry, Release
 from surveys.models import Submission, Tally
 from surveys.services import survey_create, survey_open
 from surveys.tally_layout import tally_layout
-from tests.privacy.release_fixtures import make_user
+from testsupport.factories import make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,8 @@ from django.urls import reverse
 from privacy import services
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport.factories import make_release_survey as make_survey
+from testsupport.factories import make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from privacy.accounting import PureDPEvent
 from privacy.models import Release
 from surveys.models import Question, Submission, Survey, Tally
 from surveys.selectors import survey_estimates
-from tests.security.conftest import QUESTIONS, api_answers
+from tests.security.support import QUESTIONS, api_answers
 
 pytestmark = pytest.mark.django_db
 

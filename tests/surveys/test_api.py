@@ -14,7 +14,8 @@ from rest_framework.test import APIClient
 
 from surveys import services
 from surveys.models import Invitation, Submission, Tally
-from tests.surveys.conftest import full_answers, new_id, submit, survey_body, tally_totals
+from tests.surveys.tally_reading import tally_totals
+from testsupport.factories import full_answers, new_id, submit, survey_body
 
 pytestmark = pytest.mark.django_db
 

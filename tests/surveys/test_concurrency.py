@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from surveys import selectors, services
 from surveys.models import Invitation, Submission, Tally
-from tests.surveys.conftest import full_answers, survey_body
+from testsupport.factories import full_answers, survey_body
 
 THREADS = 20
 

@@ -28,8 +28,8 @@ from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
 from surveys.services.submission_rows import survey_tally_layout
 from surveys.services.tallies import tallies_rebuild
 from surveys.tally_layout import submission_slices
-
-from .conftest import full_answers, new_id, slice_counts, submit, survey_body
+from tests.surveys.tally_reading import slice_counts
+from testsupport.factories import full_answers, make_survey, new_id, submit, survey_body
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
 
@@ -52,8 +52,7 @@ def _tally_upserts(ctx: CaptureQueriesContext) -> list[str]:
 
 
 def _capped(alice) -> Survey:
-    survey = services.survey_create(owner=alice, data=survey_body(response_cap=1000))
-    services.survey_open(survey=survey)
+    survey = make_survey(alice, survey_body(response_cap=1000))
     survey.refresh_from_db()
     return survey
 

@@ -25,9 +25,9 @@ from rest_framework.authtoken.models import Token
 
 from surveys import services
 from surveys.models import Question, Survey
-from tests.conftest import require_service
-from tests.surveys.conftest import new_id
 from tests.surveys.readme_snippets import README, readme_block
+from testsupport.factories import new_id
+from testsupport.services import require_service
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

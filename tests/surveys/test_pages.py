@@ -6,13 +6,13 @@ import uuid
 from html.parser import HTMLParser
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
 from surveys.models import Submission, Survey
 from surveys.selectors import survey_estimates
-from surveys.services import survey_close, survey_create, survey_open
+from surveys.services import survey_close
+from testsupport import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -44,22 +44,17 @@ ALL_KINDS = [
 
 @pytest.fixture
 def alice():
-    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+    return factories.make_user("alice", "pw-alice-123")
 
 
 @pytest.fixture
 def bob():
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
+    return factories.make_user("bob", "pw-bob-123")
 
 
 def make_survey(owner, questions=None, *, access="open", open_=True) -> Survey:
-    survey = survey_create(
-        owner=owner,
-        data={"title": "Campus life", "access": access, "questions": questions or ALL_KINDS},
-    )
-    if open_:
-        survey_open(survey=survey)
-    return survey
+    body = {"title": "Campus life", "access": access, "questions": questions or ALL_KINDS}
+    return factories.make_survey(owner, body, open_=open_)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 from surveys import ratelimit
 from surveys.models import Submission
-from tests.surveys.conftest import full_answers, new_id
+from testsupport.factories import full_answers, new_id
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +39,7 @@ def test_submissions_past_the_survey_limit_get_429_and_store_nothing(anon, surve
 
 def test_the_limit_is_per_survey(anon, survey, alice, settings):
     from surveys import services
-    from tests.surveys.conftest import survey_body
+    from testsupport.factories import survey_body
 
     other = services.survey_create(owner=alice, data=survey_body())
     services.survey_open(survey=other)

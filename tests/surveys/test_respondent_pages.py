@@ -16,7 +16,8 @@ from django.urls import reverse
 
 from surveys import ratelimit
 from surveys.models import Submission, Survey
-from surveys.services import invitations_create, survey_close, survey_create, survey_open
+from surveys.services import invitations_create, survey_close
+from testsupport import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -68,11 +69,9 @@ def _fresh_limiter():
 
 
 def make(alice, questions: list[dict[str, Any]], *, access: str = "open") -> Survey:
-    survey = survey_create(
-        owner=alice, data={"title": "Words", "access": access, "questions": questions}
+    return factories.make_survey(
+        alice, {"title": "Words", "access": access, "questions": questions}
     )
-    survey_open(survey=survey)
-    return survey
 
 
 class _Text(HTMLParser):

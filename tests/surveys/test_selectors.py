@@ -12,7 +12,7 @@ from deniable.errors import InvalidInput, NotFound
 from privacy import rr
 from surveys import designs, selectors, services
 from surveys.models import Submission, Tally
-from tests.surveys.conftest import full_answers, submit
+from testsupport.factories import full_answers, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -17,14 +17,8 @@ from django.utils import timezone
 from deniable.errors import Conflict, InvalidInput, NotFound
 from surveys import designs, selectors, services
 from surveys.models import Invitation, Question, Submission, Survey, Tally
-from tests.surveys.conftest import (
-    full_answers,
-    new_id,
-    slice_counts,
-    submit,
-    survey_body,
-    tally_totals,
-)
+from tests.surveys.tally_reading import slice_counts, tally_totals
+from testsupport.factories import full_answers, new_id, submit, survey_body
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,7 @@ import pytest
 
 from surveys import selectors, services
 from surveys.models import Submission, Tally
-
-from .conftest import full_answers, new_id
+from testsupport.factories import full_answers, new_id
 
 pytestmark = pytest.mark.django_db
 

@@ -24,6 +24,7 @@ from surveys import selectors, services
 from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
 from surveys.services import submissions as submissions_module
 from surveys.services.tallies import tallies_rebuild
+from testsupport import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -49,10 +50,7 @@ NUMBERS = ("hours", "balance")
 
 
 def _survey(owner, **extra: Any) -> Survey:
-    survey = services.survey_create(
-        owner=owner, data={"title": "T", "questions": QUESTIONS, **extra}
-    )
-    services.survey_open(survey=survey)
+    survey = factories.make_survey(owner, {"title": "T", "questions": QUESTIONS, **extra})
     survey.refresh_from_db()
     return survey
 

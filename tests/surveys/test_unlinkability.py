@@ -27,7 +27,8 @@ from surveys import selectors, services
 from surveys.export import export_csv
 from surveys.models import Invitation, Submission, Survey
 from surveys.services.invitations import invitation_digest
-from tests.surveys.conftest import full_answers, submit, survey_body
+from testsupport import factories
+from testsupport.factories import full_answers, submit, survey_body
 
 K = 4
 
@@ -38,8 +39,7 @@ def _descending_ids(n: int) -> list[str]:
 
 
 def _invite_survey(owner, **extra) -> Survey:
-    s = services.survey_create(owner=owner, data=survey_body(access="invite", **extra))
-    services.survey_open(survey=s)
+    s = factories.make_survey(owner, survey_body(access="invite", **extra))
     s.refresh_from_db()
     return s
 
