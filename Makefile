@@ -44,13 +44,19 @@ run: install-run
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# The whole suite. Browser tests need Debian's chromium (installed here when missing and root).
+# The whole suite, serially (the browser and Celery-worker tests drive live servers and
+# subprocesses; CI runs this). Browser tests need Debian's chromium (installed here when missing
+# and root).
 test: install $(NODE_STAMP)
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Unit and API tests only, in parallel (pytest-xdist): each worker gets its own test database
+# (pytest-django), its own Redis for the cache (tests/conftest.py) and its own temp dirs. `slow`,
+# `e2e` and `integration` tests are left to `make test`, which runs everything, serially.
+XDIST ?= auto
 test-fast: install
-	$(BIN)/python -m pytest -m "not e2e and not integration and not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(XDIST) -m "not e2e and not integration and not slow" $(PYTEST_ARGS)
 
 # From a fresh `git clone` of HEAD: the README's `make run` on a free port (a new .venv with the
 # runtime requirements only), then a respondent and a researcher in Chromium, axe-core on every
