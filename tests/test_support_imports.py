@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,8 +18,18 @@ ROOT = Path(__file__).resolve().parents[1]
 MAY_IMPORT_BENCH = {"tests/integration/test_faults.py"}
 
 
-def imported_modules(path: Path) -> Iterator[str]:
-    """Every module an ``import`` / ``from … import`` names, relative ones resolved."""
+def imported_modules(path: Path) -> tuple[str, ...]:
+    """Every module an ``import`` / ``from … import`` names, relative ones resolved (each file
+    parsed once for the three tests)."""
+    return _imported_modules(path)
+
+
+@functools.cache
+def _imported_modules(path: Path) -> tuple[str, ...]:
+    return tuple(_walk_imports(path))
+
+
+def _walk_imports(path: Path) -> Iterator[str]:
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
