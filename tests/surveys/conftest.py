@@ -6,10 +6,13 @@ Thin wrappers over :mod:`testsupport.factories` (bodies, answers, submissions) a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from surveys import services
+from surveys import ratelimit, selectors, services
 from surveys.models import Survey
 from testsupport.factories import api_client, make_survey, make_user, survey_body
 
@@ -56,3 +59,21 @@ def invite_survey(alice) -> Survey:
     s = make_survey(alice, survey_body(access="invite"))
     s.refresh_from_db()
     return s
+
+
+@pytest.fixture
+def fresh_limiter() -> Iterator[None]:
+    """An empty cache and a closed rate-limit circuit around the test (modules that count
+    submissions per window use it: ``pytest.mark.usefixtures("fresh_limiter")``)."""
+    cache.clear()
+    ratelimit.reset_circuit()
+    yield
+    ratelimit.reset_circuit()
+
+
+@pytest.fixture
+def fresh_public_cache() -> Iterator[None]:
+    """The process-wide cache of public survey data emptied around the test."""
+    selectors.survey_public_cache_evict()
+    yield
+    selectors.survey_public_cache_evict()

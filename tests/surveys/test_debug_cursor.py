@@ -31,16 +31,13 @@ from surveys.tally_layout import submission_slices
 from tests.surveys.tally_reading import slice_counts
 from testsupport.factories import full_answers, make_survey, new_id, submit, survey_body
 
-pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_backends,
+    pytest.mark.usefixtures("fresh_public_cache"),
+]
 
 TALLY_TABLE = Tally._meta.db_table
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    selectors.survey_public_cache_evict()
-    yield
-    selectors.survey_public_cache_evict()
 
 
 def _tally_upserts(ctx: CaptureQueriesContext) -> list[str]:

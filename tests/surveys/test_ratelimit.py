@@ -9,15 +9,7 @@ from surveys import ratelimit
 from surveys.models import Submission
 from testsupport.factories import full_answers, new_id
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limiter():
-    cache.clear()
-    ratelimit.reset_circuit()
-    yield
-    ratelimit.reset_circuit()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_limiter")]
 
 
 def _post(client, survey, **body):

@@ -14,12 +14,11 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.urls import reverse
 
-from surveys import ratelimit
 from surveys.models import Submission, Survey
 from surveys.services import invitations_create, survey_close
 from testsupport import factories
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_limiter")]
 
 COIN = {"key": "coin", "text": "Have you ever cheated on a test?", "kind": "yes_no"}
 FR = {
@@ -58,14 +57,6 @@ NUMBER = {"key": "age", "text": "How old are you?", "kind": "number", "min": 18,
 RANDOMIZED_ONLY = [COIN, WARNER]
 DIRECT_ONLY = [CATEGORY, NUMBER]
 MIXED = [COIN, FR, WARNER, UQ, KRR, CATEGORY, NUMBER]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limiter():
-    cache.clear()
-    ratelimit.reset_circuit()
-    yield
-    ratelimit.reset_circuit()
 
 
 def make(alice, questions: list[dict[str, Any]], *, access: str = "open") -> Survey:

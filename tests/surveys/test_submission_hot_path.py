@@ -12,14 +12,7 @@ from surveys import selectors, services
 from surveys.models import Submission, Tally
 from testsupport.factories import full_answers, new_id
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    selectors.survey_public_cache_evict()
-    yield
-    selectors.survey_public_cache_evict()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_public_cache")]
 
 
 def _post(anon, survey, sid: str, **answers):
