@@ -54,9 +54,12 @@ test: install $(NODE_STAMP)
 # Unit and API tests only, in parallel (pytest-xdist): each worker gets its own test database
 # (pytest-django), its own Redis for the cache (tests/conftest.py) and its own temp dirs. `slow`,
 # `e2e` and `integration` tests are left to `make test`, which runs everything, serially.
+# test_schemathesis.py is `slow` as a whole and its import builds the OpenAPI schema (~3 s of CPU
+# in every worker), so it is not even collected here.
 XDIST ?= auto
 test-fast: install
-	$(BIN)/python -m pytest -n $(XDIST) -m "not e2e and not integration and not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(XDIST) -m "not e2e and not integration and not slow" \
+		--ignore=tests/fuzz/test_schemathesis.py $(PYTEST_ARGS)
 
 # From a fresh `git clone` of HEAD: the README's `make run` on a free port (a new .venv with the
 # runtime requirements only), then a respondent and a researcher in Chromium, axe-core on every
