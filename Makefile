@@ -10,7 +10,7 @@ PORT ?= 8000
 RUN_STAMP := $(VENV)/.installed-run-$(shell cat requirements.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 
-.PHONY: install install-run run test test-fast smoke lint bench bench-quick check clean
+.PHONY: install install-run run test test-fast test-js smoke lint bench bench-quick check clean
 NODE_STAMP := node_modules/.package-lock.json
 
 install: $(DEV_STAMP)
@@ -39,17 +39,25 @@ $(NODE_STAMP): package.json package-lock.json
 
 # Embedded defaults: SQLite under var/, tasks in-process, a demo survey with simulated respondents.
 run: install-run
-	@mkdir -p var
+	@mkdir -p var/static
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py migrate --noinput
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# The whole suite, serially (the browser and Celery-worker tests drive live servers and
-# subprocesses; CI runs this). Browser tests need Debian's chromium (installed here when missing
-# and root).
-test: install $(NODE_STAMP)
+# The whole suite, serially: the page modules' unit tests, then pytest (the browser and
+# Celery-worker tests drive live servers and subprocesses; CI runs this). Browser tests need
+# Debian's chromium (installed here when missing and root). `TEST_JS=` leaves the JS tests out
+# (CI runs them first).
+TEST_JS ?= test-js
+test: install $(NODE_STAMP) $(TEST_JS)
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The browser's randomizer, memo and fetch helper as ES modules under Node's own test runner
+# (tests/js/, no dependencies; Node 20 or later). Same as `npm test`.
+test-js:
+	@command -v node >/dev/null || { echo "node is missing (sudo apt-get install -y nodejs)"; exit 1; }
+	node --test tests/js/
 
 # Unit and API tests only, in parallel (pytest-xdist): each worker gets its own test database
 # (pytest-django), its own Redis for the cache (tests/conftest.py) and its own temp dirs. `slow`,
@@ -70,6 +78,10 @@ smoke: install $(NODE_STAMP)
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy --strict dpcore
+	$(BIN)/mypy
 	$(BIN)/python manage.py check
 	$(BIN)/python manage.py makemigrations --check --dry-run
 

@@ -1,8 +1,8 @@
 """gunicorn settings for the production shape (docker-compose ``web``).
 
 The access log format leaves out ``%(h)s`` (client address) and ``%(a)s`` (user agent): Deniable
-never records who sent a response (DESIGN.md §3). Query strings are left out too (``%(U)s`` is the
-path only), so a token mistakenly put in a URL is not logged either.
+never records who sent a response (docs/privacy-model.md#unlinkability). Query strings are left out
+too (``%(U)s`` is the path only), so a token mistakenly put in a URL is not logged either.
 """
 
 from __future__ import annotations

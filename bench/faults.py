@@ -293,11 +293,13 @@ class Stack:
 import json
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
+from surveys.inputs import survey_spec
 from surveys.services import survey_create, survey_open
 user, _ = get_user_model().objects.get_or_create(username="faults")
 token, _ = Token.objects.get_or_create(user=user)
-survey = survey_create(owner=user, data={{"title": {title!r}, "budget": {{"epsilon": 10.0,
+spec = survey_spec({{"title": {title!r}, "budget": {{"epsilon": 10.0,
     "delta": 1e-6}}, "questions": json.loads({json.dumps(QUESTIONS)!r})}})
+survey = survey_create(owner=user, **spec.kwargs())
 survey = survey_open(survey=survey)
 print(json.dumps([survey.slug, token.key]))
 """
@@ -348,9 +350,12 @@ print(json.dumps([survey.slug, token.key]))
     def start_worker(self, **extra_env: str) -> None:
         self.stop_worker()
         log = self._log("worker")
+        delayed = "DENIABLE_RELEASE_STORE_DELAY" in extra_env
+        app = "tests.integration.slow_store" if delayed else "deniable"
         self.worker = subprocess.Popen(
             [
-                str(BIN / "celery"), "-A", "deniable", "worker", "-l", "INFO", "--pool=solo",
+                # tests/integration/slow_store.py: the store delay without a production hook.
+                str(BIN / "celery"), "-A", app, "worker", "-l", "INFO", "--pool=solo",
                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "faults@%h",
             ],
             cwd=ROOT, env=self.env(LOG_LEVEL="INFO", **extra_env), stdout=log.open("wb"),

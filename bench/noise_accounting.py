@@ -2,7 +2,7 @@
 
 ``python -m bench.noise_accounting [--quick]``
 
-1. **Samplers.** Samples/s of ``privacy.noise.sample_discrete_laplace_many`` (scale t) and
+1. **Samplers.** Samples/s of ``dpcore.central.noise.sample_discrete_laplace_many`` (scale t) and
    ``sample_discrete_gaussian_many`` (parameter σ², passed as an exact int) next to OpenDP's
    ``make_laplace`` / ``make_gaussian`` on integers (``vector_domain(atom_domain(T=int))`` — one
    FFI call for the whole batch, the fair comparison with our ``*_many``) and on a scalar
@@ -12,9 +12,10 @@
    (OpenDP's ``scale`` is t for Laplace and σ — not σ² — for Gaussian).
    OpenDP lives only in the bench venv (``make bench`` builds ``.venv-bench``); without it the
    OpenDP columns say "not installed".
-2. **Accounting.** ε at δ = 1e-5 and wall time for the reference workloads of DESIGN.md §5
-   (k Gaussians at σ = 1; k Laplace at ε₀ = 0.1): ``privacy.accounting`` next to dp-accounting's
-   ``RdpAccountant`` and ``PLDAccountant`` (default settings).
+2. **Accounting.** ε at δ = 1e-5 and wall time for the reference workloads of
+   docs/formulas.md#reference-values (k Gaussians at σ = 1; k Laplace at ε₀ = 0.1):
+   ``dpcore.central.accounting`` next to dp-accounting's ``RdpAccountant`` and ``PLDAccountant``
+   (default settings).
 3. **Calibration.** σ at δ = 1e-5 from the analytic Gaussian (Balle & Wang), the classical
    √(2 ln(1.25/δ))/ε, ``gaussian_sigma_for_budget`` (what a release actually uses for the
    discrete Gaussian: charged through RDP/zCDP) and dp-accounting's RDP calibration.
@@ -31,14 +32,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.common import interleaved_medians, main_for, markdown_table, median_seconds
-from privacy import accounting, calibrate, noise
+from dpcore.central import accounting, noise
+from dpcore.central import calibration as calibrate
 
 NAME = "noise_accounting"
 DESCRIPTION = "discrete samplers vs OpenDP; accountant ε and time vs dp-accounting; σ calibration"
 
 DELTA = 1e-5
 
-# DESIGN.md §5 reference values (δ = 1e-5). Gaussian σ = 1: exact/PLD, RDP, simple zCDP.
+# The reference values of docs/formulas.md#reference-values (δ = 1e-5). Gaussian σ = 1: exact/PLD,
+# RDP, simple zCDP.
 REFERENCE_GAUSSIAN = {
     1: {"exact": 4.377, "rdp": 4.729, "zcdp": 5.299},
     10: {"exact": 17.857, "rdp": 19.054, "zcdp": 20.174},
@@ -225,8 +228,8 @@ def accountant(cfg: Config) -> dict[str, list[dict[str, Any]]]:
     reps = cfg.accountant_repeats
     gaussian_rows: list[dict[str, Any]] = []
     for k in cfg.gaussian_ks:
-        discrete = [accounting.GaussianEvent(1.0)] * k
-        continuous = [accounting.GaussianEvent(1.0, discrete=False)] * k
+        discrete = [accounting.DiscreteGaussianEvent(1.0, 1.0)] * k
+        continuous = [accounting.ContinuousGaussianEvent(1.0, 1.0)] * k
         spent, t_spent, n_spent = _time_spent(discrete, reps)
         gdp, t_gdp, _ = _time_value(lambda c=continuous: accounting.gdp_epsilon(c, DELTA), reps)
         ev = dp_event.GaussianDpEvent(1.0)
@@ -253,8 +256,8 @@ def accountant(cfg: Config) -> dict[str, list[dict[str, Any]]]:
         )
     laplace_rows: list[dict[str, Any]] = []
     for k in cfg.laplace_ks:
-        discrete = [accounting.LaplaceEvent(0.1)] * k
-        continuous = [accounting.LaplaceEvent(0.1, discrete=False)] * k
+        discrete = [accounting.DiscreteLaplaceEvent(0.1)] * k
+        continuous = [accounting.ContinuousLaplaceEvent(0.1)] * k
         spent, t_spent, n_spent = _time_spent(discrete, reps)
         cont_rdp, t_cont, _ = _time_value(
             lambda c=continuous: accounting.rdp_epsilon(c, DELTA), reps
@@ -306,7 +309,7 @@ def calibration(cfg: Config) -> list[dict[str, Any]]:
             lambda e=eps: accounting.gaussian_sigma_for_budget(e, DELTA), cfg.accountant_repeats
         )
         budget_cont = accounting.gaussian_sigma_for_budget(eps, DELTA, discrete=False)
-        charged = accounting.epsilon_spent([accounting.GaussianEvent(budget)], DELTA)
+        charged = accounting.epsilon_spent([accounting.DiscreteGaussianEvent(budget, 1.0)], DELTA)
         dpa_rdp_sigma, t_dpa, _ = _time_value(
             lambda e=eps: float(
                 dp_accounting.calibrate_dp_mechanism(

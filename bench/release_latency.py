@@ -32,11 +32,12 @@ def unavailable() -> str | None:
 
 
 def _one(survey: Any, owner: Any, data: dict[str, Any], timeout: float = 120.0) -> float:
-    from privacy import services
+    from privacy import inputs, services
     from privacy.models import Release
 
     start = time.perf_counter()
-    release, _ = services.release_request(survey=survey, user=owner, data=data)
+    spec = inputs.release_spec(questions=list(survey.questions.all()), data=data)
+    release, _ = services.release_request(survey=survey, user=owner, spec=spec)
     while True:
         status = Release.objects.filter(pk=release.pk).values_list("status", flat=True).first()
         if status == Release.Status.DONE:

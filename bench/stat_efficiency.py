@@ -2,7 +2,7 @@
 
 ``python -m bench.stat_efficiency [--quick]``
 
-What it checks (DESIGN.md §4):
+What it checks (docs/formulas.md#local):
 
 1. **Variance vs the ε-LDP limit.** For the coin design and for the optimal forced-response design
    at several ε, the empirical variance of the unbiased π̂ over R replications, divided by the
@@ -12,12 +12,13 @@ What it checks (DESIGN.md §4):
    formula (goal 1), vs Wang et al.'s frequency-free approximation, and vs the binary bound (which
    k-RR attains only at k = 2, where it *is* symmetric RR).
 3. **Coverage** of the Wilson-transformed 95 % interval over a π grid, simulated, next to the
-   exact coverage from ``privacy.rr.exact_coverage``. Goal: in [0.935, 0.965].
+   exact coverage from ``dpcore.local.exact_coverage``. Goal: in [0.935, 0.965].
 
-Every estimate goes through ``privacy.rr``: the estimate and interval for each possible count
+Every estimate goes through ``dpcore.local``: the estimate and interval for each possible count
 y = 0..n are computed once by ``rr.estimate_binary`` (the scalar path the API uses) and the
 simulated counts index that table — exact, and vectorised. Counts are binomial/multinomial draws
-from a *seeded* numpy Generator: this is simulation, never privacy noise (DESIGN.md §3).
+from a *seeded* numpy Generator: this is simulation, never privacy noise
+(docs/privacy-model.md#mechanisms).
 
 Monte Carlo SE of a variance ratio: ratio·√(2/(R−1)) (the sample variance of a near-normal
 statistic); of a coverage: √(p(1−p)/R).
@@ -35,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.common import main_for, markdown_table
-from privacy import rr
+from dpcore import local as rr
 
 NAME = "stat_efficiency"
 DESCRIPTION = "RR estimator variance vs the ε-LDP bound, k-RR variance, interval coverage"
@@ -120,7 +121,7 @@ def _ratio_se(ratio: float, replications: int) -> float:
 
 
 def outcome_table(design: rr.BinaryDesign | rr.KRRDesign, n: int) -> dict[str, FloatArray]:
-    """Unclipped estimate and Wilson interval for every count y = 0..n, through ``privacy.rr``.
+    """Unclipped estimate and Wilson interval for every count y = 0..n, through ``dpcore.local``.
 
     Binary designs: ``rr.estimate_binary`` per outcome (the scalar path the API serves). k-RR:
     one option's figures depend only on its own count, so ``rr.estimate_krr`` on the count vector
@@ -150,7 +151,7 @@ def outcome_table(design: rr.BinaryDesign | rr.KRRDesign, n: int) -> dict[str, F
 def binary_variance(cfg: Config, rng: np.random.Generator) -> list[dict[str, Any]]:
     n, reps = cfg.n_variance, cfg.replications
     designs: list[tuple[str, rr.BinaryDesign]] = [
-        ("coin (½, ¼, ¼)", rr.forced_response(0.5, 0.25, 0.25))
+        ("coin (½, ¼, ¼)", rr.design_from_spec(rr.DEFAULT_YES_NO_SPEC))
     ]
     designs += [
         (f"optimal FR ε={_eps_label(e)}", rr.optimal_forced_response(e)) for e in cfg.epsilons

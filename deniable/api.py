@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser, get_encoding
-from rest_framework.renderers import BaseRenderer
+
+# drf-stubs 3.18.1 lacks ``get_encoding`` (a module-level helper DRF 3.18 has): the stub is wrong.
+from rest_framework.parsers import JSONParser, get_encoding  # type: ignore[attr-defined]
 from rest_framework.request import Request
 
 from deniable import json_input
@@ -31,17 +32,6 @@ class CheckedJSONParser(JSONParser):
             return json_input.loads(text, strict=self.strict)
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
-
-
-class CSVRenderer(BaseRenderer):
-    """Lets ``?format=csv`` through content negotiation; the views build the CSV text."""
-
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
-
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context=None):
-        return data if isinstance(data, str | bytes) else str(data)
 
 
 def json_object_body(request: Request) -> Mapping[str, Any]:

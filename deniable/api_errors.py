@@ -1,4 +1,4 @@
-"""One error shape for the whole API (DESIGN.md §8).
+"""One error shape for the whole API (docs/api.md#errors).
 
 Validation and parse errors (every 400): ``{"errors": {field: [messages]}}``; everything else:
 ``{"error": code, "detail": text}``.
@@ -16,30 +16,40 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from deniable.errors import DomainError
 
+NON_FIELD = "non_field_errors"
 
-def _as_field_errors(detail: Any) -> dict[str, list[str]]:
+
+def _join(parent: str, key: Any) -> str:
+    """``questions`` + 0 → ``questions[0]``; ``budget`` + ``delta`` → ``budget.delta``; a nested
+    ``non_field_errors`` (a list or object of the wrong type) names its parent."""
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    if not parent:
+        return str(key)
+    return parent if key == NON_FIELD else f"{parent}.{key}"
+
+
+def _flatten(detail: Any, path: str, out: dict[str, list[str]]) -> None:
     if isinstance(detail, dict):
-        out: dict[str, list[str]] = {}
-        for field, messages in detail.items():
-            if isinstance(messages, dict):
-                for sub, sub_messages in _as_field_errors(messages).items():
-                    out[f"{field}.{sub}"] = sub_messages
-            elif isinstance(messages, list):
-                flat: list[str] = []
-                for index, message in enumerate(messages):
-                    if isinstance(message, dict):
-                        for sub, sub_messages in _as_field_errors(message).items():
-                            out[f"{field}[{index}].{sub}"] = sub_messages
-                    else:
-                        flat.append(str(message))
-                if flat:
-                    out[str(field)] = flat
-            else:
-                out[str(field)] = [str(messages)]
-        return out
-    if isinstance(detail, list):
-        return {"non_field_errors": [str(m) for m in detail]}
-    return {"non_field_errors": [str(detail)]}
+        for key, sub in detail.items():
+            _flatten(sub, _join(path, key), out)
+        return
+    if isinstance(detail, list) and any(isinstance(item, dict) for item in detail):
+        for index, item in enumerate(detail):  # a nested ``many=True``: one entry per item
+            _flatten(item if isinstance(item, dict | list) else [item], _join(path, index), out)
+        return
+    messages = detail if isinstance(detail, list) else [detail]
+    if messages:
+        known = out.setdefault(path or NON_FIELD, [])
+        known.extend(m for m in dict.fromkeys(map(str, messages)) if m not in known)
+
+
+def as_field_errors(detail: Any) -> dict[str, list[str]]:
+    """DRF's nested error detail as the §8 shape ``{path: [messages]}``, with paths such as
+    ``questions[0].design.p``, ``questions[2].options[1]`` and ``budget.delta``."""
+    out: dict[str, list[str]] = {}
+    _flatten(detail, "", out)
+    return out or {NON_FIELD: ["Invalid input."]}
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -49,7 +59,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        response.data = {"errors": _as_field_errors(exc.detail)}
+        response.data = {"errors": as_field_errors(exc.detail)}
     elif isinstance(exc, exceptions.ParseError):
         # A body that is not JSON is bad input like any other: every 400 has the errors shape.
         response.data = {"errors": {"non_field_errors": [str(exc.detail)]}}

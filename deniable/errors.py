@@ -1,6 +1,6 @@
 """Domain errors raised by services and mapped to HTTP by the API error handler.
 
-Services never import DRF; views never build error bodies by hand. Shapes (DESIGN.md §8):
+Services never import DRF; views never build error bodies by hand. Shapes (docs/api.md#errors):
 ``{"errors": {field: [messages]}}`` for :class:`InvalidInput`, else
 ``{"error": code, "detail": text, **extra}``.
 """

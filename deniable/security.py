@@ -8,13 +8,15 @@
 - :func:`lockout_response`: django-axes' lockout answer — a page for the login forms, a JSON
   429 for the API token endpoint.
 - :func:`axes_client_str`: how axes names a client in its log lines — the username and path only,
-  never the IP address or user agent (the application logs carry neither, DESIGN.md §3).
+  never the IP address or user agent (the application logs carry neither,
+  docs/privacy-model.md#unlinkability).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -80,10 +82,9 @@ def _stamp_session(sender: Any, request: HttpRequest | None, user: Any, **kwargs
 
 def _cooloff_minutes() -> int:
     cooloff = getattr(settings, "AXES_COOLOFF_TIME", None)
-    try:
-        return max(1, round(cooloff.total_seconds() / 60))  # type: ignore[union-attr]
-    except AttributeError:
+    if not isinstance(cooloff, timedelta):  # unset, or a form this page does not describe
         return 0
+    return max(1, round(cooloff.total_seconds() / 60))
 
 
 def lockout_response(
@@ -94,14 +95,11 @@ def lockout_response(
     """``AXES_LOCKOUT_CALLABLE``: 429 with a clear explanation; JSON for the API."""
     minutes = _cooloff_minutes()
     limit = int(getattr(settings, "AXES_FAILURE_LIMIT", 5))
-    detail = (
-        f"Too many failed login attempts ({limit}) for this account. "
-        + (f"Try again in {minutes} minutes." if minutes else "Ask an administrator to unlock it.")
+    detail = f"Too many failed login attempts ({limit}) for this account. " + (
+        f"Try again in {minutes} minutes." if minutes else "Ask an administrator to unlock it."
     )
     if request.path.startswith("/api/"):
-        response: HttpResponse = JsonResponse(
-            {"error": "locked_out", "detail": detail}, status=429
-        )
+        response: HttpResponse = JsonResponse({"error": "locked_out", "detail": detail}, status=429)
     else:
         response = render(
             request,

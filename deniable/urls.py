@@ -1,7 +1,7 @@
 """Top-level URL configuration.
 
 Each app owns its URL modules: ``surveys.urls`` (pages), ``surveys.api.urls`` and
-``privacy.api.urls`` (API v1, DESIGN.md §8).
+``privacy.api.urls`` (API v1, docs/api.md).
 """
 
 from __future__ import annotations

@@ -7,3 +7,8 @@ class PrivacyConfig(AppConfig):
     name = "privacy"
     verbose_name = "Privacy (budgets and releases)"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Register the Celery tasks in every process (web too): the services enqueue the compute
+        # task by its name (privacy.services.enqueue), never by importing privacy.tasks.
+        from privacy import tasks  # noqa: F401

@@ -1,4 +1,5 @@
-"""Central-DP releases and the per-survey privacy-budget ledger (DESIGN.md §5, §6).
+"""Central-DP releases and the per-survey privacy-budget ledger (docs/privacy-model.md#budget,
+docs/architecture.md#storage).
 
 * :class:`Release` — one requested publication: mechanism parameters, the noise actually used,
   its lifecycle ``pending → running → done | failed`` and, once ``done``, write-once results.

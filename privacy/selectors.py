@@ -1,4 +1,4 @@
-"""Reads for releases and the privacy budget (DESIGN.md §5, §8)."""
+"""Reads for releases and the privacy budget (docs/api.md#releases, docs/api.md#budget)."""
 
 from __future__ import annotations
 
@@ -6,32 +6,13 @@ import math
 import uuid
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from deniable.errors import NotFound
-from privacy import accounting
+from deniable.users import RequestUser, signed_in
+from dpcore.central import accounting, event_codec
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
-
-
-def ledger_event_objects(event: dict[str, Any]) -> list[accounting.Event]:
-    """Turn one stored ledger event (JSON) into the accountant's events.
-
-    * ``{"type": "laplace", "epsilon_each": ε₀, "count": Q}`` — Q independent per-question
-      histograms, each with discrete Laplace noise of scale t = 1/ε₀ and L1 sensitivity 1: Q
-      ``LaplaceEvent(ε₀)`` (discrete; the accountant uses the pure-DP / RR curve for them).
-    * ``{"type": "zcdp", "rho": ρ}`` — discrete Gaussian noise, ρ = Δ₂²/(2σ²) (CKS 2020 Thm 14).
-    * ``{"type": "pure", "epsilon": ε}`` — any ε-DP mechanism.
-    """
-    kind = event.get("type")
-    if kind == "laplace":
-        return [accounting.LaplaceEvent(float(event["epsilon_each"]))] * int(event["count"])
-    if kind == "zcdp":
-        return [accounting.ZCDPEvent(float(event["rho"]))]
-    if kind == "pure":
-        return [accounting.PureDPEvent(float(event["epsilon"]))]
-    raise ValueError(f"unknown ledger event type {kind!r}")
 
 
 def survey_ledger_events(*, survey: Survey) -> list[accounting.Event]:
@@ -40,7 +21,7 @@ def survey_ledger_events(*, survey: Survey) -> list[accounting.Event]:
     for stored in LedgerEntry.objects.filter(survey=survey, refunded=False).values_list(
         "event", flat=True
     ):
-        events.extend(ledger_event_objects(stored))
+        events.extend(event_codec.decode(stored))
     return events
 
 
@@ -69,15 +50,16 @@ def release_list_for_survey(*, survey: Survey) -> QuerySet[Release]:
     )
 
 
-def release_get_for_owner(*, user: AbstractBaseUser, release_id: Any) -> Release:
+def release_get_for_owner(*, user: RequestUser, release_id: Any) -> Release:
     """The release if it belongs to one of ``user``'s surveys; else NotFound (never 403)."""
-    if not getattr(user, "is_authenticated", False):
+    owner = signed_in(user)
+    if owner is None:
         raise NotFound("No such release.")
     try:
         pk = uuid.UUID(str(release_id))
     except ValueError:
         raise NotFound("No such release.") from None
-    release = Release.objects.select_related("survey").filter(pk=pk, survey__owner=user).first()
+    release = Release.objects.select_related("survey").filter(pk=pk, survey__owner=owner).first()
     if release is None:
         raise NotFound("No such release.")
     return release

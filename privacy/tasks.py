@@ -1,4 +1,5 @@
-"""Celery tasks for releases (DESIGN.md §6). Thin: the logic lives in :mod:`privacy.services`.
+"""Celery tasks for releases (docs/architecture.md#tasks). Thin: the logic lives in
+:mod:`privacy.services`.
 
 * ``release_compute(release_id)`` — takes an id; locks the row; skips finished releases, so a
   redelivered message (``acks_late`` + ``reject_on_worker_lost`` in settings) is harmless;

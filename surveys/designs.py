@@ -1,8 +1,9 @@
-"""Glue between a stored :class:`~surveys.models.Question` and its ``privacy.rr`` design.
+"""Glue between a stored :class:`~surveys.models.Question` and its ``dpcore.local`` design.
 
 The question row keeps the design *spec* (a small JSON dict); everything derived from it — the
 linear form ``λ = c·π + d``, the local ε, the k-RR keep probability — is computed here by
-``privacy.rr`` so that there is exactly one implementation of the formulas (DESIGN.md §4).
+``dpcore.local`` so that there is exactly one implementation of the formulas
+(docs/formulas.md#local).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from privacy import rr, rr_browser
+from dpcore import local as rr
+from dpcore.local import browser as rr_browser
 from surveys import physical
 
 # Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
@@ -33,16 +35,38 @@ def default_design_spec(kind: str) -> dict[str, Any] | None:
     return None
 
 
+def starting_designs() -> dict[str, dict[str, Any]]:
+    """The values the survey builder fills in for each design name (``static/js/builder.js``
+    receives them in its data island; the browser has no copy of any design or probability).
+
+    Yes/no designs start at ε = ln 3 like the default coin design (forced response 0.5/0.25/0.25;
+    Warner p = ¾: ln(p/(1 − p)) = ln 3); the unrelated question at p = ¾ with a 50–50 harmless
+    question; choice questions at :data:`DEFAULT_CHOICE_EPSILON`.
+    """
+    return {
+        "forced_response": dict(rr.DEFAULT_YES_NO_SPEC),
+        "warner": {"name": "warner", "p": 0.75},
+        "unrelated_question": {
+            "name": "unrelated_question",
+            "p": 0.75,
+            "innocuous_prevalence": 0.5,
+        },
+        "k_rr": {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON},
+    }
+
+
 def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = None) -> Any:
-    """Build the ``privacy.rr`` design for a kind and spec; raises ``rr.DesignError``."""
+    """Build the ``dpcore.local`` design for a kind and spec; raises ``rr.DesignError``."""
     if kind not in RANDOMIZED_KINDS:
         return None
     if spec is not None and not isinstance(spec, Mapping):
         raise rr.DesignError("spec", "must be an object with a 'name'")
-    spec = dict(spec) if spec else default_design_spec(kind)
+    given = dict(spec) if spec else default_design_spec(kind)
+    if given is None:  # unreachable: every randomized kind has a default design
+        raise rr.DesignError("spec", f"no default design for {kind!r}")
     if kind == CHOICE:
-        return rr.design_from_spec(spec, k=k)
-    return rr.design_from_spec(spec)
+        return rr.design_from_spec(given, k=k)
+    return rr.design_from_spec(given)
 
 
 def question_design(question: Any) -> Any:
@@ -64,7 +88,7 @@ def accounted_epsilon(design: Any) -> float:
     """The ε reported for a design: the largest of its nominal ε, the ε the browser's integer
     thresholds realise and (when coins or dice can run it) the ε of the physical faces, each
     computed exactly and rounded up. So the server never reports less than a page runs
-    (``privacy.rr_browser``). A design the browser cannot run gets its nominal ε; the survey
+    (``dpcore.local.browser``). A design the browser cannot run gets its nominal ε; the survey
     service refuses such designs, and the respondent page refuses to run one stored earlier."""
     epsilon = float(design.epsilon)
     if not math.isfinite(epsilon):

@@ -1,7 +1,7 @@
 """Exact sums of number answers, for central-DP releases (issue 11, item 9).
 
 A release's number question is released as U = round(S/s) plus noise of sensitivity K = ⌈B/s⌉ + 1
-(:func:`privacy.release_math.sum_sensitivity`). That bound needs |S(D′) − S(D)| ≤ B when one
+(:func:`dpcore.central.sensitivity.sum_sensitivity`). That bound needs |S(D′) − S(D)| ≤ B when one
 respondent is added or removed; the float sums kept in the tallies only meet it up to their
 accumulation error, which grows with n, so the release used to *refuse* past ~1.4–2.1 million
 answers — a noise-free function of n, i.e. a data-dependent failure (ε = ∞, probe-able for free).
@@ -32,6 +32,15 @@ def _scaled(x: float) -> int:
     return numerator * (_SCALE // denominator)
 
 
+def _bounds(question: Question) -> tuple[float, float]:
+    """The declared bounds; a release only takes bounded number questions (privacy.services.plan
+    refuses the others), so a missing bound here is a caller's error, not user input."""
+    bounds = question.bounds
+    if bounds is None:
+        raise ValueError(f"number question {question.key!r} has no bounds")
+    return float(bounds[0]), float(bounds[1])
+
+
 def number_sums_exact(
     *, survey: Survey, questions: Sequence[Question], group_by: Question | None
 ) -> dict[str, dict[str, tuple[int, Fraction]]]:
@@ -46,7 +55,7 @@ def number_sums_exact(
     acc: dict[str, dict[str, list[int]]] = {g: {q.key: [0, 0] for q in numbers} for g in groups}
     if not numbers:
         return {g: {} for g in groups}
-    bounds = {q.key: (float(q.min_value), float(q.max_value)) for q in numbers}  # type: ignore[arg-type]
+    bounds = {q.key: _bounds(q) for q in numbers}
     rows = Submission.objects.filter(survey=survey).values_list("answers", flat=True)
     for answers in rows.iterator(chunk_size=CHUNK):
         if group_by is None:

@@ -95,7 +95,7 @@ def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
         yield row
 
 
-COLUMN_TYPES = {
+COLUMN_TYPES: dict[str, str] = {
     Question.Kind.YES_NO: "integer",
     Question.Kind.CHOICE: "text",
     Question.Kind.CATEGORY: "text",

@@ -12,13 +12,15 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from django import forms
+from rest_framework import serializers
 
-from privacy.rr import DesignError
+from dpcore.local import DEFAULT_YES_NO_SPEC, DesignError
 from surveys import designs, physical
+from surveys.inputs import answers_clean
 from surveys.models import Question, Survey
 
-COIN_DESIGN = {"p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25}
-DEFAULT_YES_NO_DESIGN = {"name": "forced_response", **COIN_DESIGN}
+COIN_DESIGN = {k: v for k, v in DEFAULT_YES_NO_SPEC.items() if k != "name"}
+DEFAULT_YES_NO_DESIGN = dict(DEFAULT_YES_NO_SPEC)
 
 
 def field_name(question: Question) -> str:
@@ -26,7 +28,7 @@ def field_name(question: Question) -> str:
 
 
 def design_spec(question: Question) -> dict[str, Any]:
-    """The question's design spec with the API defaults filled in (DESIGN.md §8)."""
+    """The question's design spec with the API defaults filled in (docs/api.md#surveys)."""
     spec = dict(question.design or {})
     if question.kind == Question.Kind.YES_NO and not spec.get("name"):
         spec = {**DEFAULT_YES_NO_DESIGN, **spec}
@@ -136,7 +138,10 @@ class _PaddedChoiceField(forms.TypedChoiceField):
         return super().to_python(value).rstrip(" ")
 
     def valid_value(self, value: Any) -> bool:
-        return any(str(key).rstrip(" ") == value for key, _ in self.choices)
+        # django-stubs types the getter like the setter (every accepted form); Django stores the
+        # choices normalized, a list of (value, label) pairs here.
+        pairs: list[tuple[Any, Any]] = self.choices  # type: ignore[assignment]
+        return any(str(key).rstrip(" ") == value for key, _ in pairs)
 
 
 class RespondForm(forms.Form):
@@ -170,8 +175,23 @@ class RespondForm(forms.Form):
                     choices=[(o, o) for o in q.options], widget=forms.RadioSelect
                 )
             else:
-                self.fields[name] = forms.FloatField(min_value=q.min_value, max_value=q.max_value)
+                # Parsing only: the bounds are checked by the submission serializer's rule
+                # (``clean`` below); the attributes let the browser say so before posting.
+                bounds = {"min": q.min_value, "max": q.max_value, "step": "any"}
+                self.fields[name] = forms.FloatField(widget=forms.NumberInput(attrs=bounds))
             self.fields[name].label = q.text
+
+    def clean(self) -> dict[str, Any]:
+        """The answers that parsed are checked by the API's rules (one copy:
+        :func:`surveys.inputs.answers_clean`), so a refusal reads the same on both paths."""
+        cleaned = super().clean() or {}
+        try:
+            answers_clean(self.questions, self.answers())
+        except serializers.ValidationError as exc:
+            detail = exc.detail if isinstance(exc.detail, dict) else {}
+            errors = {path: [str(m) for m in messages] for path, messages in detail.items()}
+            self.add_domain_errors(errors, skip_fields_with_errors=True)
+        return cleaned
 
     def answers(self) -> dict[str, Any]:
         data = self.cleaned_data
@@ -185,14 +205,20 @@ class RespondForm(forms.Form):
             out[q.key] = value
         return out
 
-    def add_domain_errors(self, errors: dict[str, list[str]]) -> None:
-        """Attach a service's ``{"answers.<key>": [...]}`` errors to the matching fields."""
-        by_key = {q.key: field_name(q) for q in self.questions}
+    def _target(self, path: str) -> str | None:
+        if path.startswith("answers."):
+            key = path.split(".", 1)[1]
+            return next((field_name(q) for q in self.questions if q.key == key), None)
+        return "token" if path == "token" and "token" in self.fields else None
+
+    def add_domain_errors(
+        self, errors: dict[str, list[str]], *, skip_fields_with_errors: bool = False
+    ) -> None:
+        """Attach ``{"answers.<key>": [...]}`` errors (the serializer's, a service's) to the
+        matching fields; ``skip_fields_with_errors``: not to a field already refused."""
         for path, messages in errors.items():
-            target: str | None = None
-            if path.startswith("answers."):
-                target = by_key.get(path.split(".", 1)[1])
-            elif path == "token" and "token" in self.fields:
-                target = "token"
+            target = self._target(path)
+            if skip_fields_with_errors and target is not None and self.has_error(target):
+                continue
             for message in messages:
                 self.add_error(target, message)

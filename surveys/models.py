@@ -1,6 +1,6 @@
 """Survey data model.
 
-What is stored is deliberately thin (DESIGN.md §3):
+What is stored is deliberately thin (docs/privacy-model.md#unlinkability):
 
 * a ``Submission`` holds the *randomized* answers the respondent's device reported — never the
   truth — with a client-generated random UUID key, the randomizer used, and the *date* only: no
@@ -15,13 +15,16 @@ What is stored is deliberately thin (DESIGN.md §3):
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
 from surveys.fields import SumsVectorField
+
+if TYPE_CHECKING:
+    from surveys.tally_layout import TallyLayout
 
 SLUG_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no look-alikes (l/1, o/0)
 TALLY_SHARDS = 64  # see Tally: fewer concurrent submissions meet on one row lock
@@ -56,6 +59,9 @@ class Survey(models.Model):
     budget_epsilon = models.FloatField(default=1.0)
     budget_delta = models.FloatField(default=1e-6)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # Not a column: the instance's memo of its slot layout, set on first use
+    # (surveys.services.submission_rows.survey_tally_layout).
+    _tally_layout: TallyLayout
 
     class Meta:
         ordering = ["-created_at"]
@@ -85,7 +91,7 @@ class Question(models.Model):
     position = models.PositiveIntegerField(default=0)
     text = models.TextField()
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    # The randomization design spec (privacy.rr.design_from_spec) for yes_no and choice.
+    # The randomization design spec (dpcore.local.design_from_spec) for yes_no and choice.
     design = models.JSONField(default=dict, blank=True)
     options = models.JSONField(default=list, blank=True)
     min_value = models.FloatField(null=True, blank=True)
@@ -103,6 +109,14 @@ class Question(models.Model):
     @property
     def is_randomized(self) -> bool:
         return self.kind in self.RANDOMIZED_KINDS
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """(min, max) of a number question; None when either is unset. The API and the builder
+        require both, but the columns are nullable and the admin can leave them blank."""
+        if self.min_value is None or self.max_value is None:
+            return None
+        return self.min_value, self.max_value
 
 
 class Submission(models.Model):

@@ -9,7 +9,7 @@ rounded up, and ``surveys.designs.question_epsilon`` reports the larger of it an
 so the ε shown is never below what either path runs. When no device fits (an irrational k-RR keep
 probability, say) the question needs JavaScript and the page says so.
 
-Pure: works on ``privacy.rr`` designs, no Django.
+Pure: works on ``dpcore.local`` designs, no Django.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from privacy.rr import BinaryDesign, KRRDesign
-from privacy.rr_browser import epsilon_of_ratios, krr_epsilon
+from dpcore.local import BinaryDesign, KRRDesign
+from dpcore.local.browser import epsilon_of_ratios, krr_epsilon
 
 #: (faces n, instruction, face names), smallest first: the first device that fits is used.
 DEVICES: Final[list[tuple[int, str, list[str]]]] = [

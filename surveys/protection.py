@@ -1,7 +1,7 @@
 """What the respondent pages say about each question's protection, with the numbers behind it.
 
 One copy of the wording and the numbers: the server computes them here from the design
-(``privacy.rr``), the templates print them and ``static/js/respond.js`` shows them unchanged.
+(``dpcore.local``), the templates print them and ``static/js/respond.js`` shows them unchanged.
 The rule is documented in ``docs/respondent-pages.md``:
 
 * **Handling.** A randomized question (yes/no with any design, choice with k-RR) is randomized on
@@ -21,7 +21,7 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from privacy import rr
+from dpcore import local as rr
 from surveys import designs
 from surveys.models import Question
 
@@ -112,17 +112,19 @@ def _krr_reports(design: rr.KRRDesign, options: list[str]) -> dict[str, dict[str
 
 
 def is_coin_design(spec: dict[str, Any]) -> bool:
-    return spec.get("name") == "forced_response" and all(
+    return spec.get("name") == rr.DEFAULT_YES_NO_SPEC["name"] and all(
         math.isclose(float(spec[key]), value, abs_tol=1e-12)
-        for key, value in (("p_truth", 0.5), ("p_yes", 0.25), ("p_no", 0.25))
+        for key, value in rr.DEFAULT_YES_NO_SPEC.items()
+        if key != "name"
     )
 
 
 def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str, Any]:
     """One visual per design: two coins for the coin design, a spinner for every other one.
 
-    ``sectors`` are the spinner's slices (branch names as ``respond.js`` draws them); the page
-    only draws and labels them, the draw itself uses the design's probabilities.
+    ``sectors`` are the spinner's slices (branch names as ``static/js/rr/randomizer.js`` returns
+    them) with their shares and the percentages the legend prints; the page only draws and labels
+    them, the draw itself compares the server's integer thresholds (``dpcore.local.browser``).
     """
     spec = design.to_spec()
     if is_coin_design(spec):
@@ -177,7 +179,12 @@ def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str
         "kind": "spinner",
         "button": "Spin the spinner",
         "how": how,
-        "sectors": [{"branch": b, "label": label, "share": s} for b, label, s in sectors],
+        # ``percent`` is the legend's text for the share, rounded here so the page prints it
+        # unchanged (it never formats a probability itself).
+        "sectors": [
+            {"branch": b, "label": label, "share": s, "percent": percent(s)}
+            for b, label, s in sectors
+        ],
     }
 
 

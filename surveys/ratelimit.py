@@ -1,12 +1,14 @@
 """Per-survey submission rate limit: a fixed-window counter in the cache that fails open.
 
 Why per survey and not per client: Deniable keeps no client addresses, not even in a cache
-(DESIGN.md §3), so the unit it can count is the survey. The limit bounds how fast anyone can
-flood one survey with fabricated reports; the default is far above what real respondents do.
+(docs/privacy-model.md#unlinkability), so the unit it can count is the survey. The limit bounds how
+fast anyone can flood one survey with fabricated reports; the default is far above what real
+respondents do.
 
-Why fail open: a submission must never depend on Redis (DESIGN.md §6). When the cache errors or
-times out, the limiter steps aside for ``DENIABLE_RATE_LIMIT_BACKOFF_SECONDS`` so a hung Redis
-costs at most one socket timeout per process per back-off window, not one per request.
+Why fail open: a submission must never depend on Redis (docs/architecture.md#submission-flow). When
+the cache errors or times out, the limiter steps aside for ``DENIABLE_RATE_LIMIT_BACKOFF_SECONDS``
+so a hung Redis costs at most one socket timeout per process per back-off window, not one per
+request.
 """
 
 from __future__ import annotations
@@ -75,9 +77,3 @@ def submission_rate_check(
             f"{retry_after} s.",
             retry_after=retry_after,
         )
-
-
-def reset_circuit() -> None:
-    """For tests: forget a previous cache failure."""
-    global _cache_down_until
-    _cache_down_until = 0.0

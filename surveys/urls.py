@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from surveys import views
+from surveys import researcher_pages, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -20,10 +20,10 @@ urlpatterns = [
     path("s/<slug:slug>/submit/", views.respond_submit, name="respond-submit"),
     path("s/<slug:slug>/thanks/", views.respond_thanks, name="respond-thanks"),
     # Researchers
-    path("surveys/", views.survey_list, name="researcher-home"),
-    path("surveys/new/", views.survey_builder, name="survey-new"),
-    path("surveys/<slug:slug>/", views.survey_detail, name="survey-detail"),
-    path("surveys/<slug:slug>/edit/", views.survey_builder, name="survey-edit"),
+    path("surveys/", researcher_pages.survey_list, name="researcher-home"),
+    path("surveys/new/", researcher_pages.survey_builder, name="survey-new"),
+    path("surveys/<slug:slug>/", researcher_pages.survey_detail, name="survey-detail"),
+    path("surveys/<slug:slug>/edit/", researcher_pages.survey_builder, name="survey-edit"),
     path(
         "surveys/<slug:slug>/open/", views.survey_transition, {"action": "open"}, name="survey-open"
     ),

@@ -23,6 +23,16 @@ from testsupport.services import (
 )
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The static root the settings name, as ``manage.py`` would create it: importing settings
+    creates nothing, and WhiteNoise warns about a missing directory."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect ``sqlite_only`` tests when the suite runs on another database: they are about
     SQLite's own files (rowids, page copies). CI's main run is on PostgreSQL, and .ci/run runs

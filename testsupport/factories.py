@@ -1,10 +1,18 @@
 """The one place that builds test and benchmark data: users, surveys and their questions,
 submissions, invitations and releases.
 
-Everything goes through the product's own services (``survey_create``, ``submission_create``,
-``release_request`` …), never through model constructors, so a fixture can never hold a state
-the product could not reach. The conftest fixtures of ``tests/`` are thin wrappers over these
-functions; ``bench/`` builds its survey here too.
+Everything goes through the product's own write path as a caller outside HTTP goes through it:
+the input serializer (``surveys.inputs`` / ``privacy.inputs``, the one validator, raising
+``InvalidInput`` with the API's field paths), then the typed service (``survey_create``,
+``submission_create``, ``release_request`` …); never through model constructors, so a fixture
+can never hold a state the product could not reach, and a test's assertion about a refusal
+exercises the same rules the API and the pages apply. The conftest fixtures of ``tests/`` are thin
+wrappers over these functions; ``bench/`` builds its survey here too.
+
+The raw-body write paths (:func:`survey_create`, :func:`survey_update`,
+:func:`submission_create`, :func:`invitations_create`, :func:`release_plan`,
+:func:`release_request`, :func:`release_preview`) take the body a client sends; the ``make_*``
+builders and :func:`submit` add defaults on top of them.
 
 Question sets (the answers that go with each are beside them):
 
@@ -111,6 +119,64 @@ def physical_answers(**overrides: Any) -> dict[str, Any]:
     return answers
 
 
+# --- the write paths: input serializer, then typed service ----------------------------------
+
+
+def survey_create(*, owner: Any, data: Any, slug: str | None = None) -> Any:
+    """A draft survey from the raw body ``data`` (``surveys.inputs.survey_spec``)."""
+    from surveys import inputs, services
+
+    return services.survey_create(owner=owner, slug=slug, **inputs.survey_spec(data).kwargs())
+
+
+def survey_update(*, survey: Any, data: Any) -> Any:
+    from surveys import inputs, services
+
+    return services.survey_update(survey=survey, changes=inputs.survey_changes(data))
+
+
+def submission_create(*, survey: Any, **body: Any) -> Any:
+    """``body``: the raw submission fields (``submission_id``, ``randomizer``, ``answers``,
+    ``token``), as a client sends them; ``token=None`` is the same as no token."""
+    from surveys import inputs, services
+
+    questions = list(survey.questions.all())
+    spec = inputs.submission_spec(questions=questions, data=body)
+    return services.submission_create(survey=survey, **spec.kwargs())
+
+
+def invitations_create(*, survey: Any, count: Any) -> list[str]:
+    from surveys import inputs, services
+
+    wanted = inputs.invitation_request({"count": count})
+    return services.invitations_create(survey=survey, count=wanted.count)
+
+
+def _release_spec(survey: Any, data: Any) -> Any:
+    from privacy import inputs
+
+    return inputs.release_spec(questions=list(survey.questions.all()), data=data)
+
+
+def release_plan(*, survey: Any, data: Any) -> Any:
+    from privacy import services
+
+    return services.release_plan(survey=survey, spec=_release_spec(survey, data))
+
+
+def release_request(*, survey: Any, user: Any, data: Any) -> tuple[Any, bool]:
+    from privacy import services
+
+    spec = _release_spec(survey, data)
+    return services.release_request(survey=survey, user=user, spec=spec)
+
+
+def release_preview(*, survey: Any, data: Any) -> dict[str, Any]:
+    from privacy import services
+
+    return services.release_preview(survey=survey, spec=_release_spec(survey, data))
+
+
 # --- users -----------------------------------------------------------------------------------
 
 
@@ -147,9 +213,10 @@ def ensure_user(username: str, password: str) -> Any:
 def make_survey(
     owner: Any, body: dict[str, Any] | None = None, *, open_: bool = True, slug: str | None = None
 ) -> Any:
-    """``survey_create`` (``body`` defaults to :func:`survey_body`), then ``survey_open`` unless
-    ``open_`` is false; returns the created object (its status updated in memory by the open)."""
-    from surveys.services import survey_create, survey_open
+    """:func:`survey_create` (``body`` defaults to :func:`survey_body`), then ``survey_open``
+    unless ``open_`` is false; returns the created object (its status updated in memory by the
+    open)."""
+    from surveys.services import survey_open
 
     survey = survey_create(owner=owner, data=survey_body() if body is None else body, slug=slug)
     if open_:
@@ -207,10 +274,8 @@ def make_release_survey(
 
 
 def submit(survey: Any, answers: dict[str, Any] | None = None, **kwargs: Any) -> Any:
-    """``submission_create`` with a fresh id and the browser randomizer unless given;
+    """:func:`submission_create` with a fresh id and the browser randomizer unless given;
     ``answers`` defaults to :func:`full_answers`."""
-    from surveys.services import submission_create
-
     kwargs.setdefault("submission_id", new_id())
     kwargs.setdefault("randomizer", "browser")
     return submission_create(
@@ -226,8 +291,6 @@ def submit_many(survey: Any, n: int, answer_of: Callable[[int], dict[str, Any]])
 
 def make_invitations(survey: Any, count: int) -> list[str]:
     """``count`` one-time tokens of an invite-only survey."""
-    from surveys.services import invitations_create
-
     return invitations_create(survey=survey, count=count)
 
 
@@ -235,9 +298,9 @@ def make_invitations(survey: Any, count: int) -> list[str]:
 
 
 def make_release(survey: Any, user: Any, data: dict[str, Any], *, run: bool = True) -> Any:
-    """``release_request`` then, unless ``run`` is false, ``release_run`` in this process (the
-    task is enqueued on commit, which a test transaction never reaches)."""
-    from privacy.services import release_request, release_run
+    """:func:`release_request` then, unless ``run`` is false, ``release_run`` in this process
+    (the task is enqueued on commit, which a test transaction never reaches)."""
+    from privacy.services import release_run
 
     release, _ = release_request(survey=survey, user=user, data=data)
     if run:

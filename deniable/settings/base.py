@@ -17,8 +17,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(environ.Env().str("DENIABLE_VAR_DIR", default=str(BASE_DIR / "var")))
 
 env = environ.Env()
-# SQLite database and collected static files live here; create it so a fresh clone just runs.
-(VAR_DIR / "static").mkdir(parents=True, exist_ok=True)
+# The SQLite database and collected static files live under VAR_DIR. Importing settings creates
+# nothing: ``manage.py`` (and so ``make run``) and the image's build create the directory.
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 # The default key is only for the embedded, local set-up; prod.py refuses to start without one.
@@ -159,9 +159,6 @@ DENIABLE_RELEASE_PENDING_STALE_SECONDS = env.int(
 DENIABLE_RELEASE_RUNNING_STALE_SECONDS = env.int(
     "DENIABLE_RELEASE_RUNNING_STALE_SECONDS", default=210
 )
-# Test hook only (integration tests): seconds the release task sleeps, holding its row lock, just
-# before storing results, so a test can SIGKILL the worker mid-task. Always 0 in production.
-DENIABLE_RELEASE_STORE_DELAY = env.float("DENIABLE_RELEASE_STORE_DELAY", default=0.0)
 
 # --- Security headers (every environment; prod.py adds the HTTPS-only ones) ---------------------
 # A strict CSP: scripts only from our origin or with the per-request nonce, no inline handlers,
@@ -265,7 +262,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # NaN/±inf → null in every JSON body (deniable/renderers.py, docs/exports.md).
+    "DEFAULT_RENDERER_CLASSES": ["deniable.renderers.FiniteJSONRenderer"],
     # DRF's JSON parser plus a depth cap and NUL/surrogate checks (deniable/json_input.py).
     "DEFAULT_PARSER_CLASSES": ["deniable.api.CheckedJSONParser"],
     "EXCEPTION_HANDLER": "deniable.api_errors.exception_handler",

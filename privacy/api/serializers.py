@@ -1,5 +1,6 @@
-"""Output shapes of the releases and budget API (DESIGN.md §8). Input is validated by
-:func:`privacy.services.release_plan`, which names every bad field."""
+"""Output shapes of the releases and budget API (docs/api.md#releases, docs/api.md#budget).
+Input is validated by :class:`privacy.inputs.ReleaseRequestSerializer`, which names every bad
+field."""
 
 from __future__ import annotations
 
@@ -14,41 +15,6 @@ from privacy.models import Release
 
 def release_url(release: Release) -> str:
     return reverse("privacy-release-detail", args=[str(release.pk)])
-
-
-class ReleaseRequestSerializer(serializers.Serializer):
-    """Documentation only (OpenAPI): the body of ``POST …/releases/``.
-
-    Sensitivity is counted in *contributions*: a yes/no, choice or category question is one
-    (its histogram), a number question two (its clipped sum on an integer grid, and its count),
-    so the noise scale on each count is m/ε (laplace) or σ = √(m/(2ρ)) (gaussian) for m
-    contributions, and a number question's sum gets K = ⌈B/s⌉ + 1 times that scale
-    (``privacy.services`` and ``privacy.release_math.sum_sensitivity``).
-    """
-
-    mechanism = serializers.ChoiceField(choices=Release.Mechanism.choices)
-    epsilon = serializers.FloatField(
-        required=False, help_text="ε > 0 (laplace, or gaussian with delta)."
-    )
-    delta = serializers.FloatField(
-        required=False, help_text="δ ∈ [1e-100, 1e-3], gaussian with epsilon."
-    )
-    rho = serializers.FloatField(required=False, help_text="ρ > 0 (zCDP), gaussian only.")
-    questions = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        help_text=(
-            "Question keys to release. Default: every question of the survey (yes/no, choice, "
-            "category and number) except the group_by question. A number question releases a "
-            "noisy sum and a noisy count (and their mean) and counts as two contributions."
-        ),
-    )
-    group_by = serializers.CharField(
-        required=False, help_text="A category question: every result is also given per option."
-    )
-    request_id = serializers.CharField(
-        required=False, max_length=100, help_text="Idempotency key: a repeat costs nothing."
-    )
 
 
 class RemainingBudgetSerializer(serializers.Serializer):
@@ -132,7 +98,7 @@ class CoarseDateTimeField(serializers.DateTimeField):
     whether the release contains them (issue 11, item 10). The hour is enough to read a history.
     """
 
-    def to_representation(self, value):  # type: ignore[no-untyped-def]
+    def to_representation(self, value: datetime.datetime | None) -> Any:
         if value is None:
             return None
         return super().to_representation(
@@ -262,6 +228,12 @@ def _rows_for(release: Release, group: str, questions: list[dict[str, Any]], bas
                 "ci_low": q.get("ci_low"),
                 "ci_high": q.get("ci_high"),
             }
+
+
+def csv_row(row: dict[str, Any]) -> list[Any]:
+    """A row of :func:`release_csv_rows` as the CSV's cells, in ``CSV_COLUMNS`` order (an absent
+    field is an empty cell)."""
+    return [row.get(column) for column in CSV_COLUMNS]
 
 
 def release_csv_rows(release: Release) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Releases and budget API (DESIGN.md §8), mounted at ``api/v1/``."""
+"""Releases and budget API (docs/api.md#releases), mounted at ``api/v1/``."""
 
 from __future__ import annotations
 

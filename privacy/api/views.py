@@ -1,4 +1,5 @@
-"""Thin views for releases and the budget (DESIGN.md §8): parse, call a service/selector, shape.
+"""Thin views for releases and the budget (docs/api.md#releases): parse, call a service/selector,
+shape.
 
 ``POST /api/v1/surveys/<slug>/releases/``          → 202 {"id","status","url"} (200 on a repeat
                                                       ``request_id``); 400 / 404 / 409
@@ -10,25 +11,25 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
-from django.http import Http404
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from deniable.api import CheckedJSONParser, CSVRenderer, json_object_body
-from deniable.errors import Conflict, InvalidInput
-from privacy import selectors, services
+from deniable.api import CheckedJSONParser, json_object_body
+from deniable.errors import Conflict
+from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
+from deniable.renderers import CSVTable
+from deniable.users import signed_in
+from privacy import inputs, selectors, services
 from privacy.api import serializers as s
 from privacy.models import Release
+from privacy.specs import ReleaseSpec
 from surveys.api.serializers import ErrorSerializer, FieldErrorsSerializer
+from surveys.models import Survey
 from surveys.selectors import survey_get_for_owner
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
@@ -37,10 +38,16 @@ ERROR_404 = OpenApiResponse(ErrorSerializer, description="No such survey (or not
 
 
 class LenientJSONParser(CheckedJSONParser):
-    """Accepts the non-standard ``NaN`` / ``Infinity`` literals so that the service can reject
-    them with a 400 *naming the field* (the strict parser gives an anonymous parse error)."""
+    """Accepts the non-standard ``NaN`` / ``Infinity`` literals so that the input serializer can
+    reject them with a 400 *naming the field* (the strict parser gives an anonymous parse error)."""
 
     strict = False
+
+
+def _release_spec(survey: Survey, request: Request) -> ReleaseSpec:
+    """The body, validated by the input serializer against the survey's questions."""
+    body = json_object_body(request)
+    return inputs.release_spec(questions=list(survey.questions.all()), data=body)
 
 
 class SurveyReleasesView(APIView):
@@ -59,7 +66,7 @@ class SurveyReleasesView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.ReleaseRequestSerializer,
+        request=inputs.ReleaseRequestSerializer,
         responses={
             202: s.ReleaseAcceptedSerializer,
             200: OpenApiResponse(s.ReleaseAcceptedSerializer, description="Same request_id."),
@@ -73,8 +80,9 @@ class SurveyReleasesView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
+        spec = _release_spec(survey, request)
         release, created = services.release_request(
-            survey=survey, user=request.user, data=json_object_body(request)
+            survey=survey, user=signed_in(request.user), spec=spec
         )
         body = {"id": str(release.pk), "status": release.status, "url": s.release_url(release)}
         return Response(body, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
@@ -85,13 +93,14 @@ class ReleasePreviewView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.ReleaseRequestSerializer,
+        request=inputs.ReleaseRequestSerializer,
         responses={200: s.ReleasePreviewSerializer, 400: ERRORS_400, 404: ERROR_404},
         summary="Preview a release's ε cost and expected error (charges nothing)",
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = survey_get_for_owner(user=request.user, slug=slug)
-        return Response(services.release_preview(survey=survey, data=json_object_body(request)))
+        spec = _release_spec(survey, request)
+        return Response(services.release_preview(survey=survey, spec=spec))
 
 
 def _filename(release: Release, fmt: str) -> str:
@@ -100,25 +109,7 @@ def _filename(release: Release, fmt: str) -> str:
     return f"{slugify(release.survey.slug)}-release-{release.pk}.{fmt}"
 
 
-class ReleaseDetailView(APIView):
-    renderer_classes = [JSONRenderer, CSVRenderer]
-
-    def perform_content_negotiation(self, request: Request, force: bool = False):
-        try:
-            return super().perform_content_negotiation(request, force)
-        except Http404:
-            self.format_error = True
-            return (JSONRenderer(), JSONRenderer.media_type)
-        except Exception:  # noqa: BLE001 — NotAcceptable: fall back to JSON
-            return (JSONRenderer(), JSONRenderer.media_type)
-
-    def handle_exception(self, exc: Exception) -> Response:
-        # Errors are always JSON ({"errors": …} / {"error": …}), even when CSV was asked for.
-        response = super().handle_exception(exc)
-        self.request.accepted_renderer = JSONRenderer()
-        self.request.accepted_media_type = JSONRenderer.media_type
-        return response
-
+class ReleaseDetailView(FormatNegotiationMixin, APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
@@ -138,25 +129,19 @@ class ReleaseDetailView(APIView):
         summary="A release, with its results once done",
     )
     def get(self, request: Request, release_id: str) -> Response:
-        if getattr(self, "format_error", False):
-            raise InvalidInput.single("format", "One of: json, csv.")
+        fmt = self.negotiated_format(request)
         services.releases_sweep_embedded()
         release = selectors.release_get_for_owner(user=request.user, release_id=release_id)
-        if request.accepted_renderer.format == "csv":
+        if fmt == "csv":
             if release.status != Release.Status.DONE:
                 raise Conflict(
                     "The release has no results yet.", code="not_ready", status=release.status
                 )
-            buffer = io.StringIO()
-            writer = csv.DictWriter(buffer, fieldnames=s.CSV_COLUMNS, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(s.release_csv_rows(release))
-            response = Response(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="{_filename(release, "csv")}"'
-            return response
+            table = CSVTable(s.CSV_COLUMNS, [s.csv_row(row) for row in s.release_csv_rows(release)])
+            return attachment(Response(table), _filename(release, "csv"))
         response = Response(s.ReleaseSerializer(release).data)
-        if request.query_params.get("download", "").lower() in ("1", "true", "yes"):
-            response["Content-Disposition"] = f'attachment; filename="{_filename(release, "json")}"'
+        if wants_download(request):
+            return attachment(response, _filename(release, "json"))
         return response
 
 

@@ -1,10 +1,13 @@
-"""Releases and the privacy budget: validate, charge, run, refund (DESIGN.md §3, §5, §6).
+"""Releases and the privacy budget: validate, charge, run, refund
+(docs/architecture.md#release-flow).
 
 Request → plan → charge → task:
 
-1. :mod:`~privacy.services.plan` — :func:`release_plan` validates the request (no database
-   writes) and derives the noise (the sensitivity argument is there; the per-contribution scaling
-   in :mod:`~privacy.services.sensitivity`).
+0. :mod:`privacy.inputs` — the input serializer validates the request body into a frozen
+   :class:`privacy.specs.ReleaseSpec` (the API, commands and tests alike).
+1. :mod:`~privacy.services.plan` — :func:`release_plan` derives the noise, writing nothing (the
+   sensitivity argument is there; the per-contribution scaling in
+   :mod:`~privacy.services.sensitivity`).
 2. :mod:`~privacy.services.budget` — :func:`release_request` charges the budget under a lock on
    the survey row and creates the pending release; :mod:`~privacy.services.enqueue` sends the task
    on commit, and :mod:`~privacy.services.sweep` re-enqueues releases that got stuck.
@@ -14,7 +17,7 @@ Request → plan → charge → task:
 :mod:`~privacy.services.preview` tells what a release would cost and how accurate it would be.
 """
 
-from privacy.services.budget import release_fail, release_request
+from privacy.services.budget import release_request
 from privacy.services.enqueue import logger, release_enqueue
 from privacy.services.plan import (
     MECHANISMS,
@@ -24,15 +27,10 @@ from privacy.services.plan import (
     release_plan,
 )
 from privacy.services.preview import release_preview
+from privacy.services.refund import release_fail
 from privacy.services.results import DEFAULT_CONFIDENCE, release_results
 from privacy.services.run import MAX_ATTEMPTS, release_run
-from privacy.services.sensitivity import (
-    NumberGrid,
-    contribution_count,
-    number_grid,
-    parameter_variance,
-    scaled_parameter,
-)
+from privacy.services.sensitivity import contribution_count, number_grid
 from privacy.services.sweep import releases_sweep, releases_sweep_embedded
 
 __all__ = [
@@ -41,12 +39,10 @@ __all__ = [
     "MECHANISMS",
     "PARAMETER_RANGES",
     "RELEASABLE_KINDS",
-    "NumberGrid",
     "ReleasePlan",
     "contribution_count",
     "logger",
     "number_grid",
-    "parameter_variance",
     "release_enqueue",
     "release_fail",
     "release_plan",
@@ -56,5 +52,4 @@ __all__ = [
     "release_run",
     "releases_sweep",
     "releases_sweep_embedded",
-    "scaled_parameter",
 ]

@@ -28,11 +28,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from privacy import accounting, calibrate
-from privacy.selectors import ledger_event_objects
+from dpcore.central import accounting, sensitivity
+from dpcore.central import calibration as calibrate
+from dpcore.central.sensitivity import parameter_variance, scaled_parameter
 from privacy.services.plan import PARAMETER_RANGES
 from privacy.services.results import linear_form
-from privacy.services.sensitivity import number_grid, parameter_variance, scaled_parameter
+from privacy.services.sensitivity import number_grid
 from surveys.models import Question
 
 USEFUL_HALF_WIDTH = 0.10  # ±10 percentage points on a proportion (see the module docstring)
@@ -118,16 +119,16 @@ def unit_noise(
     *, mechanism: str, parameter: float, delta: float | None, contributions: int
 ) -> tuple[Fraction, float]:
     """(unit sampler parameter, unit variance) for ε (laplace; gaussian with δ) or ρ (gaussian,
-    ``delta`` None) — the same derivation as :func:`privacy.services.plan.release_plan`."""
-    m = contributions
-    if mechanism == "laplace":
-        t = Fraction(m) / Fraction(parameter)
-        return t, calibrate.discrete_laplace_variance(float(t))
-    if delta is None:
-        sigma2 = Fraction(m) / (2 * Fraction(parameter))
-        return sigma2, calibrate.discrete_gaussian_variance(math.sqrt(sigma2))
-    sigma = accounting.gaussian_sigma_for_budget(parameter, delta, math.sqrt(m), discrete=True)
-    return Fraction(sigma) ** 2, calibrate.discrete_gaussian_variance(sigma)
+    ``delta`` None): :func:`dpcore.central.sensitivity.unit_noise`, the plan's own derivation."""
+    by_rho = mechanism == "gaussian" and delta is None
+    noise = sensitivity.unit_noise(
+        mechanism=mechanism,
+        contributions=contributions,
+        epsilon=None if by_rho else parameter,
+        rho=parameter if by_rho else None,
+        delta=delta,
+    )
+    return noise.parameter, noise.variance
 
 
 def _round_up(x: float) -> float:
@@ -206,16 +207,20 @@ def default_epsilon(
     if remaining <= budget_epsilon * accounting.BUDGET_RELATIVE_SLACK:
         return None, "exhausted"
     if suggested is not None:
-        if mechanism == "laplace":
-            eps_each = math.nextafter(suggested / contributions, math.inf)
-            event = {"type": "laplace", "epsilon_each": eps_each, "count": contributions}
-        else:
+        rho = None
+        if mechanism == "gaussian":
             assert delta is not None
             unit, _ = unit_noise(
                 mechanism=mechanism, parameter=suggested, delta=delta, contributions=contributions
             )
-            event = {"type": "zcdp", "rho": float(Fraction(contributions) / (2 * unit))}
-        after = accounting.epsilon_spent([*before, *ledger_event_objects(event)], budget_delta)
+            rho = float(Fraction(contributions) / (2 * unit))
+        events = sensitivity.release_events(
+            mechanism=mechanism,
+            contributions=contributions,
+            epsilon=suggested,
+            rho=rho,
+        )
+        after = accounting.epsilon_spent([*before, *events], budget_delta)
         if after.epsilon <= budget_epsilon * (1 + accounting.BUDGET_RELATIVE_SLACK):
             return suggested, "target"
     half = remaining / 2

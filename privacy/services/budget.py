@@ -1,34 +1,32 @@
-"""The privacy budget: charge it under a row lock, refund a failed release (DESIGN.md §5, §6).
+"""The privacy budget: charge it under a row lock, refund a failed release
+(docs/privacy-model.md#budget, docs/architecture.md#release-flow).
 
 :func:`release_request` charges the budget *before* anything runs, in ONE transaction that
 holds a lock on the survey row (``SELECT … FOR UPDATE`` on PostgreSQL; on SQLite, which ignores
 it, a no-op UPDATE of the row takes the database write lock at the start of the transaction):
 all non-refunded ledger events + the new ones are composed with
-:func:`privacy.accounting.epsilon_spent` at the survey's δ; over ``budget_epsilon`` → 409
+:func:`dpcore.central.accounting.epsilon_spent` at the survey's δ; over ``budget_epsilon`` → 409
 ``budget_exceeded`` with what remains. Otherwise the ``Release`` (pending) and its
 ``LedgerEntry`` are created and the task is enqueued on commit. Broker failures are logged and
 swallowed: the release stays pending and :func:`privacy.services.sweep.releases_sweep`
 re-enqueues it.
 
-:func:`release_fail` refunds the charge of a release that failed before storing any result.
+:func:`privacy.services.refund.release_fail` refunds the charge of a release that failed before
+storing any result.
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Mapping
-from typing import Any
-
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.utils import timezone
 
 from deniable.errors import Conflict
-from privacy import accounting
+from dpcore.central import accounting
 from privacy.models import LedgerEntry, Release
 from privacy.selectors import survey_ledger_events
 from privacy.services.enqueue import release_enqueue
 from privacy.services.plan import release_plan
+from privacy.specs import ReleaseSpec
 from surveys.models import Survey
 
 
@@ -53,16 +51,18 @@ def _remaining(survey: Survey, spent: float) -> dict[str, float]:
 
 
 def release_request(
-    *, survey: Survey, user: AbstractBaseUser | None, data: Mapping[str, Any]
+    *, survey: Survey, user: User | None, spec: ReleaseSpec
 ) -> tuple[Release, bool]:
-    """Validate, charge the budget and create a pending release; enqueue it on commit.
+    """Charge the budget and create a pending release; enqueue it on commit.
+
+    ``spec`` is a request validated by :class:`privacy.inputs.ReleaseRequestSerializer`.
 
     Returns ``(release, created)``. The same ``request_id`` again returns the existing release
     with ``created=False`` and charges nothing (whatever the rest of the body says).
     Raises :class:`InvalidInput` (400) or :class:`Conflict` ``budget_exceeded`` (409); neither
     writes anything.
     """
-    plan = release_plan(survey=survey, data=data)
+    plan = release_plan(survey=survey, spec=spec)
     with transaction.atomic():
         locked = _lock_survey(survey)
         if plan.request_id is not None:
@@ -99,19 +99,3 @@ def release_request(
         release_id = release.pk
         transaction.on_commit(lambda: release_enqueue(release_id=release_id))
     return release, True
-
-
-def release_fail(*, release_id: uuid.UUID | str, error: str) -> Release | None:
-    """Mark a release failed and refund its charge — only if no result was stored (not done)."""
-    with transaction.atomic():
-        release = Release.objects.select_for_update().filter(pk=release_id).first()
-        if release is None or release.is_final:
-            return release
-        release.status = Release.Status.FAILED
-        release.error = error[:2000]
-        release.finished_at = timezone.now()
-        release.save(update_fields=["status", "error", "finished_at"])
-        LedgerEntry.objects.filter(release=release, refunded=False).update(
-            refunded=True, refunded_at=timezone.now()
-        )
-    return release

@@ -1,4 +1,4 @@
-"""Enqueueing a release's compute task (DESIGN.md §6).
+"""Enqueueing a release's compute task (docs/architecture.md#tasks).
 
 With a broker (``REDIS_URL``), broker failures are logged and swallowed: the release stays
 pending and :func:`privacy.services.sweep.releases_sweep` (Celery beat) re-enqueues it.
@@ -15,27 +15,42 @@ from __future__ import annotations
 
 import logging
 import uuid
+from typing import Any
+
+from celery import current_app
+
+from privacy.services.refund import release_fail
 
 # The name the services have always logged under (one logger for the whole package).
 logger = logging.getLogger("privacy.services")
 
+#: The compute task's registered name (``privacy.tasks``; registered by ``PrivacyConfig.ready``).
+RELEASE_COMPUTE_TASK = "privacy.tasks.release_compute"
+
+
+def _compute_task() -> Any:
+    """The compute task, looked up by name in the Celery app's registry.
+
+    Not imported: :mod:`privacy.tasks` imports the services (its bodies call them), so the
+    services importing the task module would make a cycle. The dependency runs one way, tasks →
+    services; the services know the task by its name only.
+    """
+    return current_app.tasks[RELEASE_COMPUTE_TASK]
+
 
 def _eager() -> bool:
     """Tasks run in-process (the Celery app's own setting, which tests may switch)."""
-    from privacy.tasks import release_compute
-
-    return bool(release_compute.app.conf.task_always_eager)
+    return bool(_compute_task().app.conf.task_always_eager)
 
 
 def release_enqueue(*, release_id: uuid.UUID | str) -> bool:
     """Send the compute task to the broker (or run it, embedded); never raises.
 
     ``retry=False``: with the broker socket timeouts from settings a dead or hung Redis fails in
-    seconds instead of blocking the request (DESIGN.md §6).
+    seconds instead of blocking the request (docs/architecture.md#tasks).
     """
-    from privacy.tasks import release_compute
-
     try:
+        release_compute = _compute_task()
         release_compute.apply_async(args=[str(release_id)], retry=False)
     except Exception as exc:  # any broker failure: leave it pending for the sweeper
         logger.debug("release %s: enqueue error", release_id, exc_info=True)
@@ -52,8 +67,6 @@ def release_enqueue(*, release_id: uuid.UUID | str) -> bool:
 
 def _fail_embedded(release_id: uuid.UUID | str, exc: BaseException) -> bool:
     """Embedded mode: the in-process task gave up; fail the release and refund its charge."""
-    from privacy.services.budget import release_fail
-
     logger.warning(
         "release %s: in-process task failed (%s); refunded", release_id, type(exc).__name__
     )

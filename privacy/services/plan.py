@@ -1,15 +1,16 @@
-"""Planning a release (DESIGN.md §3, §5).
+"""Planning a release (docs/privacy-model.md#sensitivity, docs/formulas.md#calibration).
 
-:func:`release_plan` validates the request (no database writes) and derives the noise.
-Sensitivity (DESIGN.md §3), generalized to *weighted contributions*: the release is made of
-``m`` independent cell-groups ("contributions"); under add/remove of one respondent the
+:func:`release_plan` derives the noise of a request validated by
+:class:`privacy.inputs.ReleaseRequestSerializer` (no database writes).
+Sensitivity (docs/formulas.md#sensitivity), generalized to *weighted contributions*: the release is
+made of ``m`` independent cell-groups ("contributions"); under add/remove of one respondent the
 cell-group j moves by at most Δ_j (L1 within the group, and also L2 since only one cell of a
 histogram moves):
 
 * a yes/no, choice or category question: ONE contribution, its histogram, Δ = 1 (one cell
   changes by 1);
 * a number question: TWO contributions — the grid sum U = round(S/s) with Δ = K =
-  ⌈B/s⌉ + 1 (:func:`privacy.release_math.sum_sensitivity`, proof there) and the count n with
+  ⌈B/s⌉ + 1 (:func:`dpcore.central.sensitivity.sum_sensitivity`, proof there) and the count n with
   Δ = 1;
 * with ``group_by`` the respondent is in one group only, so still the same m contributions.
 
@@ -20,12 +21,12 @@ Noise is scaled per contribution, from one *unit* scale:
   exp(1/t) — also for Δ_j = K, where the privacy-loss distribution is not the Δ = 1 one, but
   the accountant charges discrete Laplace events through the pure-DP (randomized-response)
   curve, which bounds *any* ε/m-DP mechanism. So Σ_j Δ_j/t_j = m/t = ε, and the ledger stores
-  m ``LaplaceEvent(ε/m)`` (basic composition gives exactly ε; RDP composes the pieces more
+  m ``DiscreteLaplaceEvent(ε/m)`` (basic composition gives exactly ε; RDP composes the pieces more
   tightly across releases).
 * ``gaussian`` with ρ: discrete Gaussian with σ_j = Δ_j·σ, σ² = m/(2ρ); each contribution is
   Δ_j²/(2σ_j²) = 1/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020, Thm 14), and they compose to
   ρ = m/(2σ²).
-* ``gaussian`` with (ε, δ): σ = :func:`privacy.accounting.gaussian_sigma_for_budget` at
+* ``gaussian`` with (ε, δ): σ = :func:`dpcore.central.accounting.gaussian_sigma_for_budget` at
   Δ₂ = √m — the smallest σ whose *charged* ε at δ (through zCDP/RDP, the accountants that are
   proven for the *discrete* Gaussian) is ≤ ε. The analytic Gaussian σ (Balle & Wang 2018) is
   only proven for continuous noise; it is reported in the preview for comparison. The event
@@ -43,37 +44,21 @@ Default questions: every question except the ``group_by`` one — number questio
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from deniable.errors import InvalidInput
-from privacy import accounting, calibrate
-from privacy.errors import PrivacyParameterError
-from privacy.selectors import ledger_event_objects
+from dpcore.central import accounting, event_codec
+from dpcore.central import calibration as calibrate
+from dpcore.central.sensitivity import release_events, unit_noise
+from dpcore.errors import PrivacyParameterError
+from privacy.inputs import MECHANISMS, PARAMETER_RANGES, RELEASABLE_KINDS
 from privacy.services.sensitivity import contribution_count
+from privacy.specs import ReleaseSpec
 from surveys.models import Question, Survey
 
-MECHANISMS = ("laplace", "gaussian")
-RELEASABLE_KINDS = (
-    Question.Kind.YES_NO,
-    Question.Kind.CHOICE,
-    Question.Kind.CATEGORY,
-    Question.Kind.NUMBER,
-)
-
-
-_REQUEST_FIELDS = {"mechanism", "epsilon", "delta", "rho", "questions", "group_by", "request_id"}
-# Parameters outside these ranges are refused (400 naming the field), never computed with:
-# beyond them the accountants and the noise variance leave the float range (ε²/2 overflows past
-# ε ≈ 1.3e154, a discrete-Laplace variance 2t² past t ≈ 1e154) and the release is meaningless
-# anyway (ε = 1e6 is no privacy; ε = 1e-12 is noise of scale 1e12 on every count).
-PARAMETER_RANGES: dict[str, tuple[float, float]] = {
-    "epsilon": (1e-12, 1e6),
-    "rho": (1e-24, 1e12),
-    "delta": (calibrate.MIN_DELTA, calibrate.MAX_DELTA),  # see there
-}
+__all__ = ["MECHANISMS", "PARAMETER_RANGES", "RELEASABLE_KINDS", "ReleasePlan", "release_plan"]
 
 
 @dataclass(frozen=True)
@@ -102,222 +87,81 @@ class ReleasePlan:
 
     @property
     def events(self) -> list[accounting.Event]:
-        return ledger_event_objects(self.event)
+        return event_codec.decode(self.event)
 
 
-def _releasable(question: Question) -> bool:
-    if question.kind == Question.Kind.NUMBER:
-        return question.min_value is not None and question.max_value is not None
-    return question.kind in RELEASABLE_KINDS
+@dataclass(frozen=True)
+class _Noise:
+    """The unit noise of a release and the accounting event it is charged as."""
 
-
-def _number(data: Mapping[str, Any], name: str, errors: dict[str, list[str]]) -> float | None:
-    """A finite number from the request, or None when absent (errors collected by field)."""
-    if name not in data or data[name] is None:
-        return None
-    raw = data[name]
-    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
-        errors.setdefault(name, []).append("Must be a number.")
-        return None
-    try:
-        value = float(raw)
-    except (TypeError, ValueError, OverflowError):
-        errors.setdefault(name, []).append("Must be a number.")
-        return None
-    if math.isnan(value):
-        errors.setdefault(name, []).append("Must be a number, not NaN.")
-        return None
-    if math.isinf(value):
-        errors.setdefault(name, []).append("Must be finite.")
-        return None
-    return value
-
-
-def _positive(value: float | None, name: str, errors: dict[str, list[str]]) -> float | None:
-    if value is not None and value <= 0:
-        errors.setdefault(name, []).append("Must be greater than 0.")
-        return None
-    return _in_range(value, name, errors)
-
-
-def _in_range(value: float | None, name: str, errors: dict[str, list[str]]) -> float | None:
-    """Refuse a positive parameter outside :data:`PARAMETER_RANGES` (see there)."""
-    low, high = PARAMETER_RANGES[name]
-    if value is not None and value > 0 and not low <= value <= high:
-        errors.setdefault(name, []).append(f"Must lie between {low:g} and {high:g}.")
-        return None
-    return value
-
-
-def _select_questions(
-    survey: Survey, data: Mapping[str, Any], errors: dict[str, list[str]]
-) -> tuple[list[Question], str]:
-    """The released questions and the ``group_by`` key ("" for none).
-
-    Default questions: every question (yes/no, choice, category and number), in survey order,
-    except the ``group_by`` question itself.
-    """
-    questions = list(survey.questions.all())
-    by_key = {q.key: q for q in questions}
-
-    group_by = data.get("group_by") or ""
-    if not isinstance(group_by, str):
-        errors.setdefault("group_by", []).append("Must be a question key.")
-        group_by = ""
-    elif group_by:
-        group_q = by_key.get(group_by)
-        if group_q is None:
-            errors.setdefault("group_by", []).append(f"Unknown question {group_by!r}.")
-            group_by = ""
-        elif group_q.kind != Question.Kind.CATEGORY:
-            errors.setdefault("group_by", []).append(
-                f"{group_by!r} is not a category question; only category questions can group."
-            )
-            group_by = ""
-
-    raw = data.get("questions")
-    if raw is None:
-        chosen = [q for q in questions if _releasable(q) and q.key != group_by]
-    elif not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
-        errors.setdefault("questions", []).append("Must be a list of question keys.")
-        return [], group_by
-    else:
-        unknown = [k for k in raw if k not in by_key]
-        if unknown:
-            errors.setdefault("questions", []).append(f"Unknown question(s): {', '.join(unknown)}.")
-            return [], group_by
-        if len(set(raw)) != len(raw):
-            errors.setdefault("questions", []).append("Each question may be listed once.")
-            return [], group_by
-        unreleasable = [k for k in raw if by_key[k].kind not in RELEASABLE_KINDS]
-        if unreleasable:  # pragma: no cover — every kind is releasable today
-            errors.setdefault("questions", []).append(
-                f"These questions cannot be released: {', '.join(unreleasable)}."
-            )
-            return [], group_by
-        unbounded = [
-            k
-            for k in raw
-            if by_key[k].kind == Question.Kind.NUMBER
-            and (by_key[k].min_value is None or by_key[k].max_value is None)
-        ]
-        if unbounded:
-            errors.setdefault("questions", []).append(
-                f"Number questions need design-time bounds: {', '.join(unbounded)}."
-            )
-            return [], group_by
-        if group_by and group_by in raw:
-            errors.setdefault("questions", []).append(
-                "The group_by question cannot also be released within its own groups."
-            )
-            return [], group_by
-        wanted = set(raw)
-        chosen = [q for q in questions if q.key in wanted]
-    if not chosen and "questions" not in errors:
-        errors.setdefault("questions", []).append("There is no question to release.")
-    return chosen, group_by
-
-
-def release_plan(*, survey: Survey, data: Mapping[str, Any]) -> ReleasePlan:
-    """Validate a release request and derive its noise and its accounting event.
-
-    Raises :class:`InvalidInput` naming every bad field; writes nothing.
-    """
-    if not isinstance(data, Mapping):
-        raise InvalidInput.single("non_field_errors", "Expected a JSON object.")
-    errors: dict[str, list[str]] = {}
-    unknown_fields = sorted(set(data) - _REQUEST_FIELDS)
-    if unknown_fields:
-        errors["non_field_errors"] = [f"Unknown field(s): {', '.join(unknown_fields)}."]
-
-    mechanism = data.get("mechanism")
-    if mechanism not in MECHANISMS:
-        errors.setdefault("mechanism", []).append(
-            f"Must be one of: {', '.join(MECHANISMS)}."
-            if mechanism is not None
-            else "This field is required."
-        )
-    epsilon = _positive(_number(data, "epsilon", errors), "epsilon", errors)
-    delta = _number(data, "delta", errors)
-    if delta is not None and not 0 < delta < 1:
-        errors.setdefault("delta", []).append("Must lie strictly between 0 and 1.")
-        delta = None
-    delta = _in_range(delta, "delta", errors)
-    rho = _positive(_number(data, "rho", errors), "rho", errors)
-
-    if mechanism == "laplace":
-        if "epsilon" not in data:
-            errors.setdefault("epsilon", []).append("Required for the laplace mechanism.")
-        for extra in ("rho", "delta"):
-            if data.get(extra) is not None:
-                errors.setdefault(extra, []).append("Not used by the laplace mechanism.")
-    elif mechanism == "gaussian":
-        has_rho, has_eps = data.get("rho") is not None, data.get("epsilon") is not None
-        if has_rho == has_eps:
-            errors.setdefault("rho", []).append(
-                "Give either rho, or epsilon and delta, for the gaussian mechanism."
-            )
-        elif has_rho and data.get("delta") is not None:
-            errors.setdefault("delta", []).append("Not used with rho.")
-        elif has_eps and data.get("delta") is None:
-            errors.setdefault("delta", []).append("Required with epsilon for gaussian.")
-
-    request_id = data.get("request_id")
-    if request_id is not None:
-        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
-            errors.setdefault("request_id", []).append("Must be a string.")
-        else:
-            request_id = str(request_id).strip()
-            if not request_id or len(request_id) > 100:
-                errors.setdefault("request_id", []).append("Must be 1 to 100 characters.")
-
-    chosen, group_by = _select_questions(survey, data, errors)
-    if errors:
-        raise InvalidInput(errors)
-
-    q = contribution_count(chosen)
-    l1, l2 = float(q), math.sqrt(q)
+    scale: float
+    parameter: Fraction
+    variance: float
+    event: dict[str, Any]
+    rho: float | None = None
     analytic_sigma: float | None = None
+
+
+def _noise(spec: ReleaseSpec, m: int) -> _Noise:
+    """The mechanism's unit noise for m contributions and its charge.
+
+    One derivation: :func:`dpcore.central.sensitivity.unit_noise` and ``release_events``
+    (``privacy.services.run`` rebuilds the same noise from the stored release).
+    """
     try:
-        if mechanism == "laplace":
-            assert epsilon is not None
-            t = Fraction(q) / Fraction(epsilon)  # exact: t = m/ε for the float ε recorded
-            eps_each = math.nextafter(epsilon / q, math.inf)  # never under-charge by rounding
-            event = {"type": "laplace", "epsilon_each": eps_each, "count": q}
-            noise_scale, parameter = float(t), t
-            variance = calibrate.discrete_laplace_variance(noise_scale)
-        elif rho is not None:
-            sigma2 = Fraction(q) / (2 * Fraction(rho))
-            noise_scale, parameter = math.sqrt(sigma2), sigma2
-            event = {"type": "zcdp", "rho": math.nextafter(float(rho), math.inf)}
-            variance = calibrate.discrete_gaussian_variance(noise_scale)
-        else:
-            assert epsilon is not None and delta is not None
-            sigma = accounting.gaussian_sigma_for_budget(epsilon, delta, l2, discrete=True)
-            analytic_sigma = calibrate.analytic_gaussian_sigma(epsilon, delta, l2)
-            parameter = Fraction(sigma) ** 2
-            noise_scale = sigma
-            rho = float(Fraction(q) / (2 * parameter))
-            event = {"type": "zcdp", "rho": math.nextafter(rho, math.inf)}
-            variance = calibrate.discrete_gaussian_variance(noise_scale)
+        noise = unit_noise(
+            mechanism=spec.mechanism,
+            contributions=m,
+            epsilon=spec.epsilon,
+            rho=spec.rho,
+            delta=spec.delta,
+        )
+        events = release_events(
+            mechanism=spec.mechanism, contributions=m, epsilon=spec.epsilon, rho=noise.rho
+        )
+        analytic_sigma = None
+        if spec.mechanism == "gaussian" and spec.rho is None:
+            assert spec.epsilon is not None and spec.delta is not None  # the serializer's rule
+            analytic_sigma = calibrate.analytic_gaussian_sigma(
+                spec.epsilon, spec.delta, math.sqrt(m)
+            )
     except PrivacyParameterError as exc:
         raise InvalidInput.single(exc.field, exc.message) from exc
-
-    return ReleasePlan(
-        mechanism=str(mechanism),
-        epsilon=epsilon,
-        delta=delta,
-        rho=rho if mechanism == "gaussian" else None,
-        noise_scale=noise_scale,
-        noise_parameter=parameter,
-        noise_variance=variance,
-        l1_sensitivity=l1,
-        l2_sensitivity=l2,
-        questions=[x.key for x in chosen],
-        group_by=group_by,
-        event=event,
-        request_id=request_id,
+    return _Noise(
+        scale=noise.scale,
+        parameter=noise.parameter,
+        variance=noise.variance,
+        event=event_codec.encode(events),
+        rho=noise.rho,
         analytic_sigma=analytic_sigma,
+    )
+
+
+def release_plan(*, survey: Survey, spec: ReleaseSpec) -> ReleasePlan:
+    """Derive a validated request's noise and its accounting event; writes nothing.
+
+    ``spec`` is made by :class:`privacy.inputs.ReleaseRequestSerializer` (which names every bad
+    field); a parameter the calibration cannot meet is still an :class:`InvalidInput`.
+    """
+    by_key = {q.key: q for q in survey.questions.all()}
+    chosen = [by_key[key] for key in spec.questions]
+    m = contribution_count(chosen)
+    noise = _noise(spec, m)
+    return ReleasePlan(
+        mechanism=spec.mechanism,
+        epsilon=spec.epsilon,
+        delta=spec.delta,
+        rho=noise.rho,
+        noise_scale=noise.scale,
+        noise_parameter=noise.parameter,
+        noise_variance=noise.variance,
+        l1_sensitivity=float(m),
+        l2_sensitivity=math.sqrt(m),
+        questions=list(spec.questions),
+        group_by=spec.group_by,
+        event=noise.event,
+        request_id=spec.request_id,
+        analytic_sigma=noise.analytic_sigma,
         question_objects=chosen,
-        contributions=q,
+        contributions=m,
     )

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
-from privacy import accounting, release_math
+from dpcore.central import accounting
+from dpcore.central import estimates as release_math
 from privacy.selectors import survey_ledger_events
 from privacy.services import advice
 from privacy.services.plan import release_plan
 from privacy.services.results import DEFAULT_CONFIDENCE
+from privacy.specs import ReleaseSpec
 from surveys.models import Survey
 
 
-def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any]:
+def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
     """What a release would cost and how accurate it would be — charges nothing.
 
-    Expected errors use :func:`privacy.calibrate.expected_estimate_error` (worst case over the
-    design's feasible λ) at the survey's current number of respondents (its planned n while
-    there are none), divided evenly over the groups when grouping. For a number question the
-    expected SE of the mean is :func:`privacy.release_math.number_estimate`'s formula at that n
-    with the worst-case mean² = B²: ((max − min)/2)²/n + (V_S + B²·V_n)/n²; its
+    ``spec`` is a request validated by :class:`privacy.inputs.ReleaseRequestSerializer`.
+
+    Expected errors use :func:`dpcore.central.calibration.expected_estimate_error` (worst
+    case over the design's feasible λ) at the survey's current number of respondents (its
+    planned n while there are none), divided evenly over the groups when grouping. For a number
+    question the expected SE of the mean is :func:`dpcore.central.estimates.number_estimate`'s
+    formula at that n with the worst-case mean² = B²: ((max − min)/2)²/n + (V_S + B²·V_n)/n²; its
     ``expected_sum_std_error`` is the noise SD of the released sum (s·√Var(η_S)).
 
     The advice fields (``useful``, ``negative_count_chance``, ``suggested_value``,
@@ -29,7 +32,7 @@ def release_preview(*, survey: Survey, data: Mapping[str, Any]) -> dict[str, Any
     """
     from surveys.selectors import survey_respondent_count
 
-    plan = release_plan(survey=survey, data=data)
+    plan = release_plan(survey=survey, spec=spec)
     before = survey_ledger_events(survey=survey)
     delta = survey.budget_delta
     spent = accounting.epsilon_spent(before, delta)

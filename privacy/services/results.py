@@ -12,14 +12,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from privacy import noise, release_math
+from dpcore.central import estimates as release_math
+from dpcore.central import noise
+from dpcore.central.sensitivity import NumberGrid, grid_sum, parameter_variance, scaled_parameter
 from privacy.models import Release
-from privacy.services.sensitivity import (
-    NumberGrid,
-    number_grid,
-    parameter_variance,
-    scaled_parameter,
-)
+from privacy.services.sensitivity import number_grid
 from surveys import designs
 from surveys.models import Question
 
@@ -66,7 +63,7 @@ def _noisy_number(
     ``sums.total`` is the exact rational sum of the answers (:mod:`surveys.exact_sums`), so the
     sensitivity K holds for any n: there is no data-dependent refusal here (issue 11, item 9).
     """
-    units = release_math.grid_sum(sums.total, grid.step)
+    units = grid_sum(sums.total, grid.step)
     sum_draw = _sample(mechanism, scaled_parameter(mechanism, unit, grid.sensitivity), 1)[0]
     count_draw = _sample(mechanism, unit, 1)[0]
     return _NoisyNumber(sum_units=units + sum_draw, count=int(sums.n) + count_draw)
@@ -146,6 +143,68 @@ def _question_result(
     return entry
 
 
+@dataclass(frozen=True)
+class _Noiser:
+    """One release's noise: the mechanism, the unit parameter and variance, the number grids."""
+
+    mechanism: str
+    parameter: Fraction
+    variance: float
+    grids: Mapping[str, NumberGrid]
+    sum_variances: Mapping[str, float]
+    confidence: float
+
+    def group(
+        self,
+        questions: Sequence[Question],
+        cells: Mapping[str, Mapping[str, int]],
+        sums: Mapping[str, NumberSums] | None,
+    ) -> dict[str, dict[str, int] | _NoisyNumber]:
+        """Noisy counts (and number sums) of one group's cells."""
+        out: dict[str, dict[str, int] | _NoisyNumber] = {}
+        for q in questions:
+            if q.kind == Question.Kind.NUMBER:
+                assert sums is not None
+                out[q.key] = _noisy_number(
+                    self.mechanism, self.parameter, self.grids[q.key], sums[q.key]
+                )
+            else:
+                out[q.key] = _noisy_cells(self.mechanism, self.parameter, cells[q.key])
+        return out
+
+    def entry(
+        self, q: Question, noisy: dict[str, int] | _NoisyNumber, groups: int
+    ) -> dict[str, Any]:
+        """The result entry; the noise variances are G·V for a sum over G groups' noise."""
+        if isinstance(noisy, _NoisyNumber):
+            return _number_result(
+                q,
+                self.grids[q.key],
+                noisy,
+                self.sum_variances[q.key] * groups,
+                self.variance * groups,
+                self.confidence,
+            )
+        return _question_result(q, noisy, self.variance * groups, self.confidence)
+
+
+def _summed(
+    question: Question, parts: Sequence[dict[str, int] | _NoisyNumber]
+) -> dict[str, int] | _NoisyNumber:
+    """The overall noisy value of a question: its groups' noisy values added up (free)."""
+    if question.kind == Question.Kind.NUMBER:
+        numbers = [p for p in parts if isinstance(p, _NoisyNumber)]
+        return _NoisyNumber(
+            sum_units=sum(p.sum_units for p in numbers), count=sum(p.count for p in numbers)
+        )
+    summed: dict[str, int] = {}
+    for part in parts:
+        assert isinstance(part, dict)
+        for cell, value in part.items():
+            summed[cell] = summed.get(cell, 0) + value
+    return summed
+
+
 def release_results(
     *,
     release: Release,
@@ -165,12 +224,19 @@ def release_results(
     """
     mechanism = release.mechanism
     grids = {q.key: number_grid(q) for q in questions if q.kind == Question.Kind.NUMBER}
-    sum_variances = {
-        key: parameter_variance(
-            mechanism, scaled_parameter(mechanism, noise_parameter, grid.sensitivity)
-        )
-        for key, grid in grids.items()
-    }
+    noiser = _Noiser(
+        mechanism=mechanism,
+        parameter=noise_parameter,
+        variance=noise_variance,
+        grids=grids,
+        sum_variances={
+            key: parameter_variance(
+                mechanism, scaled_parameter(mechanism, noise_parameter, grid.sensitivity)
+            )
+            for key, grid in grids.items()
+        },
+        confidence=confidence,
+    )
     sums_by_group = counts_sums or {}
     results: dict[str, Any] = {
         "confidence": confidence,
@@ -179,58 +245,18 @@ def release_results(
         "noise_variance": noise_variance,
         "group_by": release.group_by or None,
     }
-
-    def noisy_group(group: str) -> dict[str, dict[str, int] | _NoisyNumber]:
-        out: dict[str, dict[str, int] | _NoisyNumber] = {}
-        for q in questions:
-            if q.kind == Question.Kind.NUMBER:
-                out[q.key] = _noisy_number(
-                    mechanism, noise_parameter, grids[q.key], sums_by_group[group][q.key]
-                )
-            else:
-                out[q.key] = _noisy_cells(mechanism, noise_parameter, counts_cells[group][q.key])
-        return out
-
-    def entry(q: Question, noisy: dict[str, int] | _NoisyNumber, groups: int) -> dict[str, Any]:
-        if isinstance(noisy, _NoisyNumber):
-            return _number_result(
-                q,
-                grids[q.key],
-                noisy,
-                sum_variances[q.key] * groups,
-                noise_variance * groups,
-                confidence,
-            )
-        return _question_result(q, noisy, noise_variance * groups, confidence)
-
     if not release.group_by:
-        noisy = noisy_group("")
-        results["questions"] = [entry(q, noisy[q.key], 1) for q in questions]
+        noisy = noiser.group(questions, counts_cells[""], sums_by_group.get(""))
+        results["questions"] = [noiser.entry(q, noisy[q.key], 1) for q in questions]
         return results
     groups = list(counts_cells)
-    noisy_by_group = {g: noisy_group(g) for g in groups}
+    by_group = {g: noiser.group(questions, counts_cells[g], sums_by_group.get(g)) for g in groups}
     results["groups"] = [
-        {
-            "group": g,
-            "questions": [entry(q, noisy_by_group[g][q.key], 1) for q in questions],
-        }
+        {"group": g, "questions": [noiser.entry(q, by_group[g][q.key], 1) for q in questions]}
         for g in groups
     ]
-    overall = []
-    for q in questions:
-        parts = [noisy_by_group[g][q.key] for g in groups]
-        summed: dict[str, int] | _NoisyNumber
-        if q.kind == Question.Kind.NUMBER:
-            numbers = [p for p in parts if isinstance(p, _NoisyNumber)]
-            summed = _NoisyNumber(
-                sum_units=sum(p.sum_units for p in numbers), count=sum(p.count for p in numbers)
-            )
-        else:
-            summed = {}
-            for part in parts:
-                assert isinstance(part, dict)
-                for cell, value in part.items():
-                    summed[cell] = summed.get(cell, 0) + value
-        overall.append(entry(q, summed, len(groups)))
-    results["questions"] = overall
+    results["questions"] = [
+        noiser.entry(q, _summed(q, [by_group[g][q.key] for g in groups]), len(groups))
+        for q in questions
+    ]
     return results

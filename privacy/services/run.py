@@ -1,4 +1,4 @@
-"""Running a release: the body of the Celery task (DESIGN.md §6).
+"""Running a release: the body of the Celery task (docs/architecture.md#release-flow).
 
 :func:`release_run` (the Celery task body) computes counts, adds exact integer noise and stores
 the results and ``done`` in ONE transaction under a row lock; it skips finished releases, so
@@ -9,19 +9,16 @@ refunds its ledger entry; a ``done`` release is never changed (also enforced by
 
 from __future__ import annotations
 
-import math
-import time
 import uuid
 from collections.abc import Sequence
 from fractions import Fraction
 
-from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from privacy import calibrate
+from dpcore.central.sensitivity import unit_noise
 from privacy.models import Release
-from privacy.services.budget import release_fail
+from privacy.services.refund import release_fail
 from privacy.services.results import release_results
 from privacy.services.sensitivity import contribution_count
 from surveys.exact_sums import number_sums_exact
@@ -33,16 +30,18 @@ MAX_ATTEMPTS = 5
 
 
 def _noise_parameter(release: Release, questions: Sequence[Question]) -> tuple[Fraction, float]:
-    """Rebuild the exact *unit* sampler parameter (t or σ²) the plan derived for this release."""
-    m = contribution_count(questions)
-    if release.mechanism == "laplace":
-        t = Fraction(m) / Fraction(release.epsilon)
-        return t, calibrate.discrete_laplace_variance(float(t))
-    if release.delta is None:  # ρ given: σ² = m/(2ρ)
-        sigma2 = Fraction(m) / (2 * Fraction(release.rho))
-    else:  # (ε, δ): σ was calibrated at request time and stored
-        sigma2 = Fraction(release.noise_scale) ** 2
-    return sigma2, calibrate.discrete_gaussian_variance(math.sqrt(sigma2))
+    """The exact *unit* sampler parameter (t or σ²) and its variance, rebuilt as the plan derived
+    them (one derivation: :func:`dpcore.central.sensitivity.unit_noise`; the (ε, δ) σ was
+    calibrated at request time and is read back from the release)."""
+    noise = unit_noise(
+        mechanism=release.mechanism,
+        contributions=contribution_count(questions),
+        epsilon=release.epsilon,
+        rho=release.rho,
+        delta=release.delta,
+        sigma=release.noise_scale,
+    )
+    return noise.parameter, noise.variance
 
 
 def _exact_number_sums(
@@ -57,15 +56,6 @@ def _exact_number_sums(
         group: {key: NumberSums(n=n, total=total, total_sq=0.0) for key, (n, total) in by.items()}
         for group, by in exact.items()
     }
-
-
-def _store_delay() -> None:
-    """Test hook: ``DENIABLE_RELEASE_STORE_DELAY`` seconds (env; 0 in production) slept while
-    holding the row lock just before the results are stored, so an integration test can SIGKILL
-    the worker mid-task deterministically."""
-    delay = float(getattr(settings, "DENIABLE_RELEASE_STORE_DELAY", 0) or 0)
-    if delay > 0:
-        time.sleep(delay)
 
 
 def release_run(*, release_id: uuid.UUID | str) -> str:
@@ -117,7 +107,6 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
                 noise_parameter=parameter,
                 noise_variance=variance,
             )
-            _store_delay()
             release.results = results
             release.status = Release.Status.DONE
             release.finished_at = timezone.now()

@@ -1,58 +1,27 @@
-"""Sensitivity and noise scaling per contribution (the derivation: :mod:`privacy.services.plan`).
+"""Sensitivity of a release's questions (the derivation: :mod:`privacy.services.plan`).
 
-A release is ``m`` contributions: one histogram per yes/no, choice or category question, two (grid
-sum and count) per number question. A contribution of sensitivity Δ gets Δ·t or (Δσ)².
+The math takes plain values and lives in :mod:`dpcore.central.sensitivity`; these two functions
+read what it needs from the ``Question`` rows.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from fractions import Fraction
 
-from privacy import calibrate, release_math
+from dpcore.central import sensitivity
 from surveys.models import Question
+
+__all__ = ["contribution_count", "number_grid"]
 
 
 def contribution_count(questions: Sequence[Question]) -> int:
     """m: one contribution per histogram question, two (sum, count) per number question."""
-    return sum(2 if q.kind == Question.Kind.NUMBER else 1 for q in questions)
+    return sensitivity.contribution_count(str(q.kind) for q in questions)
 
 
-@dataclass(frozen=True)
-class NumberGrid:
-    """A number question's design-time grid: step s, sum sensitivity K, float-safe N."""
-
-    lo: float
-    hi: float
-    step: Fraction
-    sensitivity: int
-    max_respondents: int
-
-
-def number_grid(question: Question) -> NumberGrid:
+def number_grid(question: Question) -> sensitivity.NumberGrid:
     """The grid of a number question, from its declared bounds only (never from the data)."""
-    lo, hi = float(question.min_value), float(question.max_value)  # type: ignore[arg-type]
-    step = release_math.grid_step(lo, hi)
-    return NumberGrid(
-        lo=lo,
-        hi=hi,
-        step=step,
-        sensitivity=release_math.sum_sensitivity(lo, hi, step),
-        max_respondents=release_math.max_safe_respondents(lo, hi, step),
-    )
-
-
-def scaled_parameter(mechanism: str, unit: Fraction, sensitivity: int) -> Fraction:
-    """The sampler parameter for a contribution of sensitivity Δ: Δ·t (laplace) or Δ²·σ²."""
-    if mechanism == "laplace":
-        return unit * sensitivity
-    return unit * sensitivity * sensitivity
-
-
-def parameter_variance(mechanism: str, parameter: Fraction) -> float:
-    """Variance of one draw at the exact sampler parameter (t, or σ²)."""
-    if mechanism == "laplace":
-        return calibrate.discrete_laplace_variance(float(parameter))
-    return calibrate.discrete_gaussian_variance(math.sqrt(parameter))
+    bounds = question.bounds
+    if bounds is None:  # plan refuses unbounded number questions before any grid is built
+        raise ValueError(f"number question {question.key!r} has no bounds")
+    return sensitivity.number_grid(*bounds)

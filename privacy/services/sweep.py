@@ -1,4 +1,4 @@
-"""The sweeper: re-enqueue releases stuck pending or running (DESIGN.md §6)."""
+"""The sweeper: re-enqueue releases stuck pending or running (docs/architecture.md#tasks)."""
 
 from __future__ import annotations
 

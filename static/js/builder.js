@@ -1,369 +1,363 @@
 /* Survey builder: questions, designs, and a live preview of ε, deniability and precision.
- * The DOM is the single source of truth; saving serializes it to the JSON API body (DESIGN.md §8),
- * and server errors come back keyed by field path ("questions[2].design.p") and are shown there.
+ * The DOM is the single source of truth; saving serializes it to the JSON API body
+ * (docs/api.md#surveys), and server errors come back keyed by field path
+ * ("questions[2].design.p") and are shown there.
+ * An ES module (static/js/lib/http.js does the requests, with the CSRF header from the cookie);
+ * URLs and starting values come from the `builder-data` island the server renders.
  */
-"use strict";
 
-(() => {
-  const data = JSON.parse(document.getElementById("builder-data").textContent);
-  const form = document.getElementById("builder");
-  const list = document.getElementById("questions");
-  const template = document.getElementById("question-template");
-  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
-  let uid = 0;
+import { send } from "./lib/http.js";
 
-  const DEFAULT_DESIGNS = {
-    forced_response: { name: "forced_response", p_truth: 0.5, p_yes: 0.25, p_no: 0.25 },
-    warner: { name: "warner", p: 0.75 },
-    unrelated_question: { name: "unrelated_question", p: 0.75, innocuous_prevalence: 0.5 },
-    k_rr: { name: "k_rr", epsilon: Math.log(3) },
-  };
+const data = JSON.parse(document.getElementById("builder-data").textContent);
+const form = document.getElementById("builder");
+const list = document.getElementById("questions");
+const template = document.getElementById("question-template");
+let uid = 0;
 
-  // ---------------------------------------------------------------- helpers
-  const field = (root, path) => root.querySelector(`[data-path="${path}"]`);
-  const num = (el) => (el.value.trim() === "" ? null : Number(el.value));
-  function debounce(fn, ms) {
-    let t = null;
-    return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+// Every design's starting values come from the server (surveys.designs.starting_designs): the
+// page has no copy of any probability or ε.
+const DEFAULT_DESIGNS = data.starting_designs;
+
+// ---------------------------------------------------------------- helpers
+const field = (root, path) => root.querySelector(`[data-path="${path}"]`);
+const num = (el) => (el.value.trim() === "" ? null : Number(el.value));
+function debounce(fn, ms) {
+  let t = null;
+  return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+}
+// lib/http.js answers {ok, status, data}; here the answer body is called `payload` (`data` is
+// the page's data island).
+async function postJSON(url, body, method = "POST") {
+  const { ok, status, data: payload } = await send(url, body, method);
+  return { ok, status, payload };
+}
+
+// ---------------------------------------------------------------- one question card
+function cardValue(card) {
+  const kind = field(card, "kind").value;
+  const q = { key: field(card, "key").value.trim(), text: field(card, "text").value.trim(), kind };
+  if (kind === "choice" || kind === "category") {
+    q.options = field(card, "options").value.split("\n").map((s) => s.trim()).filter(Boolean);
   }
-  async function postJSON(url, body, method = "POST") {
-    const response = await fetch(url, {
-      method,
-      credentials: "same-origin",
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
-      body: JSON.stringify(body),
-    });
-    const payload = await response.json().catch(() => ({}));
-    return { ok: response.ok, status: response.status, payload };
+  if (kind === "number") { q.min = num(field(card, "min")); q.max = num(field(card, "max")); }
+  if (kind === "yes_no") {
+    const name = field(card, "design.name").value;
+    const design = { name };
+    const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"] }[name];
+    for (const p of params) design[p] = num(field(card, `design.${p}`));
+    q.design = design;
   }
+  if (kind === "choice") q.design = { name: "k_rr", epsilon: num(field(card, "design.epsilon")) };
+  return q;
+}
 
-  // ---------------------------------------------------------------- one question card
-  function cardValue(card) {
-    const kind = field(card, "kind").value;
-    const q = { key: field(card, "key").value.trim(), text: field(card, "text").value.trim(), kind };
-    if (kind === "choice" || kind === "category") {
-      q.options = field(card, "options").value.split("\n").map((s) => s.trim()).filter(Boolean);
-    }
-    if (kind === "number") { q.min = num(field(card, "min")); q.max = num(field(card, "max")); }
-    if (kind === "yes_no") {
-      const name = field(card, "design.name").value;
-      const design = { name };
-      const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"] }[name];
-      for (const p of params) design[p] = num(field(card, `design.${p}`));
-      q.design = design;
-    }
-    if (kind === "choice") q.design = { name: "k_rr", epsilon: num(field(card, "design.epsilon")) };
-    return q;
+function fillCard(card, q) {
+  field(card, "key").value = q.key || "";
+  field(card, "text").value = q.text || "";
+  field(card, "kind").value = q.kind || "yes_no";
+  field(card, "options").value = (q.options || []).join("\n");
+  field(card, "min").value = q.min ?? "";
+  field(card, "max").value = q.max ?? "";
+  const yn = q.kind === "yes_no" && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
+  field(card, "design.name").value = yn.name;
+  // Defaults for every design's parameters first, then the question's own values on top.
+  const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.unrelated_question, ...DEFAULT_DESIGNS[yn.name], ...yn };
+  for (const [k, v] of Object.entries(values)) {
+    const el = field(card, `design.${k}`);
+    if (el && k !== "name") el.value = v;
   }
+  const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS.k_rr;
+  field(card, "design.epsilon").value = Number(krr.epsilon).toFixed(4);
+}
 
-  function fillCard(card, q) {
-    field(card, "key").value = q.key || "";
-    field(card, "text").value = q.text || "";
-    field(card, "kind").value = q.kind || "yes_no";
-    field(card, "options").value = (q.options || []).join("\n");
-    field(card, "min").value = q.min ?? "";
-    field(card, "max").value = q.max ?? "";
-    const yn = q.kind === "yes_no" && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
-    field(card, "design.name").value = yn.name;
-    // Defaults for every design's parameters first, then the question's own values on top.
-    const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.unrelated_question, ...DEFAULT_DESIGNS[yn.name], ...yn };
-    for (const [k, v] of Object.entries(values)) {
-      const el = field(card, `design.${k}`);
-      if (el && k !== "name") el.value = v;
-    }
-    const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS.k_rr;
-    field(card, "design.epsilon").value = Number(krr.epsilon).toFixed(4);
-  }
+function syncVisibility(card) {
+  const kind = field(card, "kind").value;
+  const designName = field(card, "design.name").value;
+  for (const el of card.querySelectorAll("[data-show]")) el.hidden = !el.dataset.show.split(" ").includes(kind);
+  for (const el of card.querySelectorAll("[data-design]")) el.hidden = !el.dataset.design.split(" ").includes(designName);
+}
 
-  function syncVisibility(card) {
-    const kind = field(card, "kind").value;
-    const designName = field(card, "design.name").value;
-    for (const el of card.querySelectorAll("[data-show]")) el.hidden = !el.dataset.show.split(" ").includes(kind);
-    for (const el of card.querySelectorAll("[data-design]")) el.hidden = !el.dataset.design.split(" ").includes(designName);
-  }
-
-  function renumber() {
-    [...list.children].forEach((card, i) => {
-      card.querySelector("[data-role=legend]").textContent = `Question ${i + 1}`;
-      card.querySelector("[data-action=up]").disabled = i === 0;
-      card.querySelector("[data-action=down]").disabled = i === list.children.length - 1;
-    });
-    updateTotal();
-  }
-
-  const previews = new WeakMap(); // card → last preview ε (for the respondent total)
-
-  function updateTotal() {
-    let total = 0;
-    let unknown = false;
-    for (const card of list.children) {
-      const kind = field(card, "kind").value;
-      if (kind !== "yes_no" && kind !== "choice") continue;
-      const eps = previews.get(card);
-      if (typeof eps === "number") total += eps; else unknown = true;
-    }
-    document.getElementById("total-epsilon").textContent =
-      `Each respondent's total local ε: ${total.toFixed(3)}${unknown ? " (some questions still need a valid design)" : ""}.`;
-  }
-
-  const pp = (x) => `±${(100 * x).toFixed(1)} pp`;
-
-  async function preview(card) {
-    const box = card.querySelector("[data-role=preview]");
-    const q = cardValue(card);
-    if (q.kind !== "yes_no" && q.kind !== "choice") { previews.delete(card); updateTotal(); return; }
-    const body = { kind: q.kind, design: q.design, planned_n: num(document.getElementById("b-planned")) || 1000 };
-    if (q.kind === "choice") body.options = q.options;
-    box.textContent = "Calculating…";
-    try {
-      const { ok, payload } = await postJSON(data.preview_url, body);
-      clearCardErrors(card, "preview");
-      if (!ok) {
-        previews.delete(card);
-        // The problem is shown once, next to the field it concerns (not repeated in this box).
-        const unplaced = placeErrors(payload.errors || { design: [payload.detail || "Invalid design."] }, card, "preview");
-        box.textContent = unplaced.length
-          ? `No preview: ${unplaced.map((e) => e.short).join(" ")}`
-          : "No preview until the design above is fixed.";
-      } else {
-        previews.set(card, payload.private ? payload.epsilon : null);
-        const yes = q.kind === "yes_no" ? "a recorded YES" : "a recorded option";
-        const parts = [
-          payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}.` : "Not differentially private (ε = ∞): it will be refused.",
-          payload.deniability != null ? `Deniability: ${yes} moves a ${(100 * payload.prior).toFixed(0)}% prior to ${(100 * payload.deniability).toFixed(1)}%.` : "",
-          payload.planned_half_width != null ? `Precision at n = ${payload.planned_n}: ${pp(payload.planned_half_width)}` +
-            (payload.planned_half_width_direct != null ? ` (asking directly: ${pp(payload.planned_half_width_direct)}).` : ".") : "",
-        ];
-        box.textContent = parts.filter(Boolean).join(" ");
-      }
-    } catch {
-      box.textContent = "Preview unavailable (network).";
-    }
-    updateTotal();
-  }
-
-  function addCard(q) {
-    const card = template.content.firstElementChild.cloneNode(true);
-    uid += 1;
-    for (const label of card.querySelectorAll("label[data-for]")) {
-      const id = `q${uid}-${label.dataset.for.replace(/\./g, "-")}`;
-      label.htmlFor = id;
-      field(card, label.dataset.for).id = id;
-    }
-    fillCard(card, q);
-    list.append(card);
-    const refresh = debounce(() => preview(card), 350);
-    card.addEventListener("input", () => { syncVisibility(card); refresh(); });
-    card.addEventListener("change", () => { syncVisibility(card); refresh(); });
-    card.addEventListener("click", (event) => {
-      const action = event.target.closest("[data-action]")?.dataset.action;
-      if (!action) return;
-      if (action === "remove") {
-        const next = card.nextElementSibling || card.previousElementSibling;
-        card.remove();
-        renumber();
-        (next?.querySelector("[data-action=remove]") || document.getElementById("add-question")).focus();
-        return;
-      }
-      if (action === "up" && card.previousElementSibling) list.insertBefore(card, card.previousElementSibling);
-      if (action === "down" && card.nextElementSibling) list.insertBefore(card.nextElementSibling, card);
-      renumber();
-      event.target.focus();
-    });
-    syncVisibility(card);
-    renumber();
-    preview(card);
-    return card;
-  }
-
-  // ---------------------------------------------------------------- errors
-  // The API answers {"errors": {path: [messages]}} with paths such as "questions[1].design.p_no".
-  // Each message is shown once next to its field, in plain words, and listed in a summary at the
-  // top that names the question: 'Question 2 (“Cheated on an exam”): the three probabilities…'.
-  const PLAIN = [
-    [/p_truth \+ p_yes \+ p_no must sum to 1 \(got (.+)\)/, (m) => `the three probabilities must add up to 1 (they add up to ${m[1]})`, true],
-    [/must be a probability between 0 and 1 \(got (.+)\)/, (m) => `must be a probability between 0 and 1 (you entered ${m[1]})`],
-    [/^p = 0\.5 gives c = 2p − 1 = 0/, () => "0.5 makes the answers carry no information: use a value above 0.5"],
-    [/^p = .* gives c = 2p − 1 < 0/, () => "must be above 0.5 (below it, the opposite statement is the one mostly answered)"],
-    [/^p = 0 means the sensitive question is never answered/, () => "must be above 0: at 0 the sensitive question is never answered"],
-    [/^must be > 0 \(p_truth = 0/, () => "must be above 0: at 0 the answers carry no information"],
-    [/k-RR needs at least 2 options/, () => "a choice question needs at least 2 options", true],
-    [/^Give (\d+) to (\d+) options \(got (\d+)\)/, (m) => `give between ${m[1]} and ${m[2]} options, one per line (there ${m[3] === "1" ? "is 1" : `are ${m[3]}`})`],
-    [/^must be a number \(got .*\)/, () => "must be a number"],
-    [/^must be > 0 \(got .*\)/, () => "must be greater than 0"],
-    [/c = P\(yes\|trait\) − P\(yes\|no trait\) must be > 0/, () => "these settings make a “yes” no more likely for people with the trait: the answers would carry no information", true],
-  ];
-
-  function plain(message) {
-    for (const [pattern, say, whole] of PLAIN) {
-      const m = pattern.exec(message);
-      if (m) return { text: say(m), whole: !!whole };
-    }
-    return { text: message.replace(/\.$/, ""), whole: false };
-  }
-  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-
-  function questionName(card) {
-    const index = [...list.children].indexOf(card);
-    const text = field(card, "text").value.trim();
-    const short = text.length > 40 ? `${text.slice(0, 39)}…` : text;
-    return `Question ${index + 1}${short ? ` (“${short}”)` : ""}`;
-  }
-
-  function labelOf(root, target) {
-    const input = root.querySelector(`[data-path="${target.dataset.errorFor}"]`);
-    const label = input && input.id ? form.querySelector(`label[for="${input.id}"]`) : null;
-    return { input, name: label ? label.textContent.trim() : target.dataset.errorFor };
-  }
-
-  function clearCardErrors(root, source) {
-    for (const el of root.querySelectorAll(`.field-error[data-source="${source}"]`)) {
-      el.hidden = true; el.textContent = ""; el.removeAttribute("data-source");
-      const input = root.querySelector(`[data-path="${el.dataset.errorFor}"]`);
-      if (input) { input.removeAttribute("aria-invalid"); input.removeAttribute("aria-describedby"); }
-    }
-  }
-
-  function clearErrors() {
-    for (const el of form.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; el.removeAttribute("data-source"); }
-    for (const el of form.querySelectorAll("[aria-invalid]")) { el.removeAttribute("aria-invalid"); el.removeAttribute("aria-describedby"); }
-    const box = document.getElementById("builder-errors");
-    box.hidden = true;
-    box.textContent = "";
-  }
-
-  // Put each error next to its field (the closest parent path that has a slot); returns the
-  // summary entries {text, short, input}. `only` limits placement to one card (live preview).
-  function placeErrors(errors, only = null, source = "save") {
-    const entries = [];
-    for (const [path, messages] of Object.entries(errors)) {
-      let root = only || form;
-      let rest = path;
-      const m = /^questions\[(\d+)\]\.?(.*)$/.exec(path);
-      if (m && !only) { root = list.children[Number(m[1])] || form; rest = m[2] || ""; }
-      rest = rest.replace(/\[\d+\]$/, ""); // "options[2]" → "options"
-      let target = null;
-      for (let candidate = rest; candidate && !target; candidate = candidate.replace(/\.?[^.]*$/, "")) {
-        target = root.querySelector(`[data-error-for="${candidate}"]`);
-      }
-      const card = root !== form ? root : null;
-      for (const message of messages) {
-        const said = plain(message);
-        const where = target ? labelOf(root, target) : { input: null, name: path };
-        const name = path === "non_field_errors" ? "" : where.name;
-        const about = said.whole || !name ? "" : name;
-        const text = card
-          ? `${questionName(card)}${about ? `, ${about}` : ""}: ${said.text}`
-          : about ? `${about}: ${said.text}` : capital(said.text);
-        entries.push({ text, short: capital(said.text), input: where.input, target });
-        if (!target) continue;
-        const line = `${capital(said.text)}.`;
-        if (!target.textContent.includes(line)) target.textContent = (target.textContent ? `${target.textContent} ` : "") + line;
-        target.hidden = false;
-        target.dataset.source = source;
-        if (!target.id) { uid += 1; target.id = `err${uid}`; }
-        if (where.input) { where.input.setAttribute("aria-invalid", "true"); where.input.setAttribute("aria-describedby", target.id); }
-      }
-    }
-    return entries.filter((e) => !only || !e.target);
-  }
-
-  function showErrors(errors) {
-    const entries = placeErrors(errors);
-    const box = document.getElementById("builder-errors");
-    box.textContent = "";
-    const heading = document.createElement("h2");
-    heading.textContent = entries.length === 1 ? "There is 1 problem to fix before saving" : `There are ${entries.length} problems to fix before saving`;
-    const ul = document.createElement("ul");
-    for (const entry of entries) {
-      const li = document.createElement("li");
-      if (entry.input && entry.input.id) {
-        const a = document.createElement("a");
-        a.href = `#${entry.input.id}`;
-        a.textContent = entry.text;
-        a.addEventListener("click", (event) => { event.preventDefault(); entry.input.focus(); });
-        li.append(a);
-      } else li.textContent = entry.text;
-      ul.append(li);
-    }
-    box.append(heading, ul);
-    box.hidden = false;
-    box.setAttribute("tabindex", "-1");
-    box.focus();
-  }
-
-  // ---------------------------------------------------------------- save
-  // <input type="datetime-local"> is in the researcher's own time zone and has no offset; send
-  // an absolute instant (ISO 8601, UTC) so the server never guesses the zone.
-  function closesAtValue() {
-    const raw = document.getElementById("b-closes").value;
-    if (!raw) return null;
-    const when = new Date(raw);
-    return Number.isNaN(when.getTime()) ? raw : when.toISOString();
-  }
-
-  function localInputValue(iso) {
-    if (!iso) return "";
-    const when = new Date(iso);
-    const pad = (x) => String(x).padStart(2, "0");
-    return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}` +
-      `T${pad(when.getHours())}:${pad(when.getMinutes())}`;
-  }
-
-  function surveyBody() {
-    return {
-      title: document.getElementById("b-title").value.trim(),
-      description: document.getElementById("b-description").value,
-      access: document.getElementById("b-access").value,
-      planned_n: num(document.getElementById("b-planned")),
-      closes_at: closesAtValue(),
-      response_cap: num(document.getElementById("b-cap")),
-      budget: { epsilon: num(document.getElementById("b-eps")), delta: num(document.getElementById("b-delta")) },
-      questions: [...list.children].map(cardValue),
-    };
-  }
-
-  async function save(event) {
-    event.preventDefault();
-    clearErrors();
-    const status = document.getElementById("save-status");
-    const button = document.getElementById("save");
-    button.disabled = true;
-    status.textContent = "Saving…";
-    try {
-      const { ok, status: code, payload } = data.slug
-        ? await postJSON(data.update_url, surveyBody(), "PATCH")
-        : await postJSON(data.create_url, surveyBody());
-      if (ok) {
-        status.textContent = "Saved.";
-        window.location.assign(data.detail_url_template.replace("__slug__", payload.slug || data.slug));
-        return;
-      }
-      status.textContent = "";
-      if (payload.errors) showErrors(payload.errors);
-      else showErrors({ non_field_errors: [payload.detail || `Error ${code}`] });
-    } catch {
-      status.textContent = "Could not reach the server; nothing was saved.";
-    }
-    button.disabled = false;
-  }
-
-  // ---------------------------------------------------------------- start
-  const s = data.survey;
-  document.getElementById("b-title").value = s.title;
-  document.getElementById("b-description").value = s.description;
-  document.getElementById("b-access").value = s.access;
-  document.getElementById("b-planned").value = s.planned_n;
-  document.getElementById("b-closes").value = localInputValue(s.closes_at);
-  document.getElementById("b-cap").value = s.response_cap ?? "";
-  document.getElementById("b-eps").value = s.budget.epsilon;
-  document.getElementById("b-delta").value = s.budget.delta;
-  const initial = s.questions.length ? s.questions : [{ key: "q1", text: "", kind: "yes_no" }];
-  for (const q of initial) addCard(q);
-  document.getElementById("add-question").addEventListener("click", () => {
-    const card = addCard({ key: `q${list.children.length + 1}`, text: "", kind: "yes_no" });
-    field(card, "text").focus();
+function renumber() {
+  [...list.children].forEach((card, i) => {
+    card.querySelector("[data-role=legend]").textContent = `Question ${i + 1}`;
+    card.querySelector("[data-action=up]").disabled = i === 0;
+    card.querySelector("[data-action=down]").disabled = i === list.children.length - 1;
   });
-  document.getElementById("b-planned").addEventListener("input", debounce(() => { for (const c of list.children) preview(c); }, 400));
-  form.addEventListener("submit", save);
-})();
+  updateTotal();
+}
+
+const previews = new WeakMap(); // card → last preview ε (for the respondent total)
+
+function updateTotal() {
+  let total = 0;
+  let unknown = false;
+  for (const card of list.children) {
+    const kind = field(card, "kind").value;
+    if (kind !== "yes_no" && kind !== "choice") continue;
+    const eps = previews.get(card);
+    if (typeof eps === "number") total += eps; else unknown = true;
+  }
+  document.getElementById("total-epsilon").textContent =
+    `Each respondent's total local ε: ${total.toFixed(3)}${unknown ? " (some questions still need a valid design)" : ""}.`;
+}
+
+const pp = (x) => `±${(100 * x).toFixed(1)} pp`;
+
+async function preview(card) {
+  const box = card.querySelector("[data-role=preview]");
+  const q = cardValue(card);
+  if (q.kind !== "yes_no" && q.kind !== "choice") { previews.delete(card); updateTotal(); return; }
+  const body = { kind: q.kind, design: q.design, planned_n: num(document.getElementById("b-planned")) || 1000 };
+  if (q.kind === "choice") body.options = q.options;
+  box.textContent = "Calculating…";
+  try {
+    const { ok, payload } = await postJSON(data.preview_url, body);
+    clearCardErrors(card, "preview");
+    if (!ok) {
+      previews.delete(card);
+      // The problem is shown once, next to the field it concerns (not repeated in this box).
+      const unplaced = placeErrors(payload.errors || { design: [payload.detail || "Invalid design."] }, card, "preview");
+      box.textContent = unplaced.length
+        ? `No preview: ${unplaced.map((e) => e.short).join(" ")}`
+        : "No preview until the design above is fixed.";
+    } else {
+      previews.set(card, payload.private ? payload.epsilon : null);
+      const yes = q.kind === "yes_no" ? "a recorded YES" : "a recorded option";
+      const parts = [
+        payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}.` : "Not differentially private (ε = ∞): it will be refused.",
+        payload.deniability != null ? `Deniability: ${yes} moves a ${(100 * payload.prior).toFixed(0)}% prior to ${(100 * payload.deniability).toFixed(1)}%.` : "",
+        payload.planned_half_width != null ? `Precision at n = ${payload.planned_n}: ${pp(payload.planned_half_width)}` +
+          (payload.planned_half_width_direct != null ? ` (asking directly: ${pp(payload.planned_half_width_direct)}).` : ".") : "",
+      ];
+      box.textContent = parts.filter(Boolean).join(" ");
+    }
+  } catch {
+    box.textContent = "Preview unavailable (network).";
+  }
+  updateTotal();
+}
+
+function addCard(q) {
+  const card = template.content.firstElementChild.cloneNode(true);
+  uid += 1;
+  for (const label of card.querySelectorAll("label[data-for]")) {
+    const id = `q${uid}-${label.dataset.for.replace(/\./g, "-")}`;
+    label.htmlFor = id;
+    field(card, label.dataset.for).id = id;
+  }
+  fillCard(card, q);
+  list.append(card);
+  const refresh = debounce(() => preview(card), 350);
+  card.addEventListener("input", () => { syncVisibility(card); refresh(); });
+  card.addEventListener("change", () => { syncVisibility(card); refresh(); });
+  card.addEventListener("click", (event) => {
+    const action = event.target.closest("[data-action]")?.dataset.action;
+    if (!action) return;
+    if (action === "remove") {
+      const next = card.nextElementSibling || card.previousElementSibling;
+      card.remove();
+      renumber();
+      (next?.querySelector("[data-action=remove]") || document.getElementById("add-question")).focus();
+      return;
+    }
+    if (action === "up" && card.previousElementSibling) list.insertBefore(card, card.previousElementSibling);
+    if (action === "down" && card.nextElementSibling) list.insertBefore(card.nextElementSibling, card);
+    renumber();
+    event.target.focus();
+  });
+  syncVisibility(card);
+  renumber();
+  preview(card);
+  return card;
+}
+
+// ---------------------------------------------------------------- errors
+// The API answers {"errors": {path: [messages]}} with paths such as "questions[1].design.p_no".
+// Each message is shown once next to its field, in plain words, and listed in a summary at the
+// top that names the question: 'Question 2 (“Cheated on an exam”): the three probabilities…'.
+const PLAIN = [
+  [/p_truth \+ p_yes \+ p_no must sum to 1 \(got (.+)\)/, (m) => `the three probabilities must add up to 1 (they add up to ${m[1]})`, true],
+  [/must be a probability between 0 and 1 \(got (.+)\)/, (m) => `must be a probability between 0 and 1 (you entered ${m[1]})`],
+  [/^p = 0\.5 gives c = 2p − 1 = 0/, () => "0.5 makes the answers carry no information: use a value above 0.5"],
+  [/^p = .* gives c = 2p − 1 < 0/, () => "must be above 0.5 (below it, the opposite statement is the one mostly answered)"],
+  [/^p = 0 means the sensitive question is never answered/, () => "must be above 0: at 0 the sensitive question is never answered"],
+  [/^must be > 0 \(p_truth = 0/, () => "must be above 0: at 0 the answers carry no information"],
+  [/k-RR needs at least 2 options/, () => "a choice question needs at least 2 options", true],
+  [/^Give (\d+) to (\d+) options \(got (\d+)\)/, (m) => `give between ${m[1]} and ${m[2]} options, one per line (there ${m[3] === "1" ? "is 1" : `are ${m[3]}`})`],
+  [/^must be a number \(got .*\)/, () => "must be a number"],
+  [/^must be > 0 \(got .*\)/, () => "must be greater than 0"],
+  [/c = P\(yes\|trait\) − P\(yes\|no trait\) must be > 0/, () => "these settings make a “yes” no more likely for people with the trait: the answers would carry no information", true],
+];
+
+function plain(message) {
+  for (const [pattern, say, whole] of PLAIN) {
+    const m = pattern.exec(message);
+    if (m) return { text: say(m), whole: !!whole };
+  }
+  return { text: message.replace(/\.$/, ""), whole: false };
+}
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function questionName(card) {
+  const index = [...list.children].indexOf(card);
+  const text = field(card, "text").value.trim();
+  const short = text.length > 40 ? `${text.slice(0, 39)}…` : text;
+  return `Question ${index + 1}${short ? ` (“${short}”)` : ""}`;
+}
+
+function labelOf(root, target) {
+  const input = root.querySelector(`[data-path="${target.dataset.errorFor}"]`);
+  const label = input && input.id ? form.querySelector(`label[for="${input.id}"]`) : null;
+  return { input, name: label ? label.textContent.trim() : target.dataset.errorFor };
+}
+
+function clearCardErrors(root, source) {
+  for (const el of root.querySelectorAll(`.field-error[data-source="${source}"]`)) {
+    el.hidden = true; el.textContent = ""; el.removeAttribute("data-source");
+    const input = root.querySelector(`[data-path="${el.dataset.errorFor}"]`);
+    if (input) { input.removeAttribute("aria-invalid"); input.removeAttribute("aria-describedby"); }
+  }
+}
+
+function clearErrors() {
+  for (const el of form.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; el.removeAttribute("data-source"); }
+  for (const el of form.querySelectorAll("[aria-invalid]")) { el.removeAttribute("aria-invalid"); el.removeAttribute("aria-describedby"); }
+  const box = document.getElementById("builder-errors");
+  box.hidden = true;
+  box.textContent = "";
+}
+
+// Put each error next to its field (the closest parent path that has a slot); returns the
+// summary entries {text, short, input}. `only` limits placement to one card (live preview).
+function placeErrors(errors, only = null, source = "save") {
+  const entries = [];
+  for (const [path, messages] of Object.entries(errors)) {
+    let root = only || form;
+    let rest = path;
+    const m = /^questions\[(\d+)\]\.?(.*)$/.exec(path);
+    if (m && !only) { root = list.children[Number(m[1])] || form; rest = m[2] || ""; }
+    rest = rest.replace(/\[\d+\]$/, ""); // "options[2]" → "options"
+    let target = null;
+    for (let candidate = rest; candidate && !target; candidate = candidate.replace(/\.?[^.]*$/, "")) {
+      target = root.querySelector(`[data-error-for="${candidate}"]`);
+    }
+    const card = root !== form ? root : null;
+    for (const message of messages) {
+      const said = plain(message);
+      const where = target ? labelOf(root, target) : { input: null, name: path };
+      const name = path === "non_field_errors" ? "" : where.name;
+      const about = said.whole || !name ? "" : name;
+      const text = card
+        ? `${questionName(card)}${about ? `, ${about}` : ""}: ${said.text}`
+        : about ? `${about}: ${said.text}` : capital(said.text);
+      entries.push({ text, short: capital(said.text), input: where.input, target });
+      if (!target) continue;
+      const line = `${capital(said.text)}.`;
+      if (!target.textContent.includes(line)) target.textContent = (target.textContent ? `${target.textContent} ` : "") + line;
+      target.hidden = false;
+      target.dataset.source = source;
+      if (!target.id) { uid += 1; target.id = `err${uid}`; }
+      if (where.input) { where.input.setAttribute("aria-invalid", "true"); where.input.setAttribute("aria-describedby", target.id); }
+    }
+  }
+  return entries.filter((e) => !only || !e.target);
+}
+
+function showErrors(errors) {
+  const entries = placeErrors(errors);
+  const box = document.getElementById("builder-errors");
+  box.textContent = "";
+  const heading = document.createElement("h2");
+  heading.textContent = entries.length === 1 ? "There is 1 problem to fix before saving" : `There are ${entries.length} problems to fix before saving`;
+  const ul = document.createElement("ul");
+  for (const entry of entries) {
+    const li = document.createElement("li");
+    if (entry.input && entry.input.id) {
+      const a = document.createElement("a");
+      a.href = `#${entry.input.id}`;
+      a.textContent = entry.text;
+      a.addEventListener("click", (event) => { event.preventDefault(); entry.input.focus(); });
+      li.append(a);
+    } else li.textContent = entry.text;
+    ul.append(li);
+  }
+  box.append(heading, ul);
+  box.hidden = false;
+  box.setAttribute("tabindex", "-1");
+  box.focus();
+}
+
+// ---------------------------------------------------------------- save
+// <input type="datetime-local"> is in the researcher's own time zone and has no offset; send
+// an absolute instant (ISO 8601, UTC) so the server never guesses the zone.
+function closesAtValue() {
+  const raw = document.getElementById("b-closes").value;
+  if (!raw) return null;
+  const when = new Date(raw);
+  return Number.isNaN(when.getTime()) ? raw : when.toISOString();
+}
+
+function localInputValue(iso) {
+  if (!iso) return "";
+  const when = new Date(iso);
+  const pad = (x) => String(x).padStart(2, "0");
+  return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}` +
+    `T${pad(when.getHours())}:${pad(when.getMinutes())}`;
+}
+
+function surveyBody() {
+  return {
+    title: document.getElementById("b-title").value.trim(),
+    description: document.getElementById("b-description").value,
+    access: document.getElementById("b-access").value,
+    planned_n: num(document.getElementById("b-planned")),
+    closes_at: closesAtValue(),
+    response_cap: num(document.getElementById("b-cap")),
+    budget: { epsilon: num(document.getElementById("b-eps")), delta: num(document.getElementById("b-delta")) },
+    questions: [...list.children].map(cardValue),
+  };
+}
+
+async function save(event) {
+  event.preventDefault();
+  clearErrors();
+  const status = document.getElementById("save-status");
+  const button = document.getElementById("save");
+  button.disabled = true;
+  status.textContent = "Saving…";
+  try {
+    const { ok, status: code, payload } = data.slug
+      ? await postJSON(data.update_url, surveyBody(), "PATCH")
+      : await postJSON(data.create_url, surveyBody());
+    if (ok) {
+      status.textContent = "Saved.";
+      window.location.assign(data.detail_url_template.replace("__slug__", payload.slug || data.slug));
+      return;
+    }
+    status.textContent = "";
+    if (payload.errors) showErrors(payload.errors);
+    else showErrors({ non_field_errors: [payload.detail || `Error ${code}`] });
+  } catch {
+    status.textContent = "Could not reach the server; nothing was saved.";
+  }
+  button.disabled = false;
+}
+
+// ---------------------------------------------------------------- start
+const s = data.survey;
+document.getElementById("b-title").value = s.title;
+document.getElementById("b-description").value = s.description;
+document.getElementById("b-access").value = s.access;
+document.getElementById("b-planned").value = s.planned_n;
+document.getElementById("b-closes").value = localInputValue(s.closes_at);
+document.getElementById("b-cap").value = s.response_cap ?? "";
+document.getElementById("b-eps").value = s.budget.epsilon;
+document.getElementById("b-delta").value = s.budget.delta;
+const initial = s.questions.length ? s.questions : [{ key: "q1", text: "", kind: "yes_no" }];
+for (const q of initial) addCard(q);
+document.getElementById("add-question").addEventListener("click", () => {
+  const card = addCard({ key: `q${list.children.length + 1}`, text: "", kind: "yes_no" });
+  field(card, "text").focus();
+});
+document.getElementById("b-planned").addEventListener("input", debounce(() => { for (const c of list.children) preview(c); }, 400));
+form.addEventListener("submit", save);

@@ -1,27 +1,29 @@
-"""API serializers: request shapes (for the OpenAPI document) and response representations.
+"""API serializers: response representations (the field names of docs/api.md).
 
-Request bodies are validated by the services (one place for the rules, shared with the pages,
-errors named like ``questions[0].design.p_truth``); the request serializers here describe those
-bodies in the schema. Response serializers turn models into the DESIGN.md §8 field names.
+Request bodies are validated by the input serializers of :mod:`surveys.inputs` — the one
+validator, shared with the pages, errors named like ``questions[0].design.p_truth``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from surveys import designs
-from surveys.models import Question, Submission, Survey
+from surveys.models import Question, Survey
 from surveys.selectors import survey_respondent_count
 
 # --- Errors -------------------------------------------------------------------------------------
 
 
 class FieldErrorsSerializer(serializers.Serializer):
-    errors = serializers.DictField(
+    # The API's field is named "errors" (docs/api.md#errors). DRF's metaclass moves declared
+    # fields out of the class, so Serializer.errors is untouched; the stubs cannot know that.
+    errors = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text='Messages per field, e.g. {"answers.q1": ["Must be a boolean …"]}.',
     )
@@ -35,66 +37,8 @@ class ErrorSerializer(serializers.Serializer):
 # --- Auth ---------------------------------------------------------------------------------------
 
 
-class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    password = serializers.CharField(style={"input_type": "password"})
-
-
 class TokenResponseSerializer(serializers.Serializer):
     token = serializers.CharField()
-
-
-# --- Surveys (requests) -------------------------------------------------------------------------
-
-
-class SurveyBudgetInSerializer(serializers.Serializer):
-    epsilon = serializers.FloatField(required=False, default=1.0, help_text="ε_total > 0.")
-    delta = serializers.FloatField(
-        required=False,
-        default=1e-6,
-        help_text="δ_total in [1e-100, 1e-3]; keep it below 1/respondents.",
-    )
-
-
-class QuestionInSerializer(serializers.Serializer):
-    key = serializers.SlugField(max_length=64, help_text="Unique within the survey.")
-    text = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Question.Kind.choices)
-    design = serializers.JSONField(
-        required=False,
-        allow_null=True,
-        help_text=(
-            'yes_no: {"name":"forced_response","p_truth","p_yes","p_no"} (default ½, ¼, ¼), '
-            '{"name":"warner","p"} or {"name":"unrelated_question","p","innocuous_prevalence"}; '
-            'choice: {"name":"k_rr","epsilon"} (default ε = ln 3). Designs with ε = ∞ or ε > 10 '
-            "are refused."
-        ),
-    )
-    options = serializers.ListField(
-        child=serializers.CharField(max_length=200),
-        required=False,
-        help_text="choice and category: 2 to 50 unique options.",
-    )
-    min = serializers.FloatField(required=False, help_text="number: lower bound, |min| ≤ 1e9.")
-    max = serializers.FloatField(
-        required=False, help_text="number: upper bound (> min), |max| ≤ 1e9."
-    )
-
-
-class SurveyInSerializer(serializers.Serializer):
-    title = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True)
-    access = serializers.ChoiceField(choices=Survey.Access.choices, required=False)
-    budget = SurveyBudgetInSerializer(required=False)
-    closes_at = serializers.DateTimeField(required=False, allow_null=True)
-    response_cap = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    planned_n = serializers.IntegerField(required=False, min_value=1)
-    questions = QuestionInSerializer(many=True)
-
-
-class SurveyPatchSerializer(SurveyInSerializer):
-    title = serializers.CharField(max_length=200, required=False)
-    questions = QuestionInSerializer(many=True, required=False, help_text="Replaces all.")
 
 
 # --- Surveys (responses) ------------------------------------------------------------------------
@@ -177,27 +121,18 @@ class SurveyOutSerializer(serializers.Serializer):
         def url(path: str) -> str:
             return request.build_absolute_uri(path) if request is not None else path
 
-        api = f"/api/v1/surveys/{survey.slug}/"
+        slug = [survey.slug]
         return {
-            "respondent": url(f"/s/{survey.slug}/"),
-            "self": url(api),
-            "estimates": url(api + "estimates/"),
-            "export": url(api + "responses/export/?format=csv"),
-            "responses": url(api + "responses/"),
-            "invitations": url(api + "invitations/"),
+            "respondent": url(reverse("respond", args=slug)),
+            "self": url(reverse("api-survey", args=slug)),
+            "estimates": url(reverse("api-survey-estimates", args=slug)),
+            "export": url(reverse("api-survey-export", args=slug) + "?format=csv"),
+            "responses": url(reverse("api-survey-responses", args=slug)),
+            "invitations": url(reverse("api-survey-invitations", args=slug)),
         }
 
 
 # --- Invitations --------------------------------------------------------------------------------
-
-
-class InvitationRequestSerializer(serializers.Serializer):
-    count = serializers.IntegerField(min_value=1, max_value=10_000)
-    format = serializers.ChoiceField(
-        choices=["json", "csv"],
-        default="json",
-        help_text="csv: a download (<slug>-invitations.csv) with one respondent link per line.",
-    )
 
 
 class InvitationResponseSerializer(serializers.Serializer):
@@ -223,19 +158,6 @@ class InvitationRevokeSerializer(serializers.Serializer):
 
 
 # --- Responses (respondents) --------------------------------------------------------------------
-
-
-class SubmissionRequestSerializer(serializers.Serializer):
-    submission_id = serializers.UUIDField(help_text="A random uuid4 made by the client.")
-    token = serializers.CharField(required=False, allow_null=True, help_text="Invite surveys.")
-    randomizer = serializers.ChoiceField(choices=Submission.Randomizer.choices)
-    answers = serializers.DictField(
-        child=serializers.JSONField(allow_null=True),
-        help_text=(
-            "question key → REPORTED answer: yes_no a boolean, choice/category an option string, "
-            "number a number within the bounds. Randomized questions are required."
-        ),
-    )
 
 
 class SubmissionResponseSerializer(serializers.Serializer):
@@ -337,18 +259,6 @@ class ExportMetadataSerializer(serializers.Serializer):
 # --- Design preview -----------------------------------------------------------------------------
 
 
-class DesignPreviewRequestSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(
-        choices=Question.Kind.choices, help_text="Only yes_no and choice have a design."
-    )
-    design = serializers.JSONField(required=False, allow_null=True)
-    options = serializers.ListField(child=serializers.CharField(), required=False)
-    k = serializers.IntegerField(required=False, min_value=2, help_text="choice, if no options")
-    planned_n = serializers.IntegerField(required=False, min_value=1, default=1000)
-    prior = serializers.FloatField(required=False, allow_null=True, help_text="Guessed π.")
-    confidence = serializers.FloatField(required=False, default=0.95)
-
-
 class DesignPreviewResponseSerializer(serializers.Serializer):
     epsilon = serializers.FloatField(allow_null=True, help_text="null when ε = ∞.")
     private = serializers.BooleanField()
@@ -365,12 +275,6 @@ class DesignPreviewResponseSerializer(serializers.Serializer):
 
 
 # --- Invitation check (respondents) -------------------------------------------------------------
-
-
-class InvitationCheckRequestSerializer(serializers.Serializer):
-    token = serializers.CharField(
-        max_length=200, help_text="The invitation token, in the body only (never in a URL)."
-    )
 
 
 class InvitationCheckResponseSerializer(serializers.Serializer):

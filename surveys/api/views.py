@@ -1,4 +1,7 @@
-"""API v1 views for surveys, responses, estimates and exports (DESIGN.md §8).
+"""API v1 views for surveys, responses, invitations and design previews
+(docs/api.md#endpoints).
+
+The read views with a CSV form (estimates, the export) are in ``surveys.api.read_views``.
 
 Thin: parse the request, call a service or selector, serialize. Researcher endpoints look the
 survey up with ``survey_get_for_owner`` — someone else's survey is a 404 on every endpoint.
@@ -8,68 +11,37 @@ The respondent endpoint has no authentication at all (no session → no CSRF, no
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth import authenticate
 from django.contrib.auth.signals import user_logged_in
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import RawPostDataException
 from django.urls import reverse
-from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from deniable import json_input
-from deniable.api import CSVRenderer, json_object_body
+from deniable.api import json_object_body
 from deniable.errors import DomainError, InvalidInput
-from privacy import rr
-from surveys import csv_cells, designs, export, selectors, services
+from deniable.users import signed_in_user
+from dpcore import local as rr
+from surveys import designs, inputs, public_survey_cache, selectors, services
 from surveys.api import serializers as s
 from surveys.ratelimit import submission_rate_check
 from surveys.services.invitation_check import invitation_check
-from surveys.services.validation import text_problem
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
 ERROR_409 = OpenApiResponse(s.ErrorSerializer, description="The survey's state forbids it.")
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
-
-
-class FormatMixin:
-    """``?format=`` picks JSON or CSV; an unknown format is a 400 naming ``format``."""
-
-    renderer_classes = [JSONRenderer, CSVRenderer]
-
-    def perform_content_negotiation(self, request: Request, force: bool = False):
-        try:
-            return super().perform_content_negotiation(request, force)  # type: ignore[misc]
-        except Http404:
-            if force:
-                raise
-            self.format_error = True  # rendered as JSON by the error handler
-            return (JSONRenderer(), JSONRenderer.media_type)
-        except Exception:  # noqa: BLE001 — NotAcceptable: fall back to JSON
-            return (JSONRenderer(), JSONRenderer.media_type)
-
-    def handle_exception(self, exc: Exception) -> Response:
-        # Errors are always JSON ({"errors": …} / {"error": …}), even when CSV was asked for.
-        response = super().handle_exception(exc)  # type: ignore[misc]
-        self.request.accepted_renderer = JSONRenderer()  # type: ignore[attr-defined]
-        self.request.accepted_media_type = JSONRenderer.media_type  # type: ignore[attr-defined]
-        return response
-
-    def check_format(self, request: Request) -> str:
-        if getattr(self, "format_error", False):
-            raise InvalidInput.single("format", "One of: json, csv.")
-        return request.accepted_renderer.format
 
 
 # --- Auth ---------------------------------------------------------------------------------------
@@ -82,7 +54,7 @@ class AuthTokenView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        request=s.TokenRequestSerializer,
+        request=inputs.TokenRequestSerializer,
         responses={
             200: s.TokenResponseSerializer,
             400: ERRORS_400,
@@ -95,17 +67,8 @@ class AuthTokenView(APIView):
         tags=["auth"],
     )
     def post(self, request: Request) -> Response:
-        data = json_object_body(request)
-        username, password = data.get("username"), data.get("password")
-        errors: dict[str, list[str]] = {}
-        for name, value in (("username", username), ("password", password)):
-            if not isinstance(value, str) or not value:
-                errors[name] = ["This field is required."]
-            elif text_problem(value):  # NUL: a database error on PostgreSQL's username lookup
-                errors[name] = [text_problem(value) or ""]
-        if errors:
-            raise InvalidInput(errors)
-        user = authenticate(request._request, username=username, password=password)
+        given = inputs.credentials(json_object_body(request))
+        user = authenticate(request._request, username=given.username, password=given.password)
         if user is None or not user.is_active:
             raise InvalidInput.single(
                 "non_field_errors", "Unable to log in with the provided credentials."
@@ -137,12 +100,13 @@ class SurveyListCreateView(APIView):
         )
 
     @extend_schema(
-        request=s.SurveyInSerializer,
+        request=inputs.SurveyInSerializer,
         responses={201: s.SurveyOutSerializer, 400: ERRORS_400},
         tags=["surveys"],
     )
     def post(self, request: Request) -> Response:
-        survey = services.survey_create(owner=request.user, data=json_object_body(request))
+        spec = inputs.survey_spec(json_object_body(request))
+        survey = services.survey_create(owner=signed_in_user(request.user), **spec.kwargs())
         return Response(_survey_out(_reload(request, survey.slug), request), status=201)
 
 
@@ -155,14 +119,15 @@ class SurveyDetailView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.SurveyPatchSerializer,
+        request=inputs.SurveyPatchSerializer,
         responses={200: s.SurveyOutSerializer, 400: ERRORS_400, 404: ERROR_404, 409: ERROR_409},
         tags=["surveys"],
         description="Drafts only (409 once open). `questions`, when given, replaces them all.",
     )
     def patch(self, request: Request, slug: str) -> Response:
         survey = _reload(request, slug)
-        services.survey_update(survey=survey, data=json_object_body(request))
+        changes = inputs.survey_changes(json_object_body(request))
+        services.survey_update(survey=survey, changes=changes)
         return Response(_survey_out(_reload(request, slug), request))
 
 
@@ -192,22 +157,6 @@ class SurveyCloseView(APIView):
         return Response(_survey_out(_reload(request, slug), request))
 
 
-INVITATION_FORMATS = ("json", "csv")
-
-
-def _invitation_request(data: Mapping[str, Any]) -> tuple[Any, str]:
-    """``count`` (checked by the service) and ``format``; a bad format is a 400 naming it."""
-    fmt = data.get("format", "json")
-    if fmt not in INVITATION_FORMATS:
-        errors = {"format": ["One of: json, csv."]}
-        try:
-            services.validate_invitation_count(data.get("count"))
-        except InvalidInput as exc:
-            errors.update(exc.errors)
-        raise InvalidInput(errors)
-    return data.get("count"), fmt
-
-
 def _invitation_links(request: Request, survey: Any, tokens: list[str]) -> list[str]:
     # The token goes after "#": browsers never send the fragment, so it stays out of logs.
     base = request.build_absolute_uri(reverse("respond", args=[survey.slug]))
@@ -229,7 +178,7 @@ class InvitationCreateView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.InvitationRequestSerializer,
+        request=inputs.InvitationRequestSerializer,
         responses={
             (201, "application/json"): s.InvitationResponseSerializer,
             (201, "text/csv"): OpenApiTypes.STR,
@@ -245,10 +194,10 @@ class InvitationCreateView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response | HttpResponse:
         survey = _reload(request, slug)
-        count, fmt = _invitation_request(json_object_body(request))
-        tokens = services.invitations_create(survey=survey, count=count)
+        wanted = inputs.invitation_request(json_object_body(request))
+        tokens = services.invitations_create(survey=survey, count=wanted.count)
         links = _invitation_links(request, survey, tokens)
-        if fmt == "csv":
+        if wanted.format == "csv":
             response = HttpResponse(
                 services.invitation_links_csv(links),
                 status=201,
@@ -287,7 +236,7 @@ class ResponseCreateView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.SubmissionRequestSerializer,
+        request=inputs.SubmissionRequestSerializer,
         responses={
             201: s.SubmissionResponseSerializer,
             200: OpenApiResponse(s.SubmissionResponseSerializer, description="Duplicate retry."),
@@ -304,7 +253,7 @@ class ResponseCreateView(APIView):
         body, code = _submit(slug, json_object_body(request))
         return Response(body, status=code)
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         # The hot path of the whole product (issue 5): a well-formed JSON POST skips DRF's
         # Request/negotiation/parser/renderer layers (≈ a third of the CPU per submission). The
         # same service call, the same bodies and status codes; anything else (another method or
@@ -328,15 +277,10 @@ class ResponseCreateView(APIView):
 def _submit(slug: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
     """One submission: the survey from the per-process cache (its open/closed state is checked
     again by the INSERT), the survey's rate limit, then the service."""
-    survey = selectors.survey_get_public_cached(slug=slug)
+    survey = public_survey_cache.survey_get_public_cached(slug=slug)
     submission_rate_check(survey_id=survey.pk)
-    outcome = services.submission_create(
-        survey=survey,
-        submission_id=data.get("submission_id"),
-        randomizer=data.get("randomizer"),
-        answers=data.get("answers"),
-        token=data.get("token"),
-    )
+    spec = inputs.submission_spec(questions=list(survey.questions.all()), data=data)
+    outcome = services.submission_create(survey=survey, **spec.kwargs())
     code = status.HTTP_201_CREATED if outcome.status == "accepted" else status.HTTP_200_OK
     return {"submission_id": str(outcome.submission_id), "status": outcome.status}, code
 
@@ -362,197 +306,26 @@ def _dumps(body: Any) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-# --- Estimates ----------------------------------------------------------------------------------
-
-ESTIMATE_COLUMNS = [
-    "survey", "group_by", "group", "group_respondents", "key", "kind", "option", "epsilon",
-    "design", "confidence", "n", "reported_yes", "reported_yes_rate", "reported",
-    "reported_rate", "count", "share", "mean", "estimate", "estimate_unclipped", "std_error",
-    "ci_low", "ci_high",
-]  # fmt: skip
-# Written as text cells (csv_cells: "'" + the exact text); every other column is a number.
-ESTIMATE_TEXT_COLUMNS = frozenset(
-    {"survey", "group_by", "group", "key", "kind", "option", "design"}
-)
-
-
-def _design_cell(design: dict[str, Any] | None) -> str:
-    if not design:
-        return ""
-    return " ".join(f"{k}={v}" for k, v in design.items())
-
-
-def _estimate_cell(column: str, value: Any) -> Any:
-    if value is None or value == "":
-        return csv_cells.MISSING
-    if column in ESTIMATE_TEXT_COLUMNS:
-        return csv_cells.text_cell(str(value))
-    return csv_cells.number_cell(value)
-
-
-def _estimate_rows(body: dict[str, Any]) -> Iterator[list[Any]]:
-    """One row per question (choice/category: per option), per group with ``group_by``."""
-    blocks = [("", body["respondents"], body["questions"])]
-    blocks += [(g["group"], g["respondents"], g["questions"]) for g in body.get("groups", [])]
-    for group, respondents, questions in blocks:
-        for q in questions:
-            base = {
-                "survey": body["survey"],
-                "group_by": body.get("group_by", "") if group != "" else "",
-                "group": group,
-                "group_respondents": respondents,
-                "key": q["key"],
-                "kind": q["kind"],
-                "epsilon": q["epsilon"],
-                "design": _design_cell(q["design"]),
-                "confidence": body["confidence"],
-                "n": q["n"],
-            }
-            rows = (
-                [{**base, **option} for option in q["options"]]
-                if "options" in q
-                else [{**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}]
-            )
-            for row in rows:
-                row.update({k: base[k] for k in ("design", "group")})
-                yield [_estimate_cell(k, row.get(k)) for k in ESTIMATE_COLUMNS]
-
-
-def estimates_csv(body: dict[str, Any]) -> str:
-    """The estimates as CSV, cells written as every Deniable CSV writes them (csv_cells)."""
-    return "".join(csv_cells.csv_chunks(ESTIMATE_COLUMNS, _estimate_rows(body)))
-
-
-def wants_download(request: Request) -> bool:
-    """``?download=1`` asks for a JSON body as a file (Content-Disposition: attachment); the
-    body itself is unchanged, so API clients see exactly the same response."""
-    return request.query_params.get("download", "").lower() in ("1", "true", "yes")
-
-
-def estimates_filename(slug: str, group_by: str | None, fmt: str) -> str:
-    """Distinct names: ``<slug>-estimates.csv`` and ``<slug>-estimates-by-<group>.csv`` (a
-    browser would otherwise save a grouped download over an ungrouped one, or as ``(1)``)."""
-    group = f"-by-{slugify(group_by)}" if group_by else ""
-    return f"{slugify(slug)}-estimates{group}.{fmt}"
-
-
-class EstimatesView(FormatMixin, APIView):
-    @extend_schema(
-        parameters=[
-            SLUG,
-            OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
-            OpenApiParameter("group_by", OpenApiTypes.STR, description="A category question."),
-            OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
-            OpenApiParameter(
-                "download",
-                OpenApiTypes.STR,
-                description="1: send JSON as a file (Content-Disposition: attachment).",
-            ),
-        ],
-        responses={
-            (200, "application/json"): s.EstimatesSerializer,
-            (200, "text/csv"): OpenApiTypes.STR,
-            400: ERRORS_400,
-            404: ERROR_404,
-        },
-        tags=["estimates"],
-        description="Debiased estimates from the tallies (one aggregate query).",
-    )
-    def get(self, request: Request, slug: str) -> Response:
-        survey = _reload(request, slug)
-        fmt = self.check_format(request)
-        body = selectors.survey_estimates(
-            survey=survey,
-            confidence=request.query_params.get("confidence", 0.95),
-            group_by=request.query_params.get("group_by") or None,
-        )
-        name = estimates_filename(slug, body.get("group_by"), fmt)
-        if fmt == "csv":
-            response = Response(estimates_csv(body), content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="{name}"'
-            return response
-        response = Response(body)
-        if wants_download(request):
-            response["Content-Disposition"] = f'attachment; filename="{name}"'
-        return response
-
-
-class ExportView(FormatMixin, APIView):
-    @extend_schema(
-        parameters=[SLUG, OpenApiParameter("format", OpenApiTypes.STR, enum=["csv", "json"])],
-        responses={
-            (200, "text/csv"): OpenApiTypes.STR,
-            (200, "application/json"): s.ExportSerializer,
-            400: ERRORS_400,
-            404: ERROR_404,
-        },
-        tags=["estimates"],
-        description=(
-            "Reports (never true answers), one row per respondent, SHUFFLED, without ids or dates."
-            " CSV: a header row of question keys, then the rows; every text cell is ' followed by"
-            " the exact text (drop the first character to read it), numbers are bare, empty is"
-            " missing (docs/exports.md). The designs are at responses/export/metadata/."
-        ),
-    )
-    def get(self, request: Request, slug: str) -> StreamingHttpResponse:
-        survey = _reload(request, slug)
-        fmt = self.check_format(request) if "format" in request.query_params else "csv"
-        if fmt == "json":
-            response = StreamingHttpResponse(
-                export.export_json(survey), content_type="application/json"
-            )
-        else:
-            response = StreamingHttpResponse(
-                export.export_csv(survey), content_type="text/csv; charset=utf-8"
-            )
-            response["Content-Disposition"] = f'attachment; filename="{slug}-reports.csv"'
-        response["Cache-Control"] = "no-store"
-        return response
-
-
-class ExportMetadataView(APIView):
-    @extend_schema(
-        parameters=[SLUG],
-        responses={200: s.ExportMetadataSerializer, 404: ERROR_404},
-        tags=["estimates"],
-        description=(
-            "What the export's columns mean: per question its kind, text, options or bounds, the"
-            " full design (with c, d and ε) and a ready-made rrreg call; how CSV cells are written."
-        ),
-    )
-    def get(self, request: Request, slug: str) -> Response:
-        return Response(export.export_metadata(_reload(request, slug)))
-
-
 # --- Design preview -----------------------------------------------------------------------------
 
 
 class DesignPreviewView(APIView):
     @extend_schema(
-        request=s.DesignPreviewRequestSerializer,
+        request=inputs.DesignPreviewRequestSerializer,
         responses={200: s.DesignPreviewResponseSerializer, 400: ERRORS_400},
         tags=["designs"],
         description="Live ε, deniability and planned precision for the survey builder.",
     )
     def post(self, request: Request) -> Response:
-        serializer = s.DesignPreviewRequestSerializer(data=json_object_body(request))
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        kind = data["kind"]
-        k = data.get("k")
-        if kind == "choice" and data.get("options"):
-            k = len(data["options"])
-        if kind == "choice" and k is None:
-            raise InvalidInput.single("options", "Give the options (or k) of a choice question.")
-        confidence = selectors.validate_confidence(data.get("confidence", 0.95))
+        wanted = inputs.design_preview_request(json_object_body(request))
         try:
             preview = designs.design_preview(
-                kind=kind,
-                spec=data.get("design"),
-                k=k,
-                planned_n=data.get("planned_n", 1000),
-                prior=data.get("prior"),
-                confidence=confidence,
+                kind=wanted.kind,
+                spec=wanted.design,
+                k=wanted.k,
+                planned_n=wanted.planned_n,
+                prior=wanted.prior,
+                confidence=wanted.confidence,
             )
         except rr.DesignError as exc:
             field = {"spec": "design", "kind": "kind"}.get(exc.field, f"design.{exc.field}")
@@ -574,7 +347,7 @@ class InvitationCheckView(APIView):
 
     @extend_schema(
         parameters=[SLUG],
-        request=s.InvitationCheckRequestSerializer,
+        request=inputs.InvitationCheckRequestSerializer,
         responses={
             200: s.InvitationCheckResponseSerializer,
             400: ERRORS_400,
@@ -591,5 +364,5 @@ class InvitationCheckView(APIView):
         # Not the per-process cache: the answer must reflect a survey closed a moment ago.
         survey = selectors.survey_get_public(slug=slug)
         submission_rate_check(survey_id=survey.pk, scope="invitation_checks")
-        valid = invitation_check(survey=survey, token=body.get("token"))
+        valid = invitation_check(survey=survey, token=inputs.invitation_token(body))
         return Response({"valid": valid})

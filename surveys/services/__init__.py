@@ -1,9 +1,12 @@
 """Writes: surveys, invitations and submissions.
 
-Every public function is ``<noun>_<verb>``, keyword-only and transactional. Services raise the
-domain errors of :mod:`deniable.errors` (never DRF exceptions), so pages and the API share them.
+Every public function is ``<noun>_<verb>``, keyword-only, typed and transactional. Request bodies
+are validated before a service is called, by the input serializers of :mod:`surveys.inputs`
+(the API and the pages alike), which make the frozen specs of :mod:`surveys.specs`. Services raise
+the domain errors of :mod:`deniable.errors` (never DRF exceptions), so pages and the API share
+them.
 
-Privacy invariants enforced here (DESIGN.md §3):
+Privacy invariants enforced here (docs/privacy-model.md#unlinkability):
 
 * only *reported* answers are accepted and stored — the API has no field for a true answer;
 * a submission stores a random client UUID, the randomizer and the date; nothing about the client;
@@ -13,9 +16,9 @@ Privacy invariants enforced here (DESIGN.md §3):
   read reports and a rejected submission leaves no trace.
 
 Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
-:mod:`~surveys.services.invitations`, :mod:`~surveys.services.submissions` (validation and
-:func:`submission_create`), :mod:`~surveys.services.submission_rows` (reports and tally cells),
-:mod:`~surveys.services.submission_storage` (the SQL) and :mod:`~surveys.services.validation`.
+:mod:`~surveys.services.invitations`, :mod:`~surveys.services.submissions`
+(:func:`submission_create`), :mod:`~surveys.services.submission_rows` (reports and tally cells),
+:mod:`~surveys.services.submission_storage` (the SQL).
 """
 
 from surveys.services.invitations import (
@@ -26,7 +29,6 @@ from surveys.services.invitations import (
     invitation_links_csv,
     invitations_create,
     invitations_revoke,
-    validate_invitation_count,
 )
 from surveys.services.submissions import SubmissionOutcome, submission_create
 from surveys.services.surveys import (
@@ -41,17 +43,17 @@ from surveys.services.surveys import (
     survey_open,
     survey_update,
 )
-from surveys.services.validation import Errors
+from surveys.specs import MAX_ABS_NUMBER
 
 __all__ = [
     "KEY_RE",
+    "MAX_ABS_NUMBER",
     "MAX_INVITATIONS",
     "MAX_OPTIONS",
     "MAX_OPTION_LENGTH",
     "MAX_QUESTIONS",
     "MIN_OPTIONS",
     "TITLE_MAX",
-    "Errors",
     "InvitationCounts",
     "SubmissionOutcome",
     "invitation_counts",
@@ -64,5 +66,4 @@ __all__ = [
     "survey_create",
     "survey_open",
     "survey_update",
-    "validate_invitation_count",
 ]

@@ -28,23 +28,14 @@ import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.conf import settings
 from django.db import connection, transaction
 
 from surveys.models import TALLY_SHARDS, Invitation, Submission, Survey
+from surveys.selectors.surveys import estimate_batch, unsealed_count
 from surveys.services.submission_rows import TallyIncrement, survey_tally_layout
 from surveys.tally_layout import submission_slices, submission_vector
 
 _TEMP = "deniable_rewrite"
-
-
-def estimate_batch() -> int:
-    """k: submissions per published batch (``DENIABLE_ESTIMATE_BATCH``, at least 1)."""
-    return max(1, int(getattr(settings, "DENIABLE_ESTIMATE_BATCH", 10)))
-
-
-def unsealed_count(*, survey: Survey) -> int:
-    return Submission.objects.filter(survey=survey, sealed=False).count()
 
 
 def _answers(raw_rows: Iterable[tuple[Any, ...]]) -> list[Any]:
@@ -69,7 +60,8 @@ def _rewrite(
     SQLite (one writer at a time): through a temporary table."""
     qn = connection.ops.quote_name
     table = qn(model._meta.db_table)
-    columns = [f.column for f in model._meta.concrete_fields]
+    # A concrete field is one with a column (Django's own definition), so none is skipped here.
+    columns = [f.column for f in model._meta.concrete_fields if f.column is not None]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             names = ", ".join(qn(c) for c in columns)

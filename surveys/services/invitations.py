@@ -26,10 +26,19 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
 
-from deniable.errors import Conflict, InvalidInput
+from deniable.errors import Conflict
 from surveys.models import Invitation, Survey
+from surveys.specs import MAX_INVITATIONS
 
-MAX_INVITATIONS = 10_000
+__all__ = [
+    "MAX_INVITATIONS",  # re-exported: the limit callers have always found here
+    "InvitationCounts",
+    "invitation_counts",
+    "invitation_digest",
+    "invitation_links_csv",
+    "invitations_create",
+    "invitations_revoke",
+]
 
 
 @dataclass(frozen=True)
@@ -52,16 +61,11 @@ def invitation_digest(token: str) -> str:
     return hmac.new(key, token.encode(), hashlib.sha256).hexdigest()
 
 
-def validate_invitation_count(count: object) -> int:
-    """``count`` must be a JSON whole number from 1 to ``MAX_INVITATIONS`` (400 naming it)."""
-    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_INVITATIONS:
-        raise InvalidInput.single("count", f"A whole number from 1 to {MAX_INVITATIONS}.")
-    return count
-
-
 def invitations_create(*, survey: Survey, count: int) -> list[str]:
-    """Create ``count`` one-time tokens for an invite-only survey; the tokens are returned once."""
-    validate_invitation_count(count)
+    """Create ``count`` one-time tokens for an invite-only survey; the tokens are returned once.
+
+    ``count`` was validated (1 to ``MAX_INVITATIONS``) by
+    :class:`surveys.inputs.InvitationRequestSerializer`."""
     if survey.access != Survey.Access.INVITE:
         raise Conflict(
             "This survey is open to anyone with the link; set access to 'invite' to use "

@@ -8,15 +8,12 @@ rows in a fixed order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from surveys.models import Question, Survey
 from surveys.tally_layout import (
     TallyLayout,
-    submission_slices,
-    submission_vector,
     tally_layout,
 )
 
@@ -36,17 +33,5 @@ def survey_tally_layout(survey: Survey, questions: Sequence[Question] | None = N
     layout = getattr(survey, "_tally_layout", None)
     if layout is None:
         layout = tally_layout(questions if questions is not None else survey.questions.all())
-        survey._tally_layout = layout  # type: ignore[attr-defined]
+        survey._tally_layout = layout
     return layout
-
-
-def tally_increment(
-    survey: Survey, questions: Sequence[Question], answers: Mapping[str, Any], shard: int
-) -> TallyIncrement:
-    layout = survey_tally_layout(survey, questions)
-    return TallyIncrement(
-        survey_id=survey.pk,
-        shard=shard,
-        slices=submission_slices(layout, answers),
-        vector=submission_vector(layout, answers),
-    )

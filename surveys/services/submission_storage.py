@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from deniable.errors import Conflict, InvalidInput
 from surveys.models import Invitation, Submission, Survey, Tally
+from surveys.selectors.surveys import survey_respondent_count, unsealed_count
 from surveys.services.submission_rows import TallyIncrement
 
 # PostgreSQL types of the one-statement path's parameters: the statement text is the same for
@@ -190,7 +191,4 @@ def submission_store(
 
 def _respondents(survey: Survey) -> int:
     """Every stored submission: the published ones (tallies) and the unsealed tail."""
-    from surveys.selectors import survey_respondent_count
-    from surveys.services.batches import unsealed_count
-
     return survey_respondent_count(survey=survey) + unsealed_count(survey=survey)

@@ -1,4 +1,7 @@
-"""Submissions: validate one respondent's *reported* answers and store them idempotently.
+"""Submissions: store one respondent's *reported* answers idempotently.
+
+The answers were validated against the survey's questions by
+:class:`surveys.inputs.SubmissionRequestSerializer` (the API and the no-JS form alike):
 
 * only *reported* answers are accepted and stored — the API has no field for a true answer;
 * a submission stores a random client UUID, the randomizer and the date; nothing about the client;
@@ -14,14 +17,14 @@ import hashlib
 import hmac
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from django.db import connection
 
-from deniable.errors import Conflict, InvalidInput, NotFound
-from surveys.models import Question, Submission, Survey
+from deniable.errors import Conflict, NotFound
+from surveys.models import Submission, Survey
 from surveys.services.batches import submissions_publish_if_due
 from surveys.services.invitations import invitation_digest
 from surveys.services.submission_storage import (
@@ -29,72 +32,13 @@ from surveys.services.submission_storage import (
     submission_store,
     submission_store_one_statement,
 )
-from surveys.services.validation import MAX_ABS_NUMBER, Errors, add_error, is_finite_number
+from surveys.specs import Answer
 
 
 @dataclass(frozen=True)
 class SubmissionOutcome:
     submission_id: uuid.UUID
     status: Literal["accepted", "duplicate"]
-
-
-def _parse_submission_id(raw: Any) -> uuid.UUID:
-    if isinstance(raw, uuid.UUID):
-        value = raw
-    elif isinstance(raw, str):
-        try:
-            value = uuid.UUID(raw)
-        except ValueError:
-            raise InvalidInput.single("submission_id", "Must be a UUID (version 4).") from None
-    else:
-        raise InvalidInput.single("submission_id", "Must be a UUID (version 4).")
-    if value.version != 4 or value.variant != uuid.RFC_4122:
-        raise InvalidInput.single("submission_id", "Must be a random UUID (version 4).")
-    return value
-
-
-def _clean_answers(questions: Sequence[Question], answers: Any) -> dict[str, Any]:
-    """Validate reported answers; return {key: value} for the answered questions only."""
-    if not isinstance(answers, Mapping):
-        raise InvalidInput.single("answers", "Give an object mapping question keys to answers.")
-    errors: Errors = {}
-    by_key = {q.key: q for q in questions}
-    for key in answers:
-        if key not in by_key:
-            add_error(errors, f"answers.{key}", "Unknown question.")
-    cleaned: dict[str, Any] = {}
-    for q in questions:
-        field = f"answers.{q.key}"
-        value = answers.get(q.key)
-        if value is None:
-            if q.is_randomized:
-                add_error(errors, field, "This randomized question must be answered.")
-            continue
-        if q.kind == Question.Kind.YES_NO:
-            if not isinstance(value, bool):
-                add_error(errors, field, "Must be a boolean (the reported answer).")
-                continue
-        elif q.kind in (Question.Kind.CHOICE, Question.Kind.CATEGORY):
-            if not isinstance(value, str) or value not in q.options:
-                add_error(errors, field, "Must be one of the question's options.")
-                continue
-        else:  # number
-            if not is_finite_number(value):
-                add_error(errors, field, "Must be a finite number.")
-                continue
-            value = float(value)
-            if abs(value) > MAX_ABS_NUMBER:  # a question stored before the bounds were capped
-                add_error(
-                    errors, field, f"Must be between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."
-                )
-                continue
-            if not q.min_value <= value <= q.max_value:
-                add_error(errors, field, f"Must be between {q.min_value:g} and {q.max_value:g}.")
-                continue
-        cleaned[q.key] = value
-    if errors:
-        raise InvalidInput(errors)
-    return cleaned
 
 
 def _fingerprint(*, survey: Survey, randomizer: str, answers: dict) -> str:
@@ -125,61 +69,75 @@ def _existing_outcome(submission_id: uuid.UUID, fingerprint: str) -> SubmissionO
     )
 
 
+def _invitation_digest(survey: Survey, token: str | None) -> str | None:
+    """The token's digest for an invite-only survey (a token is required there), else None."""
+    if survey.access != Survey.Access.INVITE:
+        return None
+    if not token:
+        raise Conflict("This survey needs an invitation token.", code="token_required")
+    return invitation_digest(token)
+
+
+def _closed_outcome(submission_id: uuid.UUID, fingerprint: str) -> SubmissionOutcome:
+    """A closed survey: a retry of an accepted submission is still answered as such."""
+    outcome = _existing_outcome(submission_id, fingerprint)
+    if outcome is not None:
+        return outcome
+    raise Conflict("This survey is closed.", code="survey_closed")
+
+
+def _unstored_outcome(
+    survey: Survey, submission_id: uuid.UUID, fingerprint: str
+) -> SubmissionOutcome:
+    """Nothing was written: the id exists (a retry, or a concurrent twin that won), or the
+    survey stopped accepting answers after it was read (e.g. closed while cached)."""
+    outcome = _existing_outcome(submission_id, fingerprint)
+    if outcome is not None:
+        return outcome
+    from surveys import public_survey_cache
+
+    public_survey_cache.invalidate(slug=survey.slug)
+    if not Survey.objects.filter(pk=survey.pk).exclude(status=Survey.Status.DRAFT).exists():
+        raise NotFound("No such survey.")
+    raise Conflict("This survey is closed.", code="survey_closed")
+
+
 def submission_create(
     *,
     survey: Survey,
-    submission_id: Any,
+    submission_id: uuid.UUID,
     randomizer: str,
-    answers: Mapping[str, Any],
+    answers: Mapping[str, Answer],
     token: str | None = None,
 ) -> SubmissionOutcome:
     """Store one respondent's *reported* answers, idempotently, in one transaction.
 
+    The arguments are a validated :class:`surveys.specs.SubmissionSpec` (``spec.kwargs()``;
+    :class:`surveys.inputs.SubmissionRequestSerializer` checked the answers against the questions).
     Same ``submission_id`` and same body → ``duplicate`` (nothing written); same id, other body →
     409. Invite-only surveys consume the token with a conditional UPDATE (exactly-once under
     concurrency). Nothing here touches Celery or Redis: collecting answers must not depend on them.
     """
-    sid = _parse_submission_id(submission_id)
-    if randomizer not in Submission.Randomizer.values:
-        raise InvalidInput.single("randomizer", "One of: browser, physical.")
-    if token is not None and (not isinstance(token, str) or not 0 < len(token) <= 200):
-        raise InvalidInput.single("token", "Must be the invitation token string.")
     if survey.status == Survey.Status.DRAFT:
         raise NotFound("No such survey.")
-    questions = list(survey.questions.all())
-    cleaned = _clean_answers(questions, answers)
-    digest = None
-    if survey.access == Survey.Access.INVITE:
-        if not token:
-            raise Conflict("This survey needs an invitation token.", code="token_required")
-        digest = invitation_digest(token)
+    cleaned = dict(answers)
+    digest = _invitation_digest(survey, token)
     fingerprint = _fingerprint(survey=survey, randomizer=randomizer, answers=cleaned)
     if not survey.is_accepting():
-        # A retry of an accepted submission is answered as such even after the survey closed.
-        outcome = _existing_outcome(sid, fingerprint)
-        if outcome is not None:
-            return outcome
-        raise Conflict("This survey is closed.", code="survey_closed")
-
+        return _closed_outcome(submission_id, fingerprint)
     submission_params = submission_insert_params(
-        sid=sid, survey=survey, randomizer=randomizer, fingerprint=fingerprint, answers=cleaned
+        sid=submission_id,
+        survey=survey,
+        randomizer=randomizer,
+        fingerprint=fingerprint,
+        answers=cleaned,
     )
     if digest is None and survey.response_cap is None and connection.vendor == "postgresql":
         stored = submission_store_one_statement(submission_params=submission_params)
     else:
         stored = submission_store(survey=survey, submission_params=submission_params, digest=digest)
-    if stored:
-        # Its own transaction, after the submission's: publishes the batch once k are waiting.
-        submissions_publish_if_due(survey=survey)
-        return SubmissionOutcome(submission_id=sid, status="accepted")
-    # Nothing was written: the id exists (a retry, or a concurrent twin that won), or the survey
-    # stopped accepting answers after it was read (e.g. closed while cached).
-    outcome = _existing_outcome(sid, fingerprint)
-    if outcome is not None:
-        return outcome
-    from surveys.selectors import survey_public_cache_evict
-
-    survey_public_cache_evict(slug=survey.slug)
-    if not Survey.objects.filter(pk=survey.pk).exclude(status=Survey.Status.DRAFT).exists():
-        raise NotFound("No such survey.")
-    raise Conflict("This survey is closed.", code="survey_closed")
+    if not stored:
+        return _unstored_outcome(survey, submission_id, fingerprint)
+    # Its own transaction, after the submission's: publishes the batch once k are waiting.
+    submissions_publish_if_due(survey=survey)
+    return SubmissionOutcome(submission_id=submission_id, status="accepted")

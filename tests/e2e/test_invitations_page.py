@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 
 from deniable.errors import Conflict
 from surveys.models import Invitation
-from surveys.services import invitation_digest, submission_create, survey_create, survey_open
-from testsupport.factories import new_id
+from surveys.services import invitation_digest, survey_open
+from testsupport.factories import new_id, submission_create, survey_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from surveys.services import survey_create, survey_open
+from surveys.services import survey_open
+from testsupport.factories import survey_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

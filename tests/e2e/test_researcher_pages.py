@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from privacy.models import LedgerEntry, Release
-from privacy.services import release_request
 from surveys.models import Survey
 from tests.e2e.axe import axe_violations, format_violations
 from testsupport import factories
+from testsupport.factories import release_request
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

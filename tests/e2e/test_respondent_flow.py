@@ -19,11 +19,12 @@ from urllib.parse import urlsplit
 import pytest
 from django.contrib.auth import get_user_model
 
+from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
-from surveys.selectors import survey_estimates
-from surveys.services import submission_create, survey_create, survey_open
+from surveys.services import survey_open
 from testsupport.browser import CHROMIUM, CHROMIUM_ARGS
 from testsupport.factories import make_campus_survey as make_survey
+from testsupport.factories import submission_create, survey_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -358,7 +359,7 @@ def test_builder_live_preview_and_save(live_server, new_page):
 
 
 def test_invitation_token_travels_in_the_fragment_and_the_body_only(live_server, new_page):
-    from surveys.services import invitations_create
+    from testsupport.factories import invitations_create
 
     user = get_user_model().objects.create_user("inviter", password="pw-inviter-123")
     survey = survey_create(

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from surveys.models import Survey
-from surveys.services import invitations_create, submission_create, survey_close
+from surveys.services import survey_close
+from testsupport.factories import invitations_create, submission_create
 from testsupport.factories import make_campus_survey as make_survey
 from testsupport.services import require_service
 

@@ -38,7 +38,7 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 SETUP = """
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
-from surveys import services
+from surveys import inputs, services
 user = get_user_model().objects.create_user("embedded", password="embedded-password-123")
 def make(title, cap=None):
     data = {
@@ -51,7 +51,7 @@ def make(title, cap=None):
     }
     if cap is not None:
         data["response_cap"] = cap
-    survey = services.survey_create(owner=user, data=data)
+    survey = services.survey_create(owner=user, **inputs.survey_spec(data).kwargs())
     services.survey_open(survey=survey)
     return survey.slug
 print(json.dumps({"token": Token.objects.create(user=user).key,

@@ -8,7 +8,7 @@ its own parameter with the others valid.
 Contracts:
 
 * pure ``privacy`` functions return a result without NaN, or raise one of the documented
-  errors — :class:`privacy.rr.DesignError`, :class:`privacy.errors.PrivacyParameterError` (both
+  errors — :class:`dpcore.errors.DesignError`, :class:`dpcore.errors.PrivacyParameterError` (both
   ``ValueError`` subclasses naming a field) or ``ValueError`` — with a message; never another
   exception, never a hang (every call runs under a wall-clock limit);
 * ``surveys.services.submission_create`` and ``POST …/responses/`` answer a bad submission with
@@ -34,10 +34,13 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from deniable.errors import Conflict, DomainError, InvalidInput, NotFound
-from privacy import accounting, calibrate, noise, release_math, rr, rr_intervals
-from privacy.errors import PrivacyParameterError
+from dpcore import local as rr
+from dpcore.central import accounting, noise, sensitivity
+from dpcore.central import calibration as calibrate
+from dpcore.central import estimates as release_math
+from dpcore.errors import PrivacyParameterError
+from dpcore.local import intervals as rr_intervals
 from privacy.models import LedgerEntry, Release
-from surveys import services
 from surveys.models import Submission, Survey, Tally
 from testsupport import factories
 
@@ -179,7 +182,7 @@ def draw_kwargs(data: st.DataObject, valid: dict[str, Any]) -> dict[str, Any]:
     return {name: maybe(data, value, name) for name, value in valid.items()}
 
 
-# --------------------------------------------------------------------------- privacy.rr
+# --------------------------------------------------------------------------- dpcore.local
 
 COIN = rr.forced_response(0.5, 0.25, 0.25)
 KRR3 = rr.k_rr(3, 1.0)
@@ -311,9 +314,11 @@ def test_calibrate(data: st.DataObject) -> None:
 
 
 EVENT_TYPES: list[tuple[Callable[..., Any], dict[str, Any]]] = [
-    (accounting.LaplaceEvent, {"epsilon": 0.5}),
+    (accounting.DiscreteLaplaceEvent, {"epsilon": 0.5}),
+    (accounting.ContinuousLaplaceEvent, {"epsilon": 0.5}),
     (accounting.PureDPEvent, {"epsilon": 0.5}),
-    (accounting.GaussianEvent, {"sigma": 3.0, "l2_sensitivity": 1.0}),
+    (accounting.DiscreteGaussianEvent, {"sigma": 3.0, "l2_sensitivity": 1.0}),
+    (accounting.ContinuousGaussianEvent, {"sigma": 3.0, "l2_sensitivity": 1.0}),
     (accounting.ZCDPEvent, {"rho": 0.1}),
 ]
 
@@ -356,7 +361,7 @@ def test_accounting(data: st.DataObject, evs: list[Any]) -> None:
 @pytest.mark.parametrize("epsilon", [709.0, 710.0, 1e4, 1e6])
 def test_advanced_composition_overflow(epsilon: float) -> None:
     """Regression: e^ε overflowed (OverflowError → a 500 on the release API) above ε ≈ 709."""
-    events = [accounting.LaplaceEvent(epsilon)] * 3
+    events = [accounting.DiscreteLaplaceEvent(epsilon)] * 3
     advanced = accounting.advanced_composition_epsilon(events, 1e-6)
     assert advanced == accounting.basic_composition_epsilon(events)
     spent = accounting.epsilon_spent(events, 1e-6)
@@ -414,11 +419,11 @@ def test_release_math(data: st.DataObject) -> None:
         **draw_kwargs(data, {"c": 0.5, "d": 0.25, "noise_variance": 2.0, "confidence": 0.95}),
     )
     bounds = draw_kwargs(data, {"lo": 0.0, "hi": 80.0})
-    step = call_checked(release_math.grid_step, **bounds)
-    call_checked(release_math.sum_sensitivity, **bounds)
-    call_checked(release_math.max_safe_respondents, **bounds)
+    step = call_checked(sensitivity.grid_step, **bounds)
+    call_checked(sensitivity.sum_sensitivity, **bounds)
+    call_checked(sensitivity.max_safe_respondents, **bounds)
     call_checked(
-        release_math.grid_sum,
+        sensitivity.grid_sum,
         maybe(data, 123.5, "total"),
         maybe(data, step if step is not None else Fraction(1, 8), "step"),
     )
@@ -500,7 +505,7 @@ def test_submission_service_hostile(open_survey: Survey, body: dict[str, Any]) -
     before = _stored()
     try:
         with time_limit(CALL_SECONDS):
-            outcome = services.submission_create(survey=open_survey, **body)
+            outcome = factories.submission_create(survey=open_survey, **body)
     except InvalidInput as exc:
         assert exc.errors and all(field and messages for field, messages in exc.errors.items())
         assert all(isinstance(m, str) and m for ms in exc.errors.values() for m in ms)
@@ -542,7 +547,7 @@ def test_submission_api_hostile(open_survey: Survey, body: Any) -> None:
 def test_submission_huge_number_is_a_field_error(open_survey: Survey) -> None:
     """Regression: 10**400 as a number answer raised OverflowError in math.isfinite (a 500)."""
     with pytest.raises(InvalidInput) as caught:
-        services.submission_create(
+        factories.submission_create(
             survey=open_survey,
             submission_id=str(uuid.uuid4()),
             randomizer="browser",

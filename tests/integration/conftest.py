@@ -9,8 +9,9 @@ Redis server, and real ``celery worker`` subprocesses.
   ``DJANGO_SETTINGS_MODULE=deniable.settings.base`` (non-eager because ``REDIS_URL`` is set),
   ``DATABASE_URL`` = the pytest-django test database, ``REDIS_URL`` = the private Redis.
   ``--pool=solo`` keeps the task in the main process, so SIGKILL really kills the task.
-  ``DENIABLE_RELEASE_STORE_DELAY`` (settings/env, 0 in production) makes the task sleep holding
-  its row lock just before storing results, so a test can kill it mid-task deterministically.
+  ``workers.start(DENIABLE_RELEASE_STORE_DELAY="60")`` starts the worker from
+  :mod:`tests.integration.slow_store`, whose release task sleeps holding its row lock just before
+  storing results, so a test can kill it mid-task deterministically.
 
 Locally these skip when PostgreSQL or ``redis-server`` is missing; in CI they fail instead.
 """
@@ -125,7 +126,10 @@ class WorkerFactory:
             [
                 str(CELERY) if CELERY.exists() else sys.executable.replace("python", "celery"),
                 "-A",
-                "deniable",
+                # The slow-store app only when a delay is asked for (no hook in production code).
+                "tests.integration.slow_store"
+                if "DENIABLE_RELEASE_STORE_DELAY" in extra_env
+                else "deniable",
                 "worker",
                 "-l",
                 "INFO",

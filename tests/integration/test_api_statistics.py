@@ -2,7 +2,7 @@
 
 Each respondent's true answer and coin flips are simulated with a seeded numpy Generator (this is
 the respondent's device, not server noise); only the reported answer is POSTed, through the real
-respondent endpoint. The API's estimate, standard error and interval must equal ``privacy.rr``'s
+respondent endpoint. The API's estimate, standard error and interval must equal ``dpcore.local``'s
 on the same counts, and — with this fixed seed, deterministically — the interval covers π.
 """
 
@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 from rest_framework.test import APIClient
 
-from privacy import rr
+from dpcore import local as rr
 from surveys import services, simulation
+from testsupport import factories
 
 # transaction=True: each submission commits on its own, as in production. Inside one long test
 # transaction PostgreSQL would keep every superseded tally row version alive, and each upsert would
@@ -43,7 +44,7 @@ def _skip_commit_flush() -> None:
 
 def test_estimate_through_the_api_matches_privacy_rr_and_covers_pi(django_user_model):
     owner = django_user_model.objects.create_user(username="stats", password="pw-stats-123")
-    survey = services.survey_create(
+    survey = factories.survey_create(
         owner=owner,
         data={
             "title": "Statistics",

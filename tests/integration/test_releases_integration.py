@@ -14,7 +14,7 @@ import pytest
 from django.db import connections
 from rest_framework.test import APIClient
 
-from privacy import accounting
+from dpcore.central import accounting
 from privacy.models import LedgerEntry, Release
 from privacy.selectors import survey_ledger_events
 from privacy.services import releases_sweep

@@ -1,5 +1,5 @@
-"""The per-survey budget (DESIGN.md §5): charged before running, never overspent, 409 with what
-remains, refunds, the budget endpoint and the cost preview."""
+"""The per-survey budget (docs/privacy-model.md#budget): charged before running, never overspent,
+409 with what remains, refunds, the budget endpoint and the cost preview."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from privacy import accounting
+from dpcore.central import accounting
 from privacy.models import LedgerEntry, Release
 from privacy.selectors import survey_ledger_events
 from testsupport.factories import api_client
@@ -99,7 +99,7 @@ def test_laplace_event_is_one_piece_per_contribution(client, owner):
     survey = make_survey(owner, epsilon=1.0, respondents=5)
     assert release(client, survey, mechanism="laplace", epsilon=0.6).status_code == 202
     entry = LedgerEntry.objects.get()
-    assert entry.event["type"] == "laplace"
+    assert entry.event["type"] == "discrete_laplace"
     assert entry.event["count"] == 5  # cheated, drug, region + age's sum and count
     assert entry.event["epsilon_each"] == pytest.approx(0.12)
     assert entry.event["epsilon_each"] >= 0.6 / 5  # rounded up, never under-charged
@@ -152,7 +152,7 @@ MIXED = ["cheated", "drug", "age"]  # yes_no + choice + number: m = 1 + 1 + 2 = 
 def _sum_grid():
     from fractions import Fraction
 
-    from privacy import release_math
+    from dpcore.central import sensitivity as release_math
 
     step = release_math.grid_step(18, 99)
     assert step == Fraction(1, 20)
@@ -167,7 +167,7 @@ def test_mixed_laplace_charge_equals_the_request(client, owner):
     rel = Release.objects.get(pk=response.json()["id"])
     entry = LedgerEntry.objects.get(release=rel)
     assert entry.event == {
-        "type": "laplace",
+        "type": "discrete_laplace",
         "epsilon_each": entry.event["epsilon_each"],
         "count": 4,
     }

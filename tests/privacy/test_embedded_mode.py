@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 
 from privacy import services
 from privacy.models import LedgerEntry, Release
+from testsupport import factories
 from testsupport.factories import api_client
 from testsupport.factories import make_release_survey as make_survey
 
@@ -46,7 +47,7 @@ def test_eager_task_that_keeps_failing_is_failed_and_refunded(
     # ``Retry`` out of ``apply_async``, which release_enqueue swallowed: before the fix the
     # release stayed pending, charged, forever.
     monkeypatch.setattr(services, "release_run", locked)
-    release, created = services.release_request(
+    release, created = factories.release_request(
         survey=open_survey, user=None, data={"mechanism": "laplace", "epsilon": 0.5}
     )
     assert created
@@ -65,7 +66,7 @@ def test_embedded_sweep_finishes_a_release_left_running(
     import privacy.services.budget as budget
 
     monkeypatch.setattr(budget, "release_enqueue", lambda **kwargs: True)
-    stuck, _ = services.release_request(
+    stuck, _ = factories.release_request(
         survey=open_survey, user=None, data={"mechanism": "laplace", "epsilon": 0.25}
     )
     monkeypatch.undo()

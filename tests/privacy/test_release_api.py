@@ -1,4 +1,4 @@
-"""Releases API (DESIGN.md §5, §8): validation without charge, idempotency, eager lifecycle."""
+"""Releases API (docs/api.md#releases): validation without charge, idempotency, eager lifecycle."""
 
 from __future__ import annotations
 
@@ -421,7 +421,7 @@ def test_number_release_does_not_depend_on_the_float_margin(client, survey, monk
     """Issue 11, item 9 — this test used to assert the opposite (fail and refund past the float
     margin: a data-dependent refusal). The release sums exactly now, so the float-safe n of the
     grid plays no part: shrunk to 10 (30 answers here), the release still runs."""
-    from privacy import release_math
+    from dpcore.central import sensitivity as release_math
 
     monkeypatch.setattr(release_math, "max_safe_respondents", lambda lo, hi, step=None: 10)
     response = client.post(

@@ -14,12 +14,14 @@ import json
 import pytest
 from django.db import connection
 
-from privacy import release_math, services
+from dpcore.central import sensitivity as release_math
+from privacy import services
 from privacy.models import LedgerEntry, Release
 from surveys.models import Submission, Tally
-from surveys.services import survey_create, survey_open
+from surveys.services import survey_open
 from surveys.tally_layout import tally_layout
-from testsupport.factories import make_user
+from testsupport import factories
+from testsupport.factories import make_user, survey_create
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +83,7 @@ def test_number_release_runs_past_the_old_float_limit() -> None:
     limit = release_math.max_safe_respondents(LO, HI)
     n = limit + 1  # one past the old refusal threshold (n + 1 > limit)
     _bulk_insert(survey, n, {"x": 0.25})
-    release, created = services.release_request(
+    release, created = factories.release_request(
         survey=survey, user=owner, data={"mechanism": "laplace", "epsilon": 1.0}
     )
     assert created

@@ -16,11 +16,13 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from privacy import accounting
-from privacy.accounting import PureDPEvent
+from dpcore.central import accounting
+from dpcore.central.accounting import PureDPEvent
+from dpcore.central.events import group_events
+from dpcore.central.exact import exact_pure
 from privacy.models import Release
+from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Question, Submission, Survey, Tally
-from surveys.selectors import survey_estimates
 from tests.security.support import QUESTIONS, api_answers
 
 pytestmark = pytest.mark.django_db
@@ -245,13 +247,15 @@ def test_a_question_stored_with_huge_bounds_cannot_store_infinity(world):
 def test_standard_error_is_never_silently_zero():
     """Σx² − n·x̄² cancels for a tiny spread around a large mean: the SE is then the rounding
     bound, not 0.0 (on PostgreSQL an overflowed Σx² once made it NaN → 0.0)."""
-    from surveys.selectors import NumberSums, _number_entry
+    from surveys.api.estimates import entry_body
+    from surveys.selectors import NumberSums
+    from surveys.selectors.estimates import number_estimate
 
     q = Question(key="x", text="X", kind="number", min_value=0, max_value=1e9)
     n = 1000
     xs = [1e9 - (i % 2) for i in range(n)]  # true SD ≈ 0.5
     sums = NumberSums(n=n, total=math.fsum(xs), total_sq=sum(x * x for x in xs))
-    entry = _number_entry(q, sums, 0.95)
+    entry = entry_body(number_estimate(q, sums, 0.95))
     assert entry["std_error"] > 0
     assert entry["std_error"] >= 0.5 / math.sqrt(n) * 0.5  # at least the truth's order
 
@@ -300,6 +304,4 @@ def test_exact_accountant_survives_subnormal_delta(delta):
     events = [PureDPEvent(0.2)] * 10_000
     result = accounting.epsilon_spent(events, delta)
     assert math.isfinite(result.epsilon) and 0 < result.epsilon <= 2000.0
-    assert accounting._exact_pure(accounting._group(events), delta) >= accounting._exact_pure(
-        accounting._group(events), 1e-100
-    )
+    assert exact_pure(group_events(events), delta) >= exact_pure(group_events(events), 1e-100)

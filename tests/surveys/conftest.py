@@ -12,8 +12,9 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from surveys import ratelimit, selectors, services
+from surveys import ratelimit, services
 from surveys.models import Survey
+from surveys.public_survey_cache import invalidate as public_survey_cache_invalidate
 from testsupport.factories import api_client, make_survey, make_user, survey_body
 
 
@@ -62,18 +63,17 @@ def invite_survey(alice) -> Survey:
 
 
 @pytest.fixture
-def fresh_limiter() -> Iterator[None]:
-    """An empty cache and a closed rate-limit circuit around the test (modules that count
+def fresh_limiter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty cache and a closed rate-limit circuit for the test (modules that count
     submissions per window use it: ``pytest.mark.usefixtures("fresh_limiter")``)."""
     cache.clear()
-    ratelimit.reset_circuit()
-    yield
-    ratelimit.reset_circuit()
+    # Forget a previous cache failure (the limiter's process-local circuit breaker).
+    monkeypatch.setattr(ratelimit, "_cache_down_until", 0.0)
 
 
 @pytest.fixture
 def fresh_public_cache() -> Iterator[None]:
     """The process-wide cache of public survey data emptied around the test."""
-    selectors.survey_public_cache_evict()
+    public_survey_cache_invalidate()
     yield
-    selectors.survey_public_cache_evict()
+    public_survey_cache_invalidate()

@@ -1,4 +1,4 @@
-"""API v1 (DESIGN.md §8): every status code, permissions, exports and the OpenAPI schema."""
+"""API v1 (docs/api.md): every status code, permissions, exports and the OpenAPI schema."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from surveys import services
 from surveys.models import Invitation, Submission, Tally
 from tests.surveys.tally_reading import tally_totals
+from testsupport import factories
 from testsupport.factories import full_answers, new_id, submit, survey_body
 
 pytestmark = pytest.mark.django_db
@@ -287,10 +288,10 @@ def test_invitation_revoke(api, anon, invite_survey):
 
 def test_invitation_revoke_touches_only_its_survey(api, alice):
     one, two = (
-        services.survey_create(owner=alice, data=survey_body(access="invite")) for _ in range(2)
+        factories.survey_create(owner=alice, data=survey_body(access="invite")) for _ in range(2)
     )
-    services.invitations_create(survey=one, count=2)
-    services.invitations_create(survey=two, count=3)
+    factories.invitations_create(survey=one, count=2)
+    factories.invitations_create(survey=two, count=3)
     assert api.post(url(one, "invitations/revoke/")).json()["revoked"] == 2
     assert _counts(api, two) == {"issued": 3, "used": 0, "revoked": 0, "remaining": 3}
 
@@ -329,7 +330,7 @@ def test_response_404_and_409(anon, survey, draft, alice):
     assert post_response(anon, survey).status_code == 201
     r = anon.post(f"{API}/surveys/nope/responses/", {}, format="json")
     assert r.status_code == 404
-    other = services.survey_create(owner=alice, data=survey_body())
+    other = factories.survey_create(owner=alice, data=survey_body())
     assert post_response(anon, other).status_code == 404  # a draft is not public
     services.survey_close(survey=survey)
     r = post_response(anon, survey)
@@ -680,10 +681,10 @@ def test_design_preview_400(api, body, field):
 )
 @pytest.mark.parametrize("state", ["draft", "open"])
 def test_other_researchers_get_404(bob_api, alice, method, suffix, body, state):
-    survey = services.survey_create(owner=alice, data=survey_body(access="invite"))
+    survey = factories.survey_create(owner=alice, data=survey_body(access="invite"))
     if state == "open":
         services.survey_open(survey=survey)
-        submit(survey, token=services.invitations_create(survey=survey, count=1)[0])
+        submit(survey, token=factories.invitations_create(survey=survey, count=1)[0])
     before = (survey.title, sorted(Invitation.objects.values_list("used", "revoked")))
     call = getattr(bob_api, method)
     r = (

@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 from rest_framework.authtoken.models import Token
 
 from surveys import selectors
+from surveys.api.estimates import estimates_body
 from surveys.management.commands import seed_demo
 from surveys.models import Question, Survey
 
@@ -52,6 +53,6 @@ def test_seed_demo_is_idempotent_and_has_every_kind():
     call_command("seed_demo", "--respondents", "60", stdout=io.StringIO())
     assert Survey.objects.filter(slug="demo").count() == 1
     assert selectors.survey_respondent_count(survey=survey) == 60
-    body = selectors.survey_estimates(survey=survey, group_by="age_group")
+    body = estimates_body(survey=survey, group_by="age_group")
     assert len(body["groups"]) == 4
     assert Question.objects.filter(survey=survey, kind="yes_no", design__name="warner").exists()

@@ -23,12 +23,14 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from surveys import selectors, services
+from surveys import services
+from surveys.api.estimates import estimates_body
 from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
 from surveys.services.submission_rows import survey_tally_layout
 from surveys.services.tallies import tallies_rebuild
 from surveys.tally_layout import submission_slices
 from tests.surveys.tally_reading import slice_counts
+from testsupport import factories
 from testsupport.factories import full_answers, make_survey, new_id, submit, survey_body
 
 pytestmark = [
@@ -61,11 +63,11 @@ def test_submissions_and_tally_upserts_through_the_debug_cursor(access, alice):
     if access == "capped":
         survey = _capped(alice)
     else:
-        survey = services.survey_create(owner=alice, data=survey_body(access=access))
+        survey = factories.survey_create(owner=alice, data=survey_body(access=access))
         services.survey_open(survey=survey)
         survey.refresh_from_db()
     n = TALLY_SHARDS + 1
-    tokens = services.invitations_create(survey=survey, count=n) if access == "invite" else []
+    tokens = factories.invitations_create(survey=survey, count=n) if access == "invite" else []
     with CaptureQueriesContext(connection) as ctx:
         for i in range(n):
             submit(survey, full_answers(coin=i % 2 == 0), token=tokens[i] if tokens else None)
@@ -85,18 +87,18 @@ def test_submissions_and_tally_upserts_through_the_debug_cursor(access, alice):
 @pytest.mark.parametrize("access", ["open", "invite"])
 def test_api_submission_with_debug_on(access, alice, anon):
     """What `make run` serves: the respondents' POST with DEBUG on (it answered 500)."""
-    survey = services.survey_create(owner=alice, data=survey_body(access=access))
+    survey = factories.survey_create(owner=alice, data=survey_body(access=access))
     services.survey_open(survey=survey)
     body = {"submission_id": new_id(), "randomizer": "browser", "answers": full_answers()}
     if access == "invite":
-        [body["token"]] = services.invitations_create(survey=survey, count=1)
+        [body["token"]] = factories.invitations_create(survey=survey, count=1)
     url = f"/api/v1/surveys/{survey.slug}/responses/"
     with override_settings(DEBUG=True):
         assert connection.queries_logged  # the debug cursor is what DEBUG switches on
         for _ in range(2):  # the retry is answered as a duplicate, still through the debug cursor
             response = anon.post(url, json.dumps(body), content_type="application/json")
             assert response.status_code in (200, 201), response.content
-        estimates = selectors.survey_estimates(survey=survey)
+        estimates = estimates_body(survey=survey)
     assert response.json()["status"] == "duplicate"
     assert estimates["respondents"] == 1
 
@@ -105,9 +107,9 @@ def test_estimates_and_rebuild_through_the_debug_cursor(survey):
     for i in range(5):
         submit(survey, full_answers(age=["young", "old"][i % 2]))
     with CaptureQueriesContext(connection) as ctx:
-        grouped = selectors.survey_estimates(survey=survey, group_by="age")
+        grouped = estimates_body(survey=survey, group_by="age")
         rows = tallies_rebuild(survey=survey)
-        again = selectors.survey_estimates(survey=survey, group_by="age")
+        again = estimates_body(survey=survey, group_by="age")
     assert any(TALLY_TABLE in q["sql"] for q in ctx.captured_queries)
     assert rows > 0 and grouped["respondents"] == again["respondents"] == 5
     assert grouped["groups"] == again["groups"]
@@ -118,4 +120,4 @@ def test_seed_demo_with_debug_on():
     with override_settings(DEBUG=True):
         call_command("seed_demo", "--respondents", "70", stdout=io.StringIO())
         survey = Survey.objects.get(slug="demo")
-        assert selectors.survey_estimates(survey=survey)["respondents"] == 70
+        assert estimates_body(survey=survey)["respondents"] == 70

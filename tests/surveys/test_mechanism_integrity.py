@@ -12,11 +12,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from privacy import rr_browser
+from dpcore.local import browser as rr_browser
 from surveys import designs
 from surveys.forms import physical_protocol
 from surveys.models import Question
-from surveys.services import survey_create, survey_open
+from surveys.services import survey_open
+from testsupport.factories import survey_create
 
 pytestmark = pytest.mark.django_db
 

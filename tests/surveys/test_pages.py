@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
-from surveys.selectors import survey_estimates
 from surveys.services import survey_close
 from testsupport import factories
 
@@ -230,7 +230,7 @@ def test_unknown_and_draft_surveys_are_404(client, alice):
 
 
 def test_invite_survey_token_field_and_used_token(client, alice):
-    from surveys.services import invitations_create
+    from testsupport.factories import invitations_create
 
     survey = make_survey(alice, ALL_KINDS[:1], access="invite")
     [token] = invitations_create(survey=survey, count=1)
@@ -410,7 +410,7 @@ def _count(html: str, name: str) -> int:
 
 
 def test_invitations_page_counts_and_revoke_needs_confirmation(client, alice):
-    from surveys.services import invitations_create, submission_create
+    from testsupport.factories import invitations_create, submission_create
 
     survey = make_survey(alice, ALL_KINDS[:1], access="invite")
     tokens = invitations_create(survey=survey, count=4)
@@ -456,7 +456,7 @@ def test_invitations_page_for_open_and_closed_surveys(client, alice):
 
 
 def test_other_researcher_gets_404_on_invitation_pages(client, alice, bob):
-    from surveys.services import invitations_create
+    from testsupport.factories import invitations_create
 
     survey = make_survey(alice, ALL_KINDS[:1], access="invite")
     invitations_create(survey=survey, count=2)

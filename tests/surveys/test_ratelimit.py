@@ -7,6 +7,7 @@ from django.core.cache import cache
 
 from surveys import ratelimit
 from surveys.models import Submission
+from testsupport import factories
 from testsupport.factories import full_answers, new_id
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_limiter")]
@@ -33,7 +34,7 @@ def test_the_limit_is_per_survey(anon, survey, alice, settings):
     from surveys import services
     from testsupport.factories import survey_body
 
-    other = services.survey_create(owner=alice, data=survey_body())
+    other = factories.survey_create(owner=alice, data=survey_body())
     services.survey_open(survey=other)
     settings.DENIABLE_SUBMISSION_RATE_LIMIT = 1
     assert _post(anon, survey).status_code == 201

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 import pytest
 from django.urls import reverse
 
-from surveys.selectors import survey_estimates
+from surveys import designs
+from surveys.api.estimates import estimates_body as survey_estimates
 from testsupport import factories
 
 pytestmark = pytest.mark.django_db
@@ -155,3 +157,19 @@ def test_close_button_asks_first(client, alice, survey):
     assert "cannot be undone" in dialog
     assert 'data-role="confirm"' in dialog and 'data-role="cancel"' in dialog
     assert "js/dashboard.js" in html
+
+
+def test_builder_gets_its_starting_designs_from_the_server(client, alice):
+    """Issue 12: builder.js keeps no copy of any design or ε; each starting design is valid."""
+    client.force_login(alice)
+    html = client.get(reverse("survey-new")).content.decode()
+    island = r'<script id="builder-data" type="application/json">(.*?)</script>'
+    match = re.search(island, html, re.S)
+    assert match is not None
+    starting = json.loads(match.group(1))["starting_designs"]
+    assert starting == json.loads(json.dumps(designs.starting_designs()))
+    assert starting["forced_response"] == designs.default_design_spec("yes_no")
+    assert starting["k_rr"] == designs.default_design_spec("choice")
+    for name, spec in starting.items():
+        kind = "choice" if name == "k_rr" else "yes_no"
+        assert designs.design_for(kind, spec, k=3).epsilon <= 10

@@ -15,8 +15,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from surveys.models import Submission, Survey
-from surveys.services import invitations_create, survey_close
+from surveys.services import survey_close
 from testsupport import factories
+from testsupport.factories import invitations_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_limiter")]
 
@@ -182,7 +183,7 @@ def test_question_legends_say_randomized_or_sent_as_answered(client, alice):
     assert legends == ["randomized on this device"] * 5 + ["sent as you answer"] * 2
 
 
-# --- 2. deniability numbers per design (DESIGN.md §4) ---------------------------------------------
+# --- 2. deniability numbers per design (docs/formulas.md#deniability) ----------------------------
 
 
 def _binary_expected(c: float, d: float) -> dict[str, float]:
@@ -236,7 +237,7 @@ def test_krr_deniability_numbers_per_option(client, alice):
     [q] = data["questions"]
     reports = q["protection"]["reports"]
     e, k = math.exp(0.7), 3
-    p, other = e / (e + k - 1), 1 / (e + k - 1)  # DESIGN.md §4: keep p, each other option q
+    p, other = e / (e + k - 1), 1 / (e + k - 1)  # docs/formulas.md#krr: keep p, each other option q
     assert set(reports) == set(KRR["options"])
     for option in KRR["options"]:
         entry = reports[option]
@@ -266,6 +267,30 @@ def test_randomizer_visual_matches_each_design(client, alice):
     html = client.get(reverse("respond", args=[Survey.objects.get().slug])).content.decode()
     buttons = re.findall(r'data-role="flip" disabled>([^<]*)<', html)
     assert buttons == ["Flip the coins"] + ["Spin the spinner"] * 4
+
+
+def test_the_page_gets_every_number_it_shows_from_the_server(client, alice):
+    """Issue 12: the browser computes no probability. Each spinner slice carries its printed
+    percentage, and each randomized question its integer thresholds (what rr/randomizer.js
+    compares a 53-bit draw with) — the legend and the draw never derive one in JavaScript."""
+    _, data = page(client, make(alice, [COIN, FR, WARNER, UQ, KRR]))
+    by_key = {q["key"]: q for q in data["questions"]}
+    assert [s["percent"] for s in by_key["fr"]["protection"]["randomizer"]["sectors"]] == [
+        "60%",
+        "30%",
+        "10%",
+    ]
+    assert [s["percent"] for s in by_key["uq"]["protection"]["randomizer"]["sectors"]] == [
+        "60%",
+        "12%",
+        "28%",
+    ]
+    for q in data["questions"]:
+        assert all(isinstance(t, int) and 0 < t < 2**53 for t in q["thresholds"].values())
+        for sector in q["protection"]["randomizer"]["sectors"]:
+            assert sector["percent"].endswith("%")
+    keep = by_key["vote"]["thresholds"]["keep"] / 2**53  # within a grid step of e^ε/(e^ε + 2)
+    assert keep == pytest.approx(math.exp(0.7) / (math.exp(0.7) + 2), abs=2**-51)
 
 
 # --- 4. invitation check --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Selectors: visibility, counts and estimates (== privacy.rr on the same counts)."""
+"""Selectors: visibility, counts and estimates (== dpcore.local on the same counts)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from deniable.errors import InvalidInput, NotFound
-from privacy import rr
+from dpcore import local as rr
 from surveys import designs, selectors, services
+from surveys.api.estimates import estimates_body
 from surveys.models import Submission, Tally
 from testsupport.factories import full_answers, submit
 
@@ -85,13 +86,13 @@ def test_counts_bad_arguments(survey):
 @pytest.mark.parametrize("confidence", [0, 1, -0.5, 1.5, "abc", "nan", "inf", None])
 def test_bad_confidence(survey, confidence):
     with pytest.raises(InvalidInput) as caught:
-        selectors.survey_estimates(survey=survey, confidence=confidence)
+        estimates_body(survey=survey, confidence=confidence)
     assert "confidence" in caught.value.errors
 
 
 def test_estimates_equal_privacy_rr(survey):
     _populate(survey)
-    body = selectors.survey_estimates(survey=survey, confidence=0.9)
+    body = estimates_body(survey=survey, confidence=0.9)
     assert body["survey"] == survey.slug and body["respondents"] == 5 and body["confidence"] == 0.9
     assert body["epsilon_local_total"] == pytest.approx(2 * math.log(3) + 1.0)
     by_key = {q["key"]: q for q in body["questions"]}
@@ -134,7 +135,7 @@ def test_estimates_equal_privacy_rr(survey):
 
 def test_estimates_grouped(survey):
     _populate(survey)
-    body = selectors.survey_estimates(survey=survey, group_by="age")
+    body = estimates_body(survey=survey, group_by="age")
     assert body["group_by"] == "age"
     groups = {g["group"]: g for g in body["groups"]}
     assert set(groups) == {"young", "old"}
@@ -147,7 +148,7 @@ def test_estimates_grouped(survey):
 
 
 def test_estimates_empty_survey(survey):
-    body = selectors.survey_estimates(survey=survey)
+    body = estimates_body(survey=survey)
     assert body["respondents"] == 0
     coin = body["questions"][0]
     assert coin["n"] == 0 and coin["estimate"] is None and coin["std_error"] is None
@@ -157,7 +158,35 @@ def test_estimates_use_one_query_on_tallies(survey):
     _populate(survey)
     survey = selectors.survey_get_for_owner(user=survey.owner, slug=survey.slug)
     with CaptureQueriesContext(connection) as ctx:
-        selectors.survey_estimates(survey=survey, group_by="age")
+        estimates_body(survey=survey, group_by="age")
     sql = [q["sql"] for q in ctx.captured_queries]
     assert len(sql) == 1, sql
     assert Tally._meta.db_table in sql[0] and Submission._meta.db_table not in sql[0]
+
+
+def test_number_estimate_without_bounds_is_unclipped():
+    """The admin can leave a number question's min/max blank (the columns are nullable): its
+    estimate used to fail comparing None with a float (a 500 on the dashboard and the API)."""
+    from surveys.models import Question
+    from surveys.selectors.counts import NumberSums
+    from surveys.selectors.estimates import number_estimate
+
+    q = Question(key="hours", text="Hours", kind=Question.Kind.NUMBER)
+    sums = NumberSums(n=3, total=6.0, total_sq=14.0)  # answers 1, 2, 3
+    e = number_estimate(q, sums, 0.95)
+    assert (e.min, e.max) == (None, None)
+    assert e.mean == pytest.approx(2.0)
+    assert e.std_error == pytest.approx(1 / math.sqrt(3))
+    half = rr.z_value(0.95) / math.sqrt(3)
+    assert (e.ci_low, e.ci_high) == (pytest.approx(2.0 - half), pytest.approx(2.0 + half))
+    q.min_value, q.max_value = 1.5, 2.5  # declared bounds still clip the interval
+    e = number_estimate(q, sums, 0.95)
+    assert (e.ci_low, e.ci_high) == (1.5, 2.5)
+
+
+def test_owner_selectors_refuse_anonymous(draft):
+    from django.contrib.auth.models import AnonymousUser
+
+    with pytest.raises(NotFound):
+        selectors.survey_get_for_owner(user=AnonymousUser(), slug=draft.slug)
+    assert list(selectors.survey_list_for_owner(user=AnonymousUser())) == []

@@ -18,6 +18,7 @@ from deniable.errors import Conflict, InvalidInput, NotFound
 from surveys import designs, selectors, services
 from surveys.models import Invitation, Question, Submission, Survey, Tally
 from tests.surveys.tally_reading import slice_counts, tally_totals
+from testsupport import factories
 from testsupport.factories import full_answers, new_id, submit, survey_body
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_create_applies_defaults(alice):
-    survey = services.survey_create(owner=alice, data=survey_body())
+    survey = factories.survey_create(owner=alice, data=survey_body())
     assert survey.status == Survey.Status.DRAFT
     assert survey.access == Survey.Access.OPEN
     assert survey.budget_epsilon == 1.0 and survey.budget_delta == 1e-6
@@ -47,7 +48,7 @@ def test_choice_default_epsilon_is_ln3(alice):
     body = survey_body(
         questions=[{"key": "c", "text": "?", "kind": "choice", "options": ["x", "y", "z"]}]
     )
-    survey = services.survey_create(owner=alice, data=body)
+    survey = factories.survey_create(owner=alice, data=body)
     q = survey.questions.get()
     assert q.design == {"name": "k_rr", "epsilon": designs.DEFAULT_CHOICE_EPSILON}
     assert designs.question_epsilon(q) == pytest.approx(math.log(3))
@@ -123,7 +124,7 @@ BAD_SURVEYS = [
 @pytest.mark.parametrize(("path", "value", "field"), BAD_SURVEYS)
 def test_create_rejects_and_names_the_field(alice, path, value, field):
     with pytest.raises(InvalidInput) as caught:
-        services.survey_create(owner=alice, data=_mutate(path, value))
+        factories.survey_create(owner=alice, data=_mutate(path, value))
     # The error names the field (or, for a design, the parameter inside it).
     assert any(k == field or k.startswith(field + ".") for k in caught.value.errors), (
         caught.value.errors
@@ -143,7 +144,7 @@ def test_create_rejects_and_names_the_field(alice, path, value, field):
 def test_one_sided_designs_are_refused(alice, design):
     body = survey_body(questions=[{"key": "q", "text": "?", "kind": "yes_no", "design": design}])
     with pytest.raises(InvalidInput) as caught:
-        services.survey_create(owner=alice, data=body)
+        factories.survey_create(owner=alice, data=body)
     messages = " ".join(m for ms in caught.value.errors.values() for m in ms)
     assert "not differentially private" in messages or "questions[0].design" in str(
         caught.value.errors
@@ -152,7 +153,7 @@ def test_one_sided_designs_are_refused(alice, design):
 
 def test_create_with_slug_and_options(alice):
     closes = timezone.now() + timedelta(days=3)
-    survey = services.survey_create(
+    survey = factories.survey_create(
         owner=alice,
         data=survey_body(
             access="invite",
@@ -173,7 +174,7 @@ def test_create_with_slug_and_options(alice):
 
 
 def test_update_draft_replaces_questions(draft):
-    services.survey_update(
+    factories.survey_update(
         survey=draft,
         data={"title": "New", "questions": [{"key": "only", "text": "?", "kind": "yes_no"}]},
     )
@@ -184,14 +185,14 @@ def test_update_draft_replaces_questions(draft):
 
 def test_update_validates(draft):
     with pytest.raises(InvalidInput) as caught:
-        services.survey_update(survey=draft, data={"questions": [{"key": "x", "kind": "yes_no"}]})
+        factories.survey_update(survey=draft, data={"questions": [{"key": "x", "kind": "yes_no"}]})
     assert "questions[0].text" in caught.value.errors
     assert draft.questions.count() == 5
 
 
 def test_update_open_survey_conflicts(survey):
     with pytest.raises(Conflict):
-        services.survey_update(survey=survey, data={"title": "x"})
+        factories.survey_update(survey=survey, data={"title": "x"})
 
 
 def test_lifecycle(draft):
@@ -210,7 +211,7 @@ def test_lifecycle(draft):
 
 
 def test_open_needs_questions(alice):
-    survey = services.survey_create(owner=alice, data={"title": "Empty", "questions": []})
+    survey = factories.survey_create(owner=alice, data={"title": "Empty", "questions": []})
     with pytest.raises(Conflict):
         services.survey_open(survey=survey)
 
@@ -219,7 +220,7 @@ def test_open_needs_questions(alice):
 
 
 def test_invitations_store_only_hmac_digests(invite_survey):
-    tokens = services.invitations_create(survey=invite_survey, count=5)
+    tokens = factories.invitations_create(survey=invite_survey, count=5)
     assert len(set(tokens)) == 5
     digests = set(Invitation.objects.values_list("digest", flat=True))
     key = settings.INVITATION_TOKEN_KEY.encode()
@@ -230,13 +231,13 @@ def test_invitations_store_only_hmac_digests(invite_survey):
 @pytest.mark.parametrize("count", [0, -1, 10_001, "5", 2.5, True, None])
 def test_invitation_count_bounds(invite_survey, count):
     with pytest.raises(InvalidInput) as caught:
-        services.invitations_create(survey=invite_survey, count=count)
+        factories.invitations_create(survey=invite_survey, count=count)
     assert "count" in caught.value.errors
 
 
 def test_invitations_need_invite_survey(survey):
     with pytest.raises(Conflict):
-        services.invitations_create(survey=survey, count=1)
+        factories.invitations_create(survey=survey, count=1)
 
 
 # --- submissions --------------------------------------------------------------------------------
@@ -352,7 +353,7 @@ def test_response_cap(survey):
 
 
 def test_invitation_tokens(invite_survey):
-    (token,) = services.invitations_create(survey=invite_survey, count=1)
+    (token,) = factories.invitations_create(survey=invite_survey, count=1)
     with pytest.raises(Conflict) as caught:
         submit(invite_survey)
     assert caught.value.code == "token_required"
@@ -371,9 +372,9 @@ def test_invitation_tokens(invite_survey):
 
 
 def test_token_of_another_survey_is_rejected(alice, invite_survey):
-    other = services.survey_create(owner=alice, data=survey_body(access="invite"))
+    other = factories.survey_create(owner=alice, data=survey_body(access="invite"))
     services.survey_open(survey=other)
-    (token,) = services.invitations_create(survey=other, count=1)
+    (token,) = factories.invitations_create(survey=other, count=1)
     with pytest.raises(InvalidInput):
         submit(invite_survey, token=token)
     assert not Invitation.objects.filter(used=True).exists()
@@ -414,14 +415,14 @@ def test_rejected_submission_stores_nothing(survey, overrides, field):
     kwargs = {"submission_id": new_id(), "randomizer": "browser", "answers": full_answers()}
     kwargs.update(overrides)
     with pytest.raises(InvalidInput) as caught:
-        services.submission_create(survey=survey, **kwargs)
+        factories.submission_create(survey=survey, **kwargs)
     assert field in caught.value.errors, caught.value.errors
     assert _row_counts() == before
 
 
 def test_rejected_conflicts_store_nothing(survey, invite_survey):
     submit(survey)
-    services.invitations_create(survey=invite_survey, count=2)
+    factories.invitations_create(survey=invite_survey, count=2)
     before = _row_counts()
     survey.status = "closed"
     survey.save()

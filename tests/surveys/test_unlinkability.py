@@ -24,6 +24,7 @@ from django.test import override_settings
 
 from deniable.errors import Conflict
 from surveys import selectors, services
+from surveys.api.estimates import estimates_body
 from surveys.export import export_csv
 from surveys.models import Invitation, Submission, Survey
 from surveys.services.invitations import invitation_digest
@@ -50,7 +51,7 @@ def _invite_survey(owner, **extra) -> Survey:
 @pytest.mark.django_db
 def test_no_stored_value_is_derived_from_the_token(alice) -> None:
     survey = _invite_survey(alice)
-    tokens = services.invitations_create(survey=survey, count=3)
+    tokens = factories.invitations_create(survey=survey, count=3)
     for token in tokens:
         assert submit(survey, token=token).status == "accepted"
     digests = {invitation_digest(t) for t in tokens}
@@ -85,7 +86,7 @@ def test_no_stored_value_is_derived_from_the_token(alice) -> None:
 @pytest.mark.django_db
 def test_retries_stay_idempotent_and_a_token_is_spent_once(alice) -> None:
     survey = _invite_survey(alice)
-    (token,) = services.invitations_create(survey=survey, count=1)
+    (token,) = factories.invitations_create(survey=survey, count=1)
     sid = str(uuid.uuid4())
     assert submit(survey, token=token, submission_id=sid).status == "accepted"
     # The client's retry (same id, same body) after a lost answer: nothing new is written.
@@ -106,18 +107,18 @@ def test_retries_stay_idempotent_and_a_token_is_spent_once(alice) -> None:
 @pytest.mark.django_db
 @override_settings(DENIABLE_ESTIMATE_BATCH=K)
 def test_estimates_counts_and_exports_move_only_by_whole_batches(survey) -> None:
-    before = selectors.survey_estimates(survey=survey)
+    before = estimates_body(survey=survey)
     assert before["estimate_batch"] == K
     for i in range(K - 1):
         submit(survey)
-        now = selectors.survey_estimates(survey=survey)
+        now = estimates_body(survey=survey)
         # One submission (or any < k) changes nothing a researcher can read.
         assert now == before, i
         assert selectors.survey_respondent_count(survey=survey) == 0
         assert len(list(export_csv(survey))) == len(list(export_csv(survey)))
     rows_before = "".join(export_csv(survey)).count("\n")
     submit(survey)  # the k-th: the batch is published at once
-    after = selectors.survey_estimates(survey=survey)
+    after = estimates_body(survey=survey)
     assert after["respondents"] == K
     assert "".join(export_csv(survey)).count("\n") == rows_before + K
     assert not Submission.objects.filter(survey=survey, sealed=False).exists()
@@ -126,7 +127,7 @@ def test_estimates_counts_and_exports_move_only_by_whole_batches(survey) -> None
 @pytest.mark.django_db
 @override_settings(DENIABLE_ESTIMATE_BATCH=K)
 def test_a_cap_counts_the_unpublished_tail(alice) -> None:
-    s = services.survey_create(owner=alice, data=survey_body(response_cap=3))
+    s = factories.survey_create(owner=alice, data=survey_body(response_cap=3))
     services.survey_open(survey=s)
     s.refresh_from_db()
     for _ in range(3):
@@ -143,7 +144,7 @@ def test_closing_keeps_the_tail_out_of_estimates_but_releases_count_it(survey) -
         submit(survey)
     services.survey_close(survey=survey)
     survey.refresh_from_db()
-    assert selectors.survey_estimates(survey=survey)["respondents"] == K
+    assert estimates_body(survey=survey)["respondents"] == K
     counts = selectors.survey_counts(survey=survey, include_unsealed=True)
     assert counts.respondents == K + 2
     assert counts.cells[""]["coin"]["yes"] == K + 2
@@ -173,7 +174,7 @@ def test_sqlite_submissions_table_has_no_rowid() -> None:
 def test_sqlite_copy_holds_no_arrival_order(alice, tmp_path: Path) -> None:
     assert connection.vendor == "sqlite"
     survey = _invite_survey(alice)
-    tokens = services.invitations_create(survey=survey, count=2 * K + 1)
+    tokens = factories.invitations_create(survey=survey, count=2 * K + 1)
     arrival = _descending_ids(2 * K + 1)
     for sid, token in zip(arrival, tokens, strict=True):
         submit(survey, token=token, submission_id=sid)
@@ -208,7 +209,7 @@ def test_postgres_copy_neither_orders_submissions_nor_joins_used_marks(
     require_postgres, alice
 ) -> None:
     survey = _invite_survey(alice)
-    tokens = services.invitations_create(survey=survey, count=2 * K)
+    tokens = factories.invitations_create(survey=survey, count=2 * K)
     arrival = _descending_ids(2 * K)
     for sid, token in zip(arrival, tokens, strict=True):
         # Each submission is its own transaction (transactional test): its own xid.

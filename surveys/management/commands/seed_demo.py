@@ -18,7 +18,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.urls import NoReverseMatch, reverse
 from rest_framework.authtoken.models import Token
 
-from surveys import designs, services, simulation
+from dpcore.local import default_yes_no_spec
+from surveys import designs, inputs, services, simulation
 from surveys.models import Survey
 from surveys.selectors import survey_respondent_count
 
@@ -50,7 +51,7 @@ DEMO_SURVEY: dict[str, Any] = {
             "key": "cheated_exam",
             "text": "Have you ever cheated on an exam?",
             "kind": "yes_no",
-            "design": {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25},
+            "design": default_yes_no_spec(),
         },
         {
             "key": "drove_after_drinking",
@@ -108,12 +109,13 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
         hours = float(np.clip(round(rng.normal(22, 9), 1), 0, 80))
         if rng.random() > 0.05:  # a few skip the optional number question
             answers["hours_online"] = hours
-        outcome = services.submission_create(
-            survey=survey,
-            submission_id=simulation.submission_uuid(rng),
-            randomizer="browser" if rng.random() < 0.9 else "physical",
-            answers=answers,
-        )
+        body = {
+            "submission_id": simulation.submission_uuid(rng),
+            "randomizer": "browser" if rng.random() < 0.9 else "physical",
+            "answers": answers,
+        }
+        spec = inputs.submission_spec(questions=list(questions.values()), data=body)
+        outcome = services.submission_create(survey=survey, **spec.kwargs())
         accepted += outcome.status == "accepted"
     return accepted
 
@@ -135,7 +137,8 @@ class Command(BaseCommand):
 
         survey = Survey.objects.filter(slug=DEMO_SLUG).first()
         if survey is None:
-            survey = services.survey_create(owner=user, data=DEMO_SURVEY, slug=DEMO_SLUG)
+            spec = inputs.survey_spec(DEMO_SURVEY)
+            survey = services.survey_create(owner=user, slug=DEMO_SLUG, **spec.kwargs())
             self.stdout.write(f"Created survey {DEMO_SLUG!r}.")
         if survey.status == Survey.Status.DRAFT:
             services.survey_open(survey=survey)
@@ -155,12 +158,12 @@ class Command(BaseCommand):
             "\n".join(
                 [
                     "",
-                    f"Respondent page : {base}/s/{DEMO_SLUG}/",
+                    f"Respondent page : {base}{reverse('respond', args=[DEMO_SLUG])}",
                     f"Researcher login: {base}{login}",
                     f"  username      : {DEMO_USERNAME}",
                     f"  password      : {DEMO_PASSWORD}",
                     f"  API token     : {token.key}",
-                    f"Estimates (API) : {base}/api/v1/surveys/{DEMO_SLUG}/estimates/",
+                    f"Estimates (API) : {base}{reverse('api-survey-estimates', args=[DEMO_SLUG])}",
                 ]
             )
         )

@@ -1,0 +1,72 @@
+"""Celery beat with a heartbeat file, for the container health check (docker-compose ``beat``).
+
+Beat runs no server to ask, so liveness is a file: :class:`HeartbeatScheduler` touches
+``DENIABLE_BEAT_HEARTBEAT`` on every scheduler tick (at least once a minute, the shortest entry in
+``CELERY_BEAT_SCHEDULE``), and ``python -m deniable.beat`` exits non-zero when that file is older
+than ``DENIABLE_BEAT_HEARTBEAT_MAX_AGE`` seconds (default 180) or missing. A hung or dead beat
+stops ticking, so its heartbeat ages and the check fails.
+
+Start beat with ``celery -A deniable beat -S deniable.beat:HeartbeatScheduler``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from celery.beat import PersistentScheduler
+
+DEFAULT_HEARTBEAT = "/tmp/deniable-beat-heartbeat"  # noqa: S108 — a liveness stamp, no data
+DEFAULT_MAX_AGE_SECONDS = 180.0
+
+
+def heartbeat_path() -> Path:
+    return Path(os.environ.get("DENIABLE_BEAT_HEARTBEAT", DEFAULT_HEARTBEAT))
+
+
+def touch_heartbeat(path: Path | None = None) -> None:
+    """Write the current time into the heartbeat file (its mtime is what the check reads)."""
+    path = path or heartbeat_path()
+    path.write_text(f"{time.time():.0f}\n")
+
+
+def heartbeat_age(path: Path | None = None, *, now: float | None = None) -> float | None:
+    """Seconds since the last beat, or ``None`` when beat never beat."""
+    path = path or heartbeat_path()
+    try:
+        mtime = path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    return (time.time() if now is None else now) - mtime
+
+
+def is_alive(path: Path | None = None, *, max_age: float | None = None) -> bool:
+    if max_age is None:
+        max_age = float(os.environ.get("DENIABLE_BEAT_HEARTBEAT_MAX_AGE", DEFAULT_MAX_AGE_SECONDS))
+    age = heartbeat_age(path)
+    return age is not None and age <= max_age
+
+
+class HeartbeatScheduler(PersistentScheduler):
+    """Celery's default (file-persisted) scheduler, touching the heartbeat on every tick."""
+
+    def tick(self, *args: Any, **kwargs: Any) -> float:
+        interval = super().tick(*args, **kwargs)
+        touch_heartbeat()
+        return interval
+
+
+def main() -> int:
+    """The health check: 0 when the heartbeat is fresh, 1 otherwise."""
+    age = heartbeat_age()
+    if is_alive():
+        return 0
+    print(f"beat heartbeat {'missing' if age is None else f'{age:.0f} s old'}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""Local differential privacy: randomized-response designs, estimates, intervals and planning.
+
+The package's public names, gathered from its modules (:mod:`~dpcore.local.designs`,
+:mod:`~dpcore.local.estimators`, :mod:`~dpcore.local.intervals`, :mod:`~dpcore.local.planning`;
+the browser's integer thresholds are :mod:`dpcore.local.browser`). Formulas: docs/formulas.md#local.
+"""
+
+from __future__ import annotations
+
+from dpcore.local.designs import (
+    BINARY_DESIGN_NAMES,
+    DEFAULT_YES_NO_SPEC,
+    DESIGN_NAMES,
+    SUM_TOLERANCE,
+    BinaryDesign,
+    Design,
+    DesignError,
+    KRRDesign,
+    default_yes_no_spec,
+    design_from_spec,
+    forced_response,
+    k_rr,
+    optimal_forced_response,
+    unrelated_question,
+    warner,
+)
+from dpcore.local.estimators import (
+    BinaryEstimate,
+    KRREstimate,
+    OptionEstimate,
+    estimate_binary,
+    estimate_krr,
+    project_to_simplex,
+)
+from dpcore.local.intervals import INTERVAL_KINDS, wilson_interval
+from dpcore.local.planning import (
+    binary_interval_table,
+    deniability,
+    efficiency,
+    estimator_variance,
+    exact_coverage,
+    krr_deniability,
+    krr_proportion_variance,
+    krr_variance,
+    planned_half_width,
+    planned_half_width_direct,
+    sample_size,
+    sample_size_direct,
+    variance_bound,
+)
+from dpcore.stats import z_value
+
+__all__ = [
+    "BINARY_DESIGN_NAMES",
+    "DEFAULT_YES_NO_SPEC",
+    "DESIGN_NAMES",
+    "INTERVAL_KINDS",
+    "SUM_TOLERANCE",
+    "BinaryDesign",
+    "BinaryEstimate",
+    "Design",
+    "DesignError",
+    "KRRDesign",
+    "KRREstimate",
+    "OptionEstimate",
+    "binary_interval_table",
+    "default_yes_no_spec",
+    "deniability",
+    "design_from_spec",
+    "efficiency",
+    "estimate_binary",
+    "estimate_krr",
+    "estimator_variance",
+    "exact_coverage",
+    "forced_response",
+    "k_rr",
+    "krr_deniability",
+    "krr_proportion_variance",
+    "krr_variance",
+    "optimal_forced_response",
+    "planned_half_width",
+    "planned_half_width_direct",
+    "project_to_simplex",
+    "sample_size",
+    "sample_size_direct",
+    "unrelated_question",
+    "variance_bound",
+    "warner",
+    "wilson_interval",
+    "z_value",
+]

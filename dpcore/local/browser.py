@@ -1,0 +1,216 @@
+"""What the respondent's browser runs: each design as integer thresholds on a 2⁵³ grid.
+
+The page draws a uniform integer ``U`` in ``[0, 2⁵³)`` from two ``crypto.getRandomValues`` words
+(``hi·2²¹ + (lo >>> 11)``) and compares it with integer thresholds computed *here*, once, and
+shipped unchanged in the page's question data: ``P(U < T) = T/2⁵³`` exactly, with no floating
+point on the page. Why 2⁵³ and not 2³²: every integer up to 2⁵³ is exact in a JavaScript number,
+and every float probability in [½, 1) is a multiple of 2⁻⁵³, so on this grid the common designs
+are realised exactly and the others within 2⁻⁵⁴ (a 2³² grid moved p = 1e-11 to 0, issue 11 §3).
+
+**The rule.** The ε the server reports for a question is never below the ε of what the page
+runs: :func:`browser_plan` computes the *realised* probabilities T/2⁵³ exactly (fractions), their
+ε in 50-digit decimal arithmetic, rounds it *up* to a float, and the reported ε is the larger of
+that and the design's nominal ε (``surveys.designs.question_epsilon``; the no-JS coin/dice
+realisation is included there too). Designs a browser cannot realise (a probability that rounds
+to 0 or 1 on the grid) raise :class:`~dpcore.errors.DesignError` naming the field.
+
+**The cap.** :data:`MAX_LOCAL_EPSILON` = 10 per question. At ε = 10 the optimal binary design
+reports the opposite answer with probability 1/(1 + e¹⁰) ≈ 4.5·10⁻⁵ — one respondent in
+22,000 — and its variance term e^ε/(e^ε − 1)² ≈ 4.5·10⁻⁵ is 0.02% of the direct-questioning
+variance ¼ at π = ½: above 10 a design buys no precision, only a loss of protection (a report
+multiplies the odds by up to e¹⁰ ≈ 22,026). The cap also keeps the designs people use far from
+the grid's resolution: a k-RR "other" probability is ≥ 1/(e¹⁰ + 49) ≈ 4.5·10⁻⁵ ≫ 2⁻⁵³.
+
+Pure: the standard library and :mod:`dpcore.local` only (no Django).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from typing import Final
+
+from dpcore.errors import DesignError
+from dpcore.local.designs import BinaryDesign, KRRDesign
+
+__all__ = [
+    "GRID",
+    "MAX_LOCAL_EPSILON",
+    "RANDOM_BITS",
+    "BrowserPlan",
+    "browser_plan",
+    "check_epsilon_cap",
+    "epsilon_of_ratios",
+]
+
+RANDOM_BITS: Final = 53
+GRID: Final = 2**RANDOM_BITS
+#: Largest local ε accepted for one question (module notes).
+MAX_LOCAL_EPSILON: Final = 10.0
+# 50 significant digits: far more than the 17 a float needs, so rounding up is never fooled.
+_DIGITS: Final = 50
+
+
+@dataclasses.dataclass(frozen=True)
+class BrowserPlan:
+    """Integer thresholds (each in ``[0, 2⁵³]``) and the realised ε they give, rounded up.
+
+    ``thresholds`` keys per design: forced response ``truth`` and ``yes`` (cumulative:
+    ``U < truth`` → the true answer, ``U < yes`` → "yes", else "no"); Warner ``as_asked``;
+    unrelated question ``sensitive`` and ``innocuous_yes`` (a second draw); k-RR ``keep`` (the
+    other option is then drawn uniformly by rejection sampling, exactly).
+    """
+
+    thresholds: dict[str, int]
+    epsilon: float
+    p_yes_given_trait: Fraction | None = None
+    p_yes_given_no_trait: Fraction | None = None
+
+
+def _ln_ratio_up(num: Fraction, den: Fraction) -> float:
+    """``ln(num/den)`` rounded up to a float (∞ when den is 0)."""
+    if den == 0:
+        return math.inf
+    ratio = num / den
+    with localcontext() as ctx:
+        ctx.prec = _DIGITS
+        exact = (Decimal(ratio.numerator).ln() - Decimal(ratio.denominator).ln()) if ratio else None
+        if exact is None:
+            return -math.inf
+        value = float(exact)
+        # Decimal's ln is correctly rounded to 50 digits; a float within 1e-40 of the value could
+        # still be on the wrong side, so step up whenever it is not clearly above.
+        if Decimal(value) < exact + Decimal(10) ** -40:
+            value = math.nextafter(value, math.inf)
+    return value
+
+
+def epsilon_of_ratios(p_yes_trait: Fraction, p_yes_no_trait: Fraction) -> float:
+    """Local ε of a binary mechanism with exact ``P(yes | trait)`` and ``P(yes | no trait)``:
+    ``max{ln(a/b), ln((1 − b)/(1 − a))}`` (either order), rounded up; ∞ if one-sided."""
+    a, b = p_yes_trait, p_yes_no_trait
+    return max(
+        _ln_ratio_up(a, b),
+        _ln_ratio_up(b, a),
+        _ln_ratio_up(1 - b, 1 - a),
+        _ln_ratio_up(1 - a, 1 - b),
+    )
+
+
+def krr_epsilon(keep: Fraction, k: int) -> float:
+    """ε of k-RR keeping with ``keep`` and giving each other option ``(1 − keep)/(k − 1)``."""
+    other = (1 - keep) / (k - 1)
+    return max(_ln_ratio_up(keep, other), _ln_ratio_up(other, keep))
+
+
+def _on_grid(field: str, p: float | Fraction) -> int:
+    """``round(p·2⁵³)``, refusing a probability that would become 0 or 1 (never drawn / always)."""
+    t = round(Fraction(p) * GRID)
+    if not 0 < t < GRID:
+        raise DesignError(
+            field,
+            f"{float(p)!r} cannot be run by a browser: it rounds to {'0' if t <= 0 else '1'} "
+            "on the 2⁻⁵³ grid the respondent's page draws on",
+        )
+    return t
+
+
+def check_epsilon_cap(design: BinaryDesign | KRRDesign) -> None:
+    """Refuse a design whose local ε exceeds :data:`MAX_LOCAL_EPSILON`, naming the field."""
+    eps = design.epsilon
+    if eps <= MAX_LOCAL_EPSILON:
+        return
+    message = (
+        f"gives ε = {eps:.4g} for this question; at most {MAX_LOCAL_EPSILON:g} is accepted "
+        "(above that a design barely randomizes: fewer than 1 report in 20,000 differs from "
+        "the true answer)"
+    )
+    if isinstance(design, KRRDesign):
+        raise DesignError("epsilon", message)
+    params = design.params
+    if design.name == "forced_response":
+        field = "p_yes" if params.get("p_yes", 0.0) <= params.get("p_no", 0.0) else "p_no"
+    elif design.name == "unrelated_question":
+        u = params.get("innocuous_prevalence", 0.5)
+        field = "innocuous_prevalence" if min(u, 1 - u) < 1 - params.get("p", 0.0) else "p"
+    else:
+        field = "p"
+    raise DesignError(field, message)
+
+
+def _realised(design: BinaryDesign | KRRDesign, t: tuple[int, ...]) -> BrowserPlan | None:
+    """The plan for thresholds ``t`` (in :func:`_nominal_thresholds` order); None if a
+    probability would be 0 or 1 (so that ε would be ∞)."""
+    if not all(0 < x < GRID for x in t):
+        return None
+    if isinstance(design, KRRDesign):
+        return BrowserPlan({"keep": t[0]}, krr_epsilon(Fraction(t[0], GRID), design.k))
+    if design.name == "forced_response":
+        truth, yes = t
+        if yes <= truth:
+            return None
+        a, b = Fraction(yes, GRID), Fraction(yes - truth, GRID)
+        thresholds = {"truth": truth, "yes": yes}
+    elif design.name == "warner":
+        a, b = Fraction(t[0], GRID), 1 - Fraction(t[0], GRID)
+        thresholds = {"as_asked": t[0]}
+    else:  # unrelated question: two independent draws
+        p, u = Fraction(t[0], GRID), Fraction(t[1], GRID)
+        a, b = p + (1 - p) * u, (1 - p) * u
+        thresholds = {"sensitive": t[0], "innocuous_yes": t[1]}
+    return BrowserPlan(thresholds, epsilon_of_ratios(a, b), a, b)
+
+
+def _nominal_thresholds(design: BinaryDesign | KRRDesign) -> tuple[int, ...]:
+    """Each probability rounded to the nearest grid point, refusing one that becomes 0 or 1."""
+    if isinstance(design, KRRDesign):
+        return (_on_grid("epsilon", design.keep_probability),)
+    params = design.params
+    if design.name == "forced_response":
+        truth = _on_grid("p_truth", params["p_truth"])
+        yes = _on_grid("p_yes", Fraction(params["p_truth"]) + Fraction(params["p_yes"]))
+        if yes <= truth:
+            raise DesignError("p_yes", "rounds to 0 on the 2⁻⁵³ grid the page draws on")
+        return (truth, yes)
+    if design.name == "warner":
+        return (_on_grid("p", params["p"]),)
+    return (
+        _on_grid("p", params["p"]),
+        _on_grid("innocuous_prevalence", params["innocuous_prevalence"]),
+    )
+
+
+# Grid steps tried around the nearest thresholds, nearest first: rounding can put the realised ε
+# an ulp above the nominal one; one or two steps of 2⁻⁵³ bring it back below.
+_NUDGES: Final = sorted(
+    ((i, j) for i in range(-2, 3) for j in range(-2, 3)), key=lambda d: (abs(d[0]) + abs(d[1]), d)
+)
+
+
+def browser_plan(design: BinaryDesign | KRRDesign) -> BrowserPlan:
+    """The thresholds the page uses unchanged, and the ε they realise (rounded up).
+
+    The thresholds are the design's probabilities rounded to the grid, moved by at most two grid
+    steps (2⁻⁵²) when that keeps the realised ε at or below the nominal one — so a design asked
+    for at ε = 2 is run at ε ≤ 2, not at 2 + 4·10⁻¹⁶. When no such neighbour exists the nearest
+    thresholds are used and their (higher) ε is what the server reports. Raises
+    :class:`DesignError` naming the field when a probability rounds to 0 or 1 on the grid.
+    """
+    nominal = _nominal_thresholds(design)
+    first = _realised(design, nominal)
+    if first is None:  # pragma: no cover - _nominal_thresholds refuses these
+        raise DesignError("name", "cannot be run by a browser")
+    if first.epsilon <= design.epsilon:
+        return first
+    seen = {nominal}
+    for step in _NUDGES:
+        t = tuple(x + d for x, d in zip(nominal, step, strict=False))
+        if t in seen:
+            continue
+        seen.add(t)
+        plan = _realised(design, t)
+        if plan is not None and plan.epsilon <= design.epsilon:
+            return plan
+    return first

@@ -1,0 +1,103 @@
+// The releases panel's shared formatting and its results table (imported by releases.js).
+// Display only: every number shown here comes from the server's release body.
+
+export function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+export function fmt(x, digits) {
+  if (x === null || x === undefined) return "–";
+  return Number(x).toFixed(digits === undefined ? 3 : digits);
+}
+export function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%"; }
+export function pp(x) { return "±" + (100 * x).toFixed(1) + " pp"; }
+
+export function params(rel) {
+  if (rel.mechanism === "laplace") return "ε " + rel.epsilon;
+  if (rel.delta !== null) return "ε " + rel.epsilon + ", δ " + rel.delta + " (ρ " + fmt(rel.rho, 4) + ")";
+  return "ρ " + rel.rho;
+}
+
+export function downloadLink(text, href, label) {
+  const a = el("a", text);
+  a.href = href;
+  a.setAttribute("download", "");  // the server names the file (Content-Disposition)
+  a.setAttribute("aria-label", label);
+  return a;
+}
+
+
+let marks;  // which notes the current results table needs
+function estimateText(o, proportion) {
+  if (o.estimate === null || o.estimate === undefined) return o.note || "–";
+  let text = proportion ? pct(o.estimate) : fmt(o.estimate, 2);
+  // Pinned at an edge (0 or 1, or a number question's bound) — not k-RR's small projection.
+  const edges = proportion ? [0, 1] : [o.min, o.max];
+  if (o.estimate_unclipped !== null && o.estimate_unclipped !== undefined && o.estimate_unclipped !== o.estimate &&
+      edges.indexOf(o.estimate) !== -1) {
+    marks.clipped = true;
+    text += " *";
+  }
+  return text;
+}
+function countText(count) {
+  if (count < 0) { marks.negative = true; return count + " †"; }
+  return String(count);
+}
+
+function resultRows(tbody, group, q) {
+  let cells;
+  if (q.kind === "number") {
+    cells = [[group, q.key, "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", countText(q.noisy_count), estimateText(q, false),
+      fmt(q.std_error, 2), q.mean === null ? "–" : fmt(q.ci_low, 2) + "–" + fmt(q.ci_high, 2)]];
+  } else {
+    const rows = q.options ? q.options : [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate,
+      estimate_unclipped: q.estimate_unclipped, std_error: q.std_error, ci_low: q.ci_low, ci_high: q.ci_high }];
+    cells = rows.map((o) => {
+      return [group, q.key, o.option, countText(o.noisy_count), estimateText(o, true),
+        o.std_error === null ? "–" : (100 * o.std_error).toFixed(1) + " pp",
+        o.ci_low === null ? "–" : (100 * o.ci_low).toFixed(1) + "–" + pct(o.ci_high)];
+    });
+  }
+  cells.forEach((values) => {
+    const tr = el("tr");
+    values.forEach((v, i) => { tr.appendChild(el("td", v, i >= 3 ? "num" : "")); });
+    tbody.appendChild(tr);
+  });
+}
+
+export function renderResults(resultsBox, rel) {
+  marks = { negative: false, clipped: false };
+  resultsBox.textContent = "";
+  resultsBox.appendChild(el("h3", "Release " + rel.id.slice(0, 8) + " (" + params(rel) + ")"));
+  const wrap = el("div", null, "table-wrap");
+  wrap.setAttribute("role", "region");
+  wrap.setAttribute("aria-label", "Results of release " + rel.id.slice(0, 8));
+  wrap.tabIndex = 0;
+  const table = el("table", null, "release-results-table");
+  const head = el("thead"); const hr = el("tr");
+  ["Group", "Question", "Option", "Noisy count", "Estimate", "SE", (rel.results.confidence * 100) + " % interval"]
+    .forEach((h, i) => { const th = el("th", h, i >= 3 ? "num" : ""); th.scope = "col"; hr.appendChild(th); });
+  head.appendChild(hr); table.appendChild(head);
+  const tbody = el("tbody");
+  rel.results.questions.forEach((q) => { resultRows(tbody, "all", q); });
+  (rel.results.groups || []).forEach((g) => {
+    g.questions.forEach((q) => { resultRows(tbody, g.group, q); });
+  });
+  table.appendChild(tbody);
+  wrap.appendChild(table);
+  resultsBox.appendChild(wrap);
+  if (marks.negative) {
+    resultsBox.appendChild(el("p", "† A noisy count below zero: the privacy noise added to this count is larger than the count itself. " +
+      "It is published as drawn — rounding it up to 0 would bias every total built from it — so read it as “about zero”.", "hint note-negative"));
+  }
+  if (marks.clipped) {
+    resultsBox.appendChild(el("p", "* Pinned at 0% or 100% (or at a number question's bound): the debiased value fell outside the possible range, " +
+      "which noise and randomized answers can produce when the true value is near the edge. The unclipped value is the estimate_unclipped column of the CSV.",
+      "hint note-clipped"));
+  }
+}
+

@@ -1,0 +1,104 @@
+/* Memoized reports: one randomized report per survey and question, kept in site storage.
+ *
+ * Why: if a reload (or a second visit) drew afresh, a respondent — or anyone holding their
+ * device — could collect many reports for the same question and average the noise away,
+ * recovering the true answer. So the first report is stored the moment it is drawn and every
+ * later call returns it without drawing again.
+ *
+ * Fails closed (issue 11 item 2): there is no in-memory fallback. `openMemo` returns null when
+ * storage is blocked or keeps nothing (some browsers accept writes and drop them), and `draw`
+ * throws StorageBlockedError when the report it just drew cannot be kept — the caller must then
+ * discard that draw unseen and fall back to the physical-coin form.
+ *
+ * Only reported values (and the submission id / done flag) are stored, never a true answer.
+ * Keys: `deniable:<survey slug>:<question key>`; question keys are slugs, so the "~"-prefixed
+ * names below never collide with them.
+ */
+
+import { randomize } from "./randomizer.js";
+
+export const SUBMISSION = "~submission";
+export const DONE = "~done";
+const PROBE = "~probe";
+
+export class StorageBlockedError extends Error {
+  constructor() {
+    super("site storage is blocked: a report that cannot be kept is never used");
+    this.name = "StorageBlockedError";
+  }
+}
+
+/** A report value valid for the question (a stored value is checked before reuse). */
+function validReport(q, v) {
+  if (q.kind === "yes_no") return typeof v === "boolean";
+  if (q.kind === "choice") return q.options.includes(v);
+  return false;
+}
+
+export class Memo {
+  /** `storage`: a Storage (getItem/setItem/removeItem); `slug`: the survey. */
+  constructor(storage, slug) {
+    this.storage = storage;
+    this.slug = slug;
+  }
+
+  key(name) { return `deniable:${this.slug}:${name}`; }
+
+  get(name) {
+    try { return this.storage.getItem(this.key(name)); } catch { return null; }
+  }
+
+  /** Store and read back; false when the value was not kept. */
+  set(name, value) {
+    try {
+      this.storage.setItem(this.key(name), value);
+      return this.storage.getItem(this.key(name)) === value;
+    } catch { return false; }
+  }
+
+  /** Storage that really keeps what is written (blocked storage throws; some browsers accept
+   * writes and keep nothing). */
+  works() {
+    const probe = this.key(PROBE);
+    try {
+      this.storage.setItem(probe, "1");
+      const ok = this.storage.getItem(probe) === "1";
+      this.storage.removeItem(probe);
+      return ok;
+    } catch { return false; }
+  }
+
+  /** The memoized report of question `q`, or undefined (absent or corrupt entries alike). */
+  reported(q) {
+    const raw = this.get(q.key);
+    if (raw === null) return undefined;
+    try {
+      const v = JSON.parse(raw);
+      if (validReport(q, v)) return v;
+    } catch { /* corrupt entry: treated as absent */ }
+    return undefined;
+  }
+
+  /**
+   * The report for `q`: the memoized one if any (`fresh: false`, nothing drawn), else a new
+   * draw (`fresh: true`, with its branch), stored BEFORE it is returned so that nothing can
+   * show a draw that was not kept. Throws StorageBlockedError if it cannot be stored.
+   */
+  draw(q, truth, fill) {
+    const kept = this.reported(q);
+    if (kept !== undefined) return { reported: kept, fresh: false };
+    const outcome = randomize(q, truth, fill);
+    if (!this.set(q.key, JSON.stringify(outcome.reported))) throw new StorageBlockedError();
+    return { ...outcome, fresh: true };
+  }
+}
+
+/** A Memo on `getStorage()` (e.g. `() => window.localStorage`, whose mere access throws when
+ * site data is blocked), or null when that storage does not keep what is written: fail closed. */
+export function openMemo(getStorage, slug) {
+  let storage;
+  try { storage = getStorage(); } catch { return null; }
+  if (!storage) return null;
+  const memo = new Memo(storage, slug);
+  return memo.works() ? memo : null;
+}

@@ -1,0 +1,209 @@
+"""Output shapes of GET …/estimates/: the JSON body and the CSV table, from the typed values of
+``surveys.selectors.estimates`` (the renderers in ``deniable.renderers`` write them)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from django.utils.text import slugify
+from rest_framework import serializers
+
+from deniable.renderers import CSVTable
+from surveys import csv_cells
+from surveys.models import Survey
+from surveys.selectors.estimates import (
+    BinaryEstimate,
+    CategoryEstimate,
+    ChoiceEstimate,
+    NumberEstimate,
+    QuestionEstimate,
+    survey_estimates,
+)
+
+
+def _float() -> serializers.FloatField:
+    return serializers.FloatField(allow_null=True)
+
+
+class _HeaderOut(serializers.Serializer):
+    key = serializers.CharField()
+    text = serializers.CharField()
+    kind = serializers.CharField()
+    epsilon = _float()
+    design = serializers.JSONField(allow_null=True)
+
+
+class BinaryOut(_HeaderOut):
+    n = serializers.IntegerField()
+    reported_yes = serializers.IntegerField()
+    reported_yes_rate = _float()
+    estimate = _float()
+    estimate_unclipped = _float()
+    std_error = _float()
+    ci_low = _float()
+    ci_high = _float()
+
+
+class OptionOut(serializers.Serializer):
+    option = serializers.CharField()
+    reported = serializers.IntegerField()
+    reported_rate = _float()
+    estimate = _float()
+    estimate_unclipped = _float()
+    std_error = _float()
+    ci_low = _float()
+    ci_high = _float()
+
+
+class ChoiceOut(_HeaderOut):
+    n = serializers.IntegerField()
+    options = OptionOut(many=True)
+
+
+class CategoryShareOut(serializers.Serializer):
+    option = serializers.CharField()
+    count = serializers.IntegerField()
+    share = _float()
+
+
+class CategoryOut(_HeaderOut):
+    n = serializers.IntegerField()
+    options = CategoryShareOut(many=True)
+
+
+class NumberOut(_HeaderOut):
+    n = serializers.IntegerField()
+    min = _float()
+    max = _float()
+    mean = _float()
+    std_error = _float()
+    ci_low = _float()
+    ci_high = _float()
+
+
+_ENTRY_SERIALIZERS: dict[type, type[serializers.Serializer]] = {
+    BinaryEstimate: BinaryOut,
+    ChoiceEstimate: ChoiceOut,
+    CategoryEstimate: CategoryOut,
+    NumberEstimate: NumberOut,
+}
+
+
+def entry_body(entry: QuestionEstimate) -> dict[str, Any]:
+    """One question's entry as it appears in the JSON body (its fields depend on its kind)."""
+    return dict(_ENTRY_SERIALIZERS[type(entry)](entry).data)
+
+
+class QuestionEntryField(serializers.Field):
+    """A question's estimate, shaped by the serializer of its kind."""
+
+    def to_representation(self, value: QuestionEstimate) -> dict[str, Any]:
+        return entry_body(value)
+
+
+class GroupOut(serializers.Serializer):
+    group = serializers.CharField()
+    respondents = serializers.IntegerField()
+    questions = serializers.ListField(child=QuestionEntryField())
+
+
+class SurveyEstimatesOut(serializers.Serializer):
+    """The JSON body of GET …/estimates/ (docs/api.md#estimates); ``group_by`` and ``groups`` only
+    when grouped."""
+
+    survey = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.CharField()
+    respondents = serializers.IntegerField()
+    planned_n = serializers.IntegerField(allow_null=True)
+    estimate_batch = serializers.IntegerField()
+    confidence = serializers.FloatField()
+    epsilon_local_total = serializers.FloatField()
+    questions = serializers.ListField(child=QuestionEntryField())
+    group_by = serializers.CharField(allow_null=True)
+    groups = GroupOut(many=True, allow_null=True)
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        body = dict(super().to_representation(instance))
+        if body.get("group_by") is None:
+            body.pop("group_by", None)
+            body.pop("groups", None)
+        return body
+
+
+def estimates_body(
+    *, survey: Survey, confidence: Any = 0.95, group_by: str | None = None
+) -> dict[str, Any]:
+    """The JSON body of GET …/estimates/ for ``survey`` (the selector, then the serializer)."""
+    estimates = survey_estimates(survey=survey, confidence=confidence, group_by=group_by)
+    return dict(SurveyEstimatesOut(estimates).data)
+
+
+# --- CSV ----------------------------------------------------------------------------------------
+
+ESTIMATE_COLUMNS = [
+    "survey", "group_by", "group", "group_respondents", "key", "kind", "option", "epsilon",
+    "design", "confidence", "n", "reported_yes", "reported_yes_rate", "reported",
+    "reported_rate", "count", "share", "mean", "estimate", "estimate_unclipped", "std_error",
+    "ci_low", "ci_high",
+]  # fmt: skip
+# Written as text cells (csv_cells: "'" + the exact text); every other column is a number.
+ESTIMATE_TEXT_COLUMNS = frozenset(
+    {"survey", "group_by", "group", "key", "kind", "option", "design"}
+)
+
+
+def _design_cell(design: Mapping[str, Any] | None) -> str:
+    if not design:
+        return ""
+    return " ".join(f"{k}={v}" for k, v in design.items())
+
+
+def _estimate_cell(column: str, value: Any) -> Any:
+    if value is None or value == "":
+        return csv_cells.MISSING
+    if column in ESTIMATE_TEXT_COLUMNS:
+        return csv_cells.text_cell(str(value))
+    return csv_cells.number_cell(value)
+
+
+def _estimate_rows(body: Mapping[str, Any]) -> Iterator[list[Any]]:
+    """One row per question (choice/category: per option), per group with ``group_by``."""
+    blocks = [("", body["respondents"], body["questions"])]
+    blocks += [(g["group"], g["respondents"], g["questions"]) for g in body.get("groups", [])]
+    for group, respondents, questions in blocks:
+        for q in questions:
+            base = {
+                "survey": body["survey"],
+                "group_by": body.get("group_by", "") if group != "" else "",
+                "group": group,
+                "group_respondents": respondents,
+                "key": q["key"],
+                "kind": q["kind"],
+                "epsilon": q["epsilon"],
+                "design": _design_cell(q["design"]),
+                "confidence": body["confidence"],
+                "n": q["n"],
+            }
+            rows = (
+                [{**base, **option} for option in q["options"]]
+                if "options" in q
+                else [{**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}]
+            )
+            for row in rows:
+                row.update({k: base[k] for k in ("design", "group")})
+                yield [_estimate_cell(k, row.get(k)) for k in ESTIMATE_COLUMNS]
+
+
+def estimates_table(body: Mapping[str, Any]) -> CSVTable:
+    """The estimates as a CSV table, cells written as every Deniable CSV writes them
+    (csv_cells: text tagged with "'", numbers bare, missing empty)."""
+    return CSVTable(header=ESTIMATE_COLUMNS, rows=list(_estimate_rows(body)))
+
+
+def estimates_filename(slug: str, group_by: str | None, fmt: str) -> str:
+    """Distinct names: ``<slug>-estimates.csv`` and ``<slug>-estimates-by-<group>.csv`` (a
+    browser would otherwise save a grouped download over an ungrouped one, or as ``(1)``)."""
+    group = f"-by-{slugify(group_by)}" if group_by else ""
+    return f"{slugify(slug)}-estimates{group}.{fmt}"

@@ -1,0 +1,116 @@
+"""API v1 read views with a CSV form: estimates and the reports export (docs/api.md#estimates,
+docs/api.md#export).
+
+Thin: look the survey up (someone else's is a 404), call a selector, hand the data to an output
+serializer; the negotiated renderer (``deniable.negotiation``) writes JSON or CSV.
+"""
+
+from __future__ import annotations
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
+from deniable.renderers import CSVRenderer, FiniteJSONRenderer
+from surveys import export, selectors
+from surveys.api import serializers as s
+from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estimates_table
+
+ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
+ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
+SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
+FORMAT = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
+DOWNLOAD = OpenApiParameter(
+    "download",
+    OpenApiTypes.STR,
+    description="1: send JSON as a file (Content-Disposition: attachment).",
+)
+
+
+class EstimatesView(FormatNegotiationMixin, APIView):
+    @extend_schema(
+        parameters=[
+            SLUG,
+            OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
+            OpenApiParameter("group_by", OpenApiTypes.STR, description="A category question."),
+            FORMAT,
+            DOWNLOAD,
+        ],
+        responses={
+            (200, "application/json"): s.EstimatesSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+            400: ERRORS_400,
+            404: ERROR_404,
+        },
+        tags=["estimates"],
+        description="Debiased estimates from the tallies (one aggregate query).",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        fmt = self.negotiated_format(request)
+        estimates = selectors.survey_estimates(
+            survey=survey,
+            confidence=request.query_params.get("confidence", 0.95),
+            group_by=request.query_params.get("group_by") or None,
+        )
+        body = SurveyEstimatesOut(estimates).data
+        name = estimates_filename(slug, estimates.group_by, fmt)
+        if fmt == "csv":
+            return attachment(Response(estimates_table(body)), name)
+        response = Response(body)
+        return attachment(response, name) if wants_download(request) else response
+
+
+class ExportView(FormatNegotiationMixin, APIView):
+    renderer_classes = [CSVRenderer, FiniteJSONRenderer]  # CSV unless JSON is asked for
+
+    @extend_schema(
+        parameters=[SLUG, OpenApiParameter("format", OpenApiTypes.STR, enum=["csv", "json"])],
+        responses={
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, "application/json"): s.ExportSerializer,
+            400: ERRORS_400,
+            404: ERROR_404,
+        },
+        tags=["estimates"],
+        description=(
+            "Reports (never true answers), one row per respondent, SHUFFLED, without ids or dates."
+            " CSV: a header row of question keys, then the rows; every text cell is ' followed by"
+            " the exact text (drop the first character to read it), numbers are bare, empty is"
+            " missing (docs/exports.md). The designs are at responses/export/metadata/."
+        ),
+    )
+    def get(self, request: Request, slug: str) -> StreamingHttpResponse:
+        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        # Streamed (one row per respondent, any number of them): the renderers are bypassed, the
+        # format is still the negotiated one.
+        if self.negotiated_format(request) == "json":
+            response = StreamingHttpResponse(
+                export.export_json(survey), content_type="application/json"
+            )
+        else:
+            response = StreamingHttpResponse(
+                export.export_csv(survey), content_type="text/csv; charset=utf-8"
+            )
+            response["Content-Disposition"] = f'attachment; filename="{slug}-reports.csv"'
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class ExportMetadataView(APIView):
+    @extend_schema(
+        parameters=[SLUG],
+        responses={200: s.ExportMetadataSerializer, 404: ERROR_404},
+        tags=["estimates"],
+        description=(
+            "What the export's columns mean: per question its kind, text, options or bounds, the"
+            " full design (with c, d and ε) and a ready-made rrreg call; how CSV cells are written."
+        ),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        return Response(export.export_metadata(survey))

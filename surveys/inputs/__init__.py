@@ -1,0 +1,43 @@
+"""Input serializers: THE validator of every survey write — the JSON API, the server-rendered
+pages, management commands and tests all go through them. Each returns a frozen spec
+(:mod:`surveys.specs`) that the services take as typed keyword arguments."""
+
+from surveys.inputs.access import (
+    InvitationCheckRequestSerializer,
+    TokenRequestSerializer,
+    credentials,
+    invitation_token,
+)
+from surveys.inputs.invitations import InvitationRequestSerializer, invitation_request
+from surveys.inputs.previews import DesignPreviewRequestSerializer, design_preview_request
+from surveys.inputs.responses import SubmissionRequestSerializer, answers_clean, submission_spec
+from surveys.inputs.surveys import (
+    QuestionInSerializer,
+    SurveyBudgetInSerializer,
+    SurveyInSerializer,
+    SurveyPatchSerializer,
+    design_spec,
+    survey_changes,
+    survey_spec,
+)
+
+__all__ = [
+    "DesignPreviewRequestSerializer",
+    "InvitationCheckRequestSerializer",
+    "InvitationRequestSerializer",
+    "QuestionInSerializer",
+    "SubmissionRequestSerializer",
+    "SurveyBudgetInSerializer",
+    "SurveyInSerializer",
+    "SurveyPatchSerializer",
+    "TokenRequestSerializer",
+    "answers_clean",
+    "credentials",
+    "design_preview_request",
+    "design_spec",
+    "invitation_request",
+    "invitation_token",
+    "submission_spec",
+    "survey_changes",
+    "survey_spec",
+]

@@ -1,0 +1,56 @@
+"""Input serializers of the two credential bodies: a researcher's token exchange and a
+respondent's invitation check. Both refuse strings a database cannot store (NUL was a database
+error on PostgreSQL's username lookup) before any query."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from deniable.input_fields import StrictCharField
+from deniable.inputs import validate_input
+from surveys.specs import MAX_TOKEN_LENGTH, Credentials
+
+REQUIRED = "This field is required."
+TOKEN_LENGTH_MESSAGE = f"Must be the invitation token: 1 to {MAX_TOKEN_LENGTH} characters."
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = StrictCharField(trim_whitespace=False, error_messages={"invalid": REQUIRED})
+    password = StrictCharField(
+        trim_whitespace=False,
+        style={"input_type": "password"},
+        error_messages={"invalid": REQUIRED},
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> Credentials:
+        return Credentials(username=attrs["username"], password=attrs["password"])
+
+
+def credentials(data: Any) -> Credentials:
+    """A token-exchange body, validated (raises ``InvalidInput`` naming the field)."""
+    return validate_input(TokenRequestSerializer, data, Credentials)
+
+
+class InvitationCheckRequestSerializer(serializers.Serializer):
+    token = StrictCharField(
+        min_length=1,
+        max_length=MAX_TOKEN_LENGTH,
+        trim_whitespace=False,
+        error_messages={
+            "invalid": "Must be the invitation token string.",
+            "blank": TOKEN_LENGTH_MESSAGE,
+            "min_length": TOKEN_LENGTH_MESSAGE,
+            "max_length": TOKEN_LENGTH_MESSAGE,
+        },
+        help_text="The invitation token, in the body only (never in a URL).",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> str:
+        return str(attrs["token"])
+
+
+def invitation_token(data: Any) -> str:
+    """An invitation-check body's token, validated (raises ``InvalidInput`` naming ``token``)."""
+    return validate_input(InvitationCheckRequestSerializer, data, str)

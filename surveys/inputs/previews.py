@@ -1,0 +1,69 @@
+"""Input serializer of ``POST /api/v1/designs/preview/`` (the builder's live preview)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from deniable.input_fields import StrictFloatField, StrictIntegerField
+from deniable.inputs import validate_input
+from surveys.models import Question
+from surveys.specs import MAX_OPTION_LENGTH, MAX_OPTIONS, MIN_OPTIONS, DesignPreviewRequest
+
+CONFIDENCE_MESSAGE = "A number strictly between 0 and 1."
+
+
+class DesignPreviewRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=[Question.Kind.YES_NO, Question.Kind.CHOICE],
+        help_text="Only yes_no and choice questions have a design.",
+    )
+    design = serializers.JSONField(required=False, allow_null=True)
+    options = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_OPTION_LENGTH),
+        required=False,
+        max_length=MAX_OPTIONS,
+        help_text="choice: its options (or give k).",
+    )
+    k = StrictIntegerField(
+        required=False,
+        min_value=MIN_OPTIONS,
+        max_value=MAX_OPTIONS,
+        help_text="choice, if no options",
+    )
+    planned_n = StrictIntegerField(
+        required=False, min_value=1, max_value=2_000_000_000, default=1000
+    )
+    prior = StrictFloatField(
+        required=False, allow_null=True, min_value=0.0, max_value=1.0, help_text="Guessed π."
+    )
+    confidence = StrictFloatField(
+        required=False,
+        default=0.95,
+        exclusive_min=0.0,
+        exclusive_max=1.0,
+        error_messages={"exclusive_min": CONFIDENCE_MESSAGE, "exclusive_max": CONFIDENCE_MESSAGE},
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> DesignPreviewRequest:
+        kind, k = attrs["kind"], attrs.get("k")
+        if kind == Question.Kind.CHOICE and attrs.get("options"):
+            k = len(attrs["options"])
+        if kind == Question.Kind.CHOICE and k is None:
+            raise serializers.ValidationError(
+                {"options": "Give the options (or k) of a choice question."}
+            )
+        return DesignPreviewRequest(
+            kind=kind,
+            design=attrs.get("design"),
+            k=k,
+            planned_n=attrs["planned_n"],
+            prior=attrs.get("prior"),
+            confidence=attrs["confidence"],
+        )
+
+
+def design_preview_request(data: Any) -> DesignPreviewRequest:
+    """A design preview body, validated (raises ``InvalidInput``)."""
+    return validate_input(DesignPreviewRequestSerializer, data, DesignPreviewRequest)

@@ -1,0 +1,165 @@
+"""Researcher read pages: the survey list, the builder and the survey's results page.
+
+Thin: fetch through ``surveys.selectors``, hand the data to the presenters of ``surveys.charts``
+and render. Every API URL a page's script calls is rendered here with ``reverse()`` (the scripts
+read them from the page's JSON data or ``data-*`` attributes and never write one themselves).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from deniable.errors import NotFound
+from surveys import charts, designs
+from surveys.forms import design_spec
+from surveys.models import Question, Survey
+from surveys.selectors import survey_estimates, survey_get_for_owner, survey_list_for_owner
+
+RELEASES_TEMPLATE = "privacy/_releases.html"
+
+
+def owned_or_404(request: HttpRequest, slug: str) -> Survey:
+    """The user's own survey, else a 404 page (never a 403: existence is not leaked)."""
+    try:
+        return survey_get_for_owner(user=request.user, slug=slug)
+    except NotFound as exc:
+        raise Http404("No such survey.") from exc
+
+
+@login_required
+@require_GET
+def survey_list(request: HttpRequest) -> HttpResponse:
+    surveys = survey_list_for_owner(user=request.user)
+    return render(request, "surveys/list.html", {"surveys": surveys})
+
+
+def _builder_question(q: Question) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": q.key, "text": q.text, "kind": q.kind}
+    if q.kind in (Question.Kind.CHOICE, Question.Kind.CATEGORY):
+        out["options"] = list(q.options)
+    if q.is_randomized:
+        out["design"] = design_spec(q)
+    if q.kind == Question.Kind.NUMBER:
+        out["min"], out["max"] = q.min_value, q.max_value
+    return out
+
+
+def _builder_survey(survey: Survey | None) -> dict[str, Any]:
+    """The builder's starting values: the draft's, or the defaults of a new survey."""
+    if survey is None:
+        return {
+            "title": "",
+            "description": "",
+            "access": Survey.Access.OPEN,
+            "planned_n": 1000,
+            "closes_at": None,
+            "response_cap": None,
+            "budget": {"epsilon": 1.0, "delta": 1e-6},
+            "questions": [],
+        }
+    return {
+        "title": survey.title,
+        "description": survey.description,
+        "access": survey.access,
+        "planned_n": survey.planned_n,
+        "closes_at": survey.closes_at.isoformat() if survey.closes_at else None,
+        "response_cap": survey.response_cap,
+        "budget": {"epsilon": survey.budget_epsilon, "delta": survey.budget_delta},
+        "questions": [_builder_question(q) for q in survey.questions.all()],
+    }
+
+
+@login_required
+@require_GET
+def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpResponse:
+    survey = owned_or_404(request, slug) if slug else None
+    if survey is not None and survey.status != Survey.Status.DRAFT:
+        messages.warning(
+            request, "Only draft surveys can be edited: an open survey's designs are fixed."
+        )
+        return redirect("survey-detail", slug=survey.slug)
+    data: dict[str, Any] = {
+        "slug": survey.slug if survey else None,
+        "create_url": reverse("api-surveys"),
+        "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
+        "preview_url": reverse("api-design-preview"),
+        "starting_designs": designs.starting_designs(),
+        "detail_url_template": reverse("survey-detail", args=["__slug__"]),
+        "survey": _builder_survey(survey),
+    }
+    return render(request, "surveys/builder.html", {"survey": survey, "data": data})
+
+
+def _downloads(survey: Survey, group_by: str | None) -> dict[str, str]:
+    """Download links: every one is served as an attachment with its own file name."""
+    estimates = reverse("api-survey-estimates", args=[survey.slug])
+    export = reverse("api-survey-export", args=[survey.slug])
+    links = {
+        "estimates_csv": f"{estimates}?format=csv",
+        "estimates_json": f"{estimates}?download=1",
+        "export_csv": f"{export}?format=csv",
+        "export_json": f"{export}?format=json",
+        "export_metadata": reverse("api-survey-export-metadata", args=[survey.slug]),
+    }
+    if group_by:
+        query = urlencode({"group_by": group_by})
+        links["grouped_csv"] = f"{estimates}?{query}&format=csv"
+        links["grouped_json"] = f"{estimates}?{query}&download=1"
+    return links
+
+
+def _releases_template() -> str | None:
+    """The releases section (privacy app) when it is installed; the page works without it."""
+    try:
+        get_template(RELEASES_TEMPLATE)
+    except TemplateDoesNotExist:
+        return None
+    return RELEASES_TEMPLATE
+
+
+def _any_clipped(rows: list[dict[str, Any]], crosstab: dict[str, Any] | None) -> bool:
+    cells = [c for row in (crosstab or {}).get("rows", []) for c in row["cells"]]
+    return any(r["clipped"] for r in rows) or any(c and c["clipped"] for c in cells)
+
+
+@login_required
+@require_GET
+def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    survey = owned_or_404(request, slug)
+    questions = list(survey.questions.all())
+    category_questions = [q for q in questions if q.kind == Question.Kind.CATEGORY]
+    group_by = request.GET.get("group_by") or None
+    if group_by not in [q.key for q in category_questions]:
+        group_by = None
+    estimates = survey_estimates(survey=survey, group_by=group_by)
+    rows = charts.estimate_rows(estimates.questions)
+    crosstab = charts.crosstab(estimates, group_by)
+    respondents = estimates.respondents
+    planned = survey.planned_n
+    context = {
+        "survey": survey,
+        "estimates": estimates,
+        "rows": rows,
+        "chart": charts.interval_chart(rows),
+        "crosstab": crosstab,
+        "group_by": group_by,
+        "group_question": next((q for q in questions if q.key == group_by), None),
+        "category_questions": category_questions,
+        "respondents": respondents,
+        "progress_pct": min(100.0, 100.0 * respondents / planned) if planned else 0,
+        "respond_url": request.build_absolute_uri(reverse("respond", args=[survey.slug])),
+        "downloads": _downloads(survey, group_by),
+        "any_clipped": _any_clipped(rows, crosstab),
+        "releases_template": _releases_template(),
+    }
+    return render(request, "surveys/detail.html", context)

@@ -1,0 +1,43 @@
+"""Reads: surveys for respondents and owners, counts and debiased estimates.
+
+Selectors return data (models, querysets, frozen dataclasses), never response bodies: the API's
+output serializers and renderers shape them (``surveys.api.estimates``), the pages' presenters
+draw them (``surveys.charts``). The modules:
+
+* ``surveys`` — surveys as respondents and owners see them;
+* ``sql`` — the vendor-specific SQL of the tally reads;
+* ``counts`` — report counts per cell (releases and estimates start there);
+* ``estimates`` — debiased estimates as typed values.
+
+The per-process survey cache of the submission path is ``surveys.public_survey_cache``.
+"""
+
+from __future__ import annotations
+
+from surveys.selectors.counts import NumberSums, SurveyCounts, survey_counts
+from surveys.selectors.estimates import (
+    SurveyEstimates,
+    survey_estimates,
+    validate_confidence,
+)
+from surveys.selectors.surveys import (
+    estimate_batch,
+    survey_get_for_owner,
+    survey_get_public,
+    survey_list_for_owner,
+    survey_respondent_count,
+)
+
+__all__ = [
+    "NumberSums",
+    "SurveyCounts",
+    "SurveyEstimates",
+    "estimate_batch",
+    "survey_counts",
+    "survey_estimates",
+    "survey_get_for_owner",
+    "survey_get_public",
+    "survey_list_for_owner",
+    "survey_respondent_count",
+    "validate_confidence",
+]

@@ -1,0 +1,140 @@
+"""Validated write requests: frozen, typed values made by the input serializers
+(:mod:`surveys.inputs`) and taken by the services (:mod:`surveys.services`).
+
+A spec exists only once every rule of its serializer held, so services never re-check shapes,
+types or ranges; they check what needs the database (a taken slug, a draft survey, a token).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+# Limits of a survey's shape (the input serializers state them; services and pages read them).
+KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+KEY_RE = re.compile(KEY_PATTERN)
+MAX_QUESTIONS = 100
+MIN_OPTIONS = 2
+MAX_OPTIONS = 50
+MAX_OPTION_LENGTH = 200
+TITLE_MAX = 200
+MAX_INVITATIONS = 10_000
+MAX_TOKEN_LENGTH = 200  # an invitation token as a client may send it
+
+# Number questions' bounds: |min|, |max| ≤ 1e9. Each answer adds x² ≤ 1e18 to a float64 tally,
+# so even 2⁵³ respondents sum to ≤ 9e33, far below the float maximum 1.8e308: the tallies stay
+# finite (an answer of 1e200 within ±1e300 once stored x² = ∞, and the survey's estimates 503'd).
+# Exactness is another matter: sums are exact integers only below 2⁵³ ≈ 9e15 (e.g. integer
+# answers |x| ≤ 3e4 at 1e7 respondents); beyond that their relative rounding error is at most
+# n·2⁻⁵³ ≈ 1.1e-9 at n = 1e7, which costs the standard error precision only when the spread is
+# below ~3e-5 of the mean (``surveys.selectors._number_entry`` reports a conservative SE then).
+# 1e9 still covers every survey quantity we know of (incomes in cents, populations, seconds).
+MAX_ABS_NUMBER = 1e9
+
+# A reported answer: yes_no → bool, choice/category → an option, number → a float.
+Answer = bool | str | float
+
+
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    """One question: ``design`` is the canonical spec (``dpcore.local``) of a randomized kind,
+    empty for category and number; ``min_value``/``max_value`` only for number."""
+
+    key: str
+    text: str
+    kind: str
+    design: Mapping[str, Any] = field(default_factory=dict)
+    options: tuple[str, ...] = ()
+    min_value: float | None = None
+    max_value: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "design", _frozen(self.design))
+        object.__setattr__(self, "options", tuple(self.options))
+
+
+@dataclass(frozen=True)
+class SurveySpec:
+    """``POST /api/v1/surveys/``: a whole draft survey (defaults filled in)."""
+
+    title: str
+    budget_epsilon: float
+    budget_delta: float
+    description: str = ""
+    access: str = "open"
+    closes_at: datetime | None = None
+    response_cap: int | None = None
+    planned_n: int = 1000
+    questions: tuple[QuestionSpec, ...] = ()
+
+    def kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`surveys.services.survey_create`."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class SurveyChanges:
+    """``PATCH /api/v1/surveys/<slug>/``: only the fields given. ``values`` holds model field
+    values (``budget`` becomes ``budget_epsilon`` and ``budget_delta``); ``questions``, when
+    not None, replaces them all."""
+
+    values: Mapping[str, Any] = field(default_factory=dict)
+    questions: tuple[QuestionSpec, ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", _frozen(self.values))
+
+
+@dataclass(frozen=True)
+class SubmissionSpec:
+    """``POST /api/v1/surveys/<slug>/responses/`` (and the no-JS form): reported answers only,
+    checked against the survey's questions; unanswered optional questions are absent."""
+
+    submission_id: uuid.UUID
+    randomizer: str
+    answers: Mapping[str, Answer]
+    token: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "answers", _frozen(self.answers))
+
+    def kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`surveys.services.submission_create`."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class InvitationRequest:
+    """``POST /api/v1/surveys/<slug>/invitations/``."""
+
+    count: int
+    format: str = "json"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """``POST /api/v1/auth/token/``: strings a database can store (not yet checked)."""
+
+    username: str
+    password: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class DesignPreviewRequest:
+    """``POST /api/v1/designs/preview/``: ``k`` is the number of options of a choice question."""
+
+    kind: str
+    design: Mapping[str, Any] | None
+    k: int | None
+    planned_n: int
+    prior: float | None
+    confidence: float

@@ -1,0 +1,52 @@
+// Shared helpers for the page-module tests (node --test tests/js/): random sources and storages.
+import { webcrypto } from "node:crypto";
+
+export const GRID = 2 ** 53;
+
+/** The two 32-bit words the randomizer turns into `value` (inverse of hi·2²¹ + (lo >>> 11)). */
+export function wordsFor(value) {
+  if (!Number.isSafeInteger(value) || value < 0 || value >= GRID) throw new RangeError(String(value));
+  return [Math.floor(value / 2 ** 21), (value % 2 ** 21) * 2 ** 11];
+}
+
+/** A source that hands out `words` in order and fails the test if asked for more. `left()` tells
+ * how many are unused, so a test can check a draw consumed exactly its words. */
+export function queueSource(words) {
+  const queue = [...words];
+  const fill = (array) => {
+    if (!(array instanceof Uint32Array)) throw new TypeError("the randomizer draws 32-bit words");
+    for (let i = 0; i < array.length; i += 1) {
+      if (!queue.length) throw new Error("the randomizer drew more words than expected");
+      array[i] = queue.shift();
+    }
+    return array;
+  };
+  fill.left = () => queue.length;
+  return fill;
+}
+
+/** Node's Web Crypto, the same API as the browser's `crypto.getRandomValues`. */
+export const cryptoSource = (array) => webcrypto.getRandomValues(array);
+
+/** A source that must never be used (a memoized report is never re-drawn). */
+export const noDraws = () => { throw new Error("drew randomness for a memoized question"); };
+
+/** An in-memory Storage (getItem/setItem/removeItem), optionally broken in the ways browsers are. */
+export class FakeStorage {
+  constructor({ dropWrites = false, throwOnWrite = false } = {}) {
+    this.map = new Map();
+    this.dropWrites = dropWrites;
+    this.throwOnWrite = throwOnWrite;
+  }
+  getItem(k) { return this.map.has(k) ? this.map.get(k) : null; }
+  setItem(k, v) {
+    if (this.throwOnWrite) throw new Error("QuotaExceededError");
+    if (!this.dropWrites) this.map.set(k, String(v));
+  }
+  removeItem(k) { this.map.delete(k); }
+}
+
+/** A question as the server renders it (surveys/views.py `_question_data`), reduced to what the
+ * randomizer reads. */
+export const yesNo = (name, thresholds) => ({ key: name, kind: "yes_no", design: { name }, thresholds, options: [] });
+export const choice = (options, keep) => ({ key: "vote", kind: "choice", design: { name: "k_rr" }, thresholds: { keep }, options });

@@ -1,0 +1,56 @@
+"""The project's docs (docs/*.md, README.md): links and anchors resolve, and the API guide lists
+every API route."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "SECURITY.md"]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def anchors(path: Path) -> set[str]:
+    """Explicit ``<a id>`` anchors and GitHub's heading slugs."""
+    text = path.read_text()
+    found = set(re.findall(r'<a id="([^"]+)"></a>', text))
+    for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(slug)
+    return found
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_relative_links_and_anchors_resolve(doc):
+    for target in LINK.findall(doc.read_text()):
+        if target.startswith(("http://", "https://", "mailto:")):
+            continue
+        file_part, _, anchor = target.partition("#")
+        path = (doc.parent / file_part).resolve() if file_part else doc
+        assert path.exists(), f"{doc.name}: {target}"
+        if anchor and path.suffix == ".md":
+            assert anchor in anchors(path), f"{doc.name}: {target}"
+
+
+def test_new_docs_give_every_section_a_stable_anchor():
+    for name in ("architecture", "privacy-model", "formulas", "api", "deployment"):
+        text = (ROOT / "docs" / f"{name}.md").read_text().splitlines()
+        for i, line in enumerate(text):
+            if line.startswith("## ") or line.startswith("### "):
+                before = [t for t in text[max(0, i - 2) : i] if t.strip()]
+                assert before and before[-1].startswith('<a id="'), f"{name}.md: {line}"
+
+
+def test_api_guide_lists_every_api_route():
+    from privacy.api.urls import urlpatterns as privacy_routes
+    from surveys.api.urls import urlpatterns as survey_routes
+
+    guide = (ROOT / "docs" / "api.md").read_text()
+    for pattern in [*survey_routes, *privacy_routes]:
+        route = re.sub(r"<(?:\w+:)?(\w+)>", r"<\1>", str(pattern.pattern))
+        route = route.replace("<release_id>", "<id>")
+        path = f"/api/v1/{route}"
+        assert f"`{path}`" in guide, path
