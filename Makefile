@@ -44,8 +44,10 @@ run: install-run
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# The whole suite: the page modules' unit tests, then pytest. Browser tests need Debian's chromium
-# (installed here when missing and root). `TEST_JS=` leaves the JS tests out (CI runs them first).
+# The whole suite, serially: the page modules' unit tests, then pytest (the browser and
+# Celery-worker tests drive live servers and subprocesses; CI runs this). Browser tests need
+# Debian's chromium (installed here when missing and root). `TEST_JS=` leaves the JS tests out
+# (CI runs them first).
 TEST_JS ?= test-js
 test: install $(NODE_STAMP) $(TEST_JS)
 	@bash scripts/ensure-chromium.sh
@@ -57,8 +59,15 @@ test-js:
 	@command -v node >/dev/null || { echo "node is missing (sudo apt-get install -y nodejs)"; exit 1; }
 	node --test tests/js/
 
+# Unit and API tests only, in parallel (pytest-xdist): each worker gets its own test database
+# (pytest-django), its own Redis for the cache (tests/conftest.py) and its own temp dirs. `slow`,
+# `e2e` and `integration` tests are left to `make test`, which runs everything, serially.
+# test_schemathesis.py is `slow` as a whole and its import builds the OpenAPI schema (~3 s of CPU
+# in every worker), so it is not even collected here.
+XDIST ?= auto
 test-fast: install
-	$(BIN)/python -m pytest -m "not e2e and not integration and not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(XDIST) -m "not e2e and not integration and not slow" \
+		--ignore=tests/fuzz/test_schemathesis.py $(PYTEST_ARGS)
 
 # From a fresh `git clone` of HEAD: the README's `make run` on a free port (a new .venv with the
 # runtime requirements only), then a respondent and a researcher in Chromium, axe-core on every

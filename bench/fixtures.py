@@ -33,12 +33,10 @@ ANSWERS: dict[str, Any] = {
 
 
 def create_open_survey(*, title_suffix: str = "", slug: str | None = None) -> Any:
-    """Create and open the bench survey through the product's own services."""
+    """Create and open the bench survey through the product's own services (the shared
+    factory, :func:`testsupport.factories.make_survey`)."""
     from bench.stack import bench_owner
-    from surveys import inputs, services
+    from testsupport.factories import make_survey
 
     body = {**SURVEY_BODY, "title": SURVEY_BODY["title"] + title_suffix}
-    spec = inputs.survey_spec(body)
-    survey = services.survey_create(owner=bench_owner(), slug=slug, **spec.kwargs())
-    services.survey_open(survey=survey)
-    return survey
+    return make_survey(bench_owner(), body, slug=slug)

@@ -1,15 +1,26 @@
-"""Shared test fixtures.
+"""Suite-wide hooks and fixtures (thin wrappers: the helpers live in ``testsupport``).
 
-Tests that need a real service call :func:`require_service`. In CI (``CI=true``) or with
-``DENIABLE_REQUIRE_SERVICES=1`` a missing service is a *failure*, never a skip, so the tests that
-prove the product on PostgreSQL, Redis, a Celery worker and Chromium always run there.
+Tests that need a real service call :func:`testsupport.services.require_service`. In CI
+(``CI=true``) or with ``DENIABLE_REQUIRE_SERVICES=1`` a missing service is a *failure*, never a
+skip, so the tests that prove the product on PostgreSQL, Redis, a Celery worker and Chromium
+always run there.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Iterator
 
 import pytest
+
+from testsupport.processes import PrivateRedis, free_port
+from testsupport.services import (
+    database_is_postgres,
+    redis_is_up,
+    redis_url,
+    require_service,
+)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -38,36 +49,36 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-def services_required() -> bool:
-    return os.environ.get("CI") == "true" or os.environ.get("DENIABLE_REQUIRE_SERVICES") == "1"
+@pytest.fixture(scope="session", autouse=True)
+def _cache_of_this_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Under pytest-xdist (``-n``) every worker gets a cache no other worker touches.
 
+    pytest-django already gives each worker its own test database, but with ``REDIS_URL`` set
+    the cache (rate-limit counters, axes, the estimates cache) is one Redis database shared by
+    all workers, and ``cache.clear()`` there is a FLUSHDB: one worker's test would wipe another's
+    counters. So each worker starts a private ``redis-server`` on a free port and points the
+    cache at it (the same backend, so the tests still run against Redis); without the binary the
+    worker falls back to a per-process local-memory cache. A serial run (no ``-n``) is unchanged.
+    """
+    from django.conf import settings
+    from django.test import override_settings
 
-def require_service(available: bool, what: str) -> None:
-    if available:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    backend = settings.CACHES["default"]["BACKEND"]
+    if not worker or not backend.endswith("RedisCache"):
+        yield
         return
-    if services_required():
-        pytest.fail(f"{what} is required in CI but is not available", pytrace=False)
-    pytest.skip(f"{what} is not available (set it up to run this test; CI requires it)")
-
-
-def database_is_postgres() -> bool:
-    from django.db import connection
-
-    return connection.vendor == "postgresql"
-
-
-def redis_url() -> str:
-    return os.environ.get("REDIS_URL", "")
-
-
-def redis_is_up(url: str | None = None) -> bool:
-    url = url or redis_url() or "redis://127.0.0.1:6379/0"
-    try:
-        import redis
-
-        return bool(redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1).ping())
-    except Exception:  # noqa: BLE001
-        return False
+    server: PrivateRedis | None = None
+    if shutil.which("redis-server"):
+        server = PrivateRedis(port=free_port(), workdir=tmp_path_factory.mktemp(f"redis-{worker}"))
+        server.start()
+        caches = {"default": {**settings.CACHES["default"], "LOCATION": server.url}}
+    else:
+        caches = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    with override_settings(CACHES=caches):
+        yield
+    if server is not None:
+        server.stop()
 
 
 @pytest.fixture

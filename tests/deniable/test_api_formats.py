@@ -14,7 +14,8 @@ from rest_framework.test import APIClient
 
 from surveys import selectors
 from surveys.api import read_views
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport.factories import make_release_survey as make_survey
+from testsupport.factories import make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,7 @@ from django.contrib.auth import get_user_model
 from deniable.errors import Conflict
 from surveys.models import Invitation
 from surveys.services import invitation_digest, survey_open
-from tests.boundary import submission_create, survey_create
-from tests.surveys.conftest import new_id
+from testsupport.factories import new_id, submission_create, survey_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -18,7 +18,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from surveys.services import survey_open
-from tests.boundary import survey_create
+from testsupport.factories import survey_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

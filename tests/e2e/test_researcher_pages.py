@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
-from surveys.services import survey_open
-from tests.boundary import release_request, submission_create, survey_create
 from tests.e2e.axe import axe_violations, format_violations
+from testsupport import factories
+from testsupport.factories import release_request
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -42,26 +40,19 @@ QUESTIONS = [
 
 
 def make_survey(respondents: int = 60) -> Survey:
-    user, _ = get_user_model().objects.get_or_create(username="rita")
-    user.set_password(PASSWORD)
-    user.save()
-    survey = survey_create(
-        owner=user,
-        data={"title": "Campus life", "questions": QUESTIONS, "budget": {"epsilon": 1.0}},
+    survey = factories.make_campus_survey(
+        QUESTIONS, username="rita", password=PASSWORD, budget={"epsilon": 1.0}
     )
-    survey_open(survey=survey)
-    for i in range(respondents):
-        submission_create(
-            survey=survey,
-            submission_id=uuid.uuid4(),
-            randomizer="browser",
-            answers={
-                "cheated": i % 4 == 0,
-                "vote": QUESTIONS[1]["options"][i % 4],
-                "region": "North" if i % 2 else "South",
-                "age": 20 + i % 50,
-            },
-        )
+    factories.submit_many(
+        survey,
+        respondents,
+        lambda i: {
+            "cheated": i % 4 == 0,
+            "vote": QUESTIONS[1]["options"][i % 4],
+            "region": "North" if i % 2 else "South",
+            "age": 20 + i % 50,
+        },
+    )
     return survey
 
 

@@ -22,8 +22,9 @@ from django.contrib.auth import get_user_model
 from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
 from surveys.services import survey_open
-from tests.boundary import submission_create, survey_create
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS
+from testsupport.factories import make_campus_survey as make_survey
+from testsupport.factories import submission_create, survey_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -58,15 +59,6 @@ EVERY_KIND = [
 ]
 COIN_ONLY = [{"key": "cheated", "text": "Have you ever cheated on an exam?", "kind": "yes_no"}]
 TRUTHS = {"cheated": "true", "drugs": "false", "stolen": "true", "vote": "Gamma"}
-
-
-def make_survey(questions: list[dict[str, Any]], *, username: str = "alice") -> Survey:
-    user, _ = get_user_model().objects.get_or_create(username=username)
-    user.set_password("pw-" + username + "-123")
-    user.save()
-    survey = survey_create(owner=user, data={"title": "Campus life", "questions": questions})
-    survey_open(survey=survey)
-    return survey
 
 
 def stored(page: Any, slug: str, name: str) -> str | None:
@@ -367,7 +359,7 @@ def test_builder_live_preview_and_save(live_server, new_page):
 
 
 def test_invitation_token_travels_in_the_fragment_and_the_body_only(live_server, new_page):
-    from tests.boundary import invitations_create
+    from testsupport.factories import invitations_create
 
     user = get_user_model().objects.create_user("inviter", password="pw-inviter-123")
     survey = survey_create(

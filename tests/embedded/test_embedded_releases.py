@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from testsupport.processes import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -65,12 +66,6 @@ rows = [
 ]
 print(json.dumps(rows))
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _env(db: Path) -> dict[str, str]:
@@ -111,7 +106,7 @@ def embedded_server(tmp_path: Path) -> Iterator[tuple[str, dict, dict[str, str]]
     env = _env(db)
     _manage(env, "migrate", "--noinput")
     info = _shell(env, SETUP)
-    port = _free_port()
+    port = free_port()
     log = (tmp_path / "server.log").open("w")
     proc = subprocess.Popen(
         [str(PYTHON), "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],

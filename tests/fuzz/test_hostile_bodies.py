@@ -19,13 +19,11 @@ surrogates were database errors); it takes ~15 s per backend.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
@@ -33,10 +31,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 
-from privacy import services as privacy_services
-from surveys import services as survey_services
 from surveys.models import Submission, Tally
-from tests import boundary
+from testsupport import factories
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
 
@@ -158,23 +154,17 @@ def bodies(draw: st.DrawFn, fields: list[str]) -> tuple[bytes, str]:
 @pytest.fixture
 def world(db: None) -> Iterator[dict[str, Any]]:
     cache.clear()
-    owner = get_user_model().objects.create_user(username="rawfuzz", password="pw-rawfuzz-123")
+    owner = factories.make_user("rawfuzz", "pw-rawfuzz-123")
     token = Token.objects.create(user=owner)
 
-    def survey(**extra: Any) -> Any:
+    def survey(*, open_: bool = False, **extra: Any) -> Any:
         data = {"title": "Raw", "questions": QUESTIONS, "budget": {"epsilon": 1e6}, **extra}
-        return boundary.survey_create(owner=owner, data=data)
+        return factories.make_survey(owner, data, open_=open_)
 
-    opened = survey_services.survey_open(survey=survey())
-    for _ in range(5):
-        boundary.submission_create(
-            survey=opened, submission_id=str(uuid.uuid4()), randomizer="browser", answers=ANSWERS
-        )
-    release, _ = boundary.release_request(
-        survey=opened, user=owner, data={"mechanism": "laplace", "epsilon": 1.0}
-    )
-    privacy_services.release_run(release_id=release.pk)
-    invite = survey_services.survey_open(survey=survey(access="invite"))
+    opened = survey(open_=True)
+    factories.submit_many(opened, 5, lambda _: ANSWERS)
+    release = factories.make_release(opened, owner, {"mechanism": "laplace", "epsilon": 1.0})
+    invite = survey(open_=True, access="invite")
     yield {
         "token": token.key,
         "slugs": [opened.slug, survey().slug, invite.slug],
@@ -246,6 +236,7 @@ def _one(world: dict[str, Any], op: tuple[str, str, list[str], list[str]], data:
     assert (Submission.objects.count(), Tally.objects.count()) == before
 
 
+@pytest.mark.slow  # every operation × hypothesis examples: ~8 s
 @RAW
 @given(data=st.data())
 def test_every_operation_survives_hostile_raw_input(

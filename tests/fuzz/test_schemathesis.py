@@ -12,13 +12,11 @@ The number of generated cases is counted; the last test asserts it is at least 1
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import schemathesis
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
@@ -31,9 +29,11 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from privacy import services as privacy_services
 from surveys import services as survey_services
-from tests import boundary
+from testsupport import factories
+
+# ≥ 1,000 generated cases over every operation, twice: about a third of the fast suite's time.
+pytestmark = pytest.mark.slow
 
 APP = get_wsgi_application()
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", APP)
@@ -98,7 +98,7 @@ def flatmap_path_parameters(context: Any, path_parameters: dict[str, Any]) -> An
 
 def _survey(owner: Any, slug: str, **extra: Any) -> Any:
     body = {"title": f"Fuzz {slug}", "questions": QUESTIONS, "budget": {"epsilon": 50.0}}
-    return boundary.survey_create(owner=owner, data={**body, **extra}, slug=slug)
+    return factories.make_survey(owner, {**body, **extra}, open_=False, slug=slug)
 
 
 # Issue 11 §7: besides the schema's own values, the same bodies with hostile ones in every
@@ -156,25 +156,15 @@ def _keep_the_test_connection() -> Iterator[None]:
 def world(db: None) -> Iterator[dict[str, str]]:
     """A researcher with a token, and surveys in every state (one of another researcher)."""
     cache.clear()  # rate-limit counters from other tests
-    users = get_user_model().objects
-    researcher = users.create_user(username="fuzzer", password="fuzz-password-123")
-    other = users.create_user(username="other", password="other-password-123")
+    researcher = factories.make_user("fuzzer", "fuzz-password-123")
+    other = factories.make_user("other", "other-password-123")
     token = Token.objects.create(user=researcher)
 
     opened = survey_services.survey_open(survey=_survey(researcher, "fuzz-open"))
-    for i in range(12):
-        boundary.submission_create(
-            survey=opened,
-            submission_id=str(uuid.uuid4()),
-            randomizer="browser",
-            answers=_answers(i),
-        )
-    done, _ = boundary.release_request(
-        survey=opened, user=researcher, data={"mechanism": "laplace", "epsilon": 1.0}
-    )
-    privacy_services.release_run(release_id=done.pk)
-    pending, _ = boundary.release_request(
-        survey=opened, user=researcher, data={"mechanism": "gaussian", "rho": 0.5}
+    factories.submit_many(opened, 12, _answers)
+    done = factories.make_release(opened, researcher, {"mechanism": "laplace", "epsilon": 1.0})
+    pending = factories.make_release(
+        opened, researcher, {"mechanism": "gaussian", "rho": 0.5}, run=False
     )
     _survey(researcher, "fuzz-draft")
     survey_services.survey_open(survey=_survey(researcher, "fuzz-invite", access="invite"))

@@ -21,108 +21,26 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from tests.conftest import require_service
+from testsupport.processes import PrivateRedis, free_port, wait_until
+from testsupport.services import require_service
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = ROOT / ".venv" / "bin" / "celery"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.1) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()
-
-
-@dataclass
-class PrivateRedis:
-    port: int
-    workdir: Path
-    process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                shutil.which("redis-server") or "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.workdir),
-                "--logfile",
-                str(self.workdir / "redis.log"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        if not wait_until(self.ping, 10):
-            raise RuntimeError("private redis-server did not start")
-
-    def ping(self) -> bool:
-        import redis
-
-        try:
-            client = redis.Redis(port=self.port, socket_timeout=0.5, socket_connect_timeout=0.5)
-            return bool(client.ping())
-        except Exception:  # noqa: BLE001
-            return False
-
-    def flush(self) -> None:
-        import redis
-
-        redis.Redis(port=self.port, socket_timeout=2).flushall()
-
-    def pause(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGSTOP)
-
-    def resume(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGCONT)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGCONT)
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-
-
 @pytest.fixture(scope="session")
 def private_redis(tmp_path_factory) -> Iterator[PrivateRedis]:
     require_service(shutil.which("redis-server") is not None, "redis-server (the binary)")
-    server = PrivateRedis(port=_free_port(), workdir=tmp_path_factory.mktemp("redis"))
+    server = PrivateRedis(port=free_port(), workdir=tmp_path_factory.mktemp("redis"))
     server.start()
     yield server
     server.stop()

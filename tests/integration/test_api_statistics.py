@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from dpcore import local as rr
 from surveys import services, simulation
-from tests import boundary
+from testsupport import factories
 
 # transaction=True: each submission commits on its own, as in production. Inside one long test
 # transaction PostgreSQL would keep every superseded tally row version alive, and each upsert would
@@ -44,7 +44,7 @@ def _skip_commit_flush() -> None:
 
 def test_estimate_through_the_api_matches_privacy_rr_and_covers_pi(django_user_model):
     owner = django_user_model.objects.create_user(username="stats", password="pw-stats-123")
-    survey = boundary.survey_create(
+    survey = factories.survey_create(
         owner=owner,
         data={
             "title": "Statistics",

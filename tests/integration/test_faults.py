@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench import faults
-from tests.conftest import require_service
+from testsupport.services import require_service
 
 pytestmark = [pytest.mark.integration]
 

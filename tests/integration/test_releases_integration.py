@@ -18,16 +18,16 @@ from dpcore.central import accounting
 from privacy.models import LedgerEntry, Release
 from privacy.selectors import survey_ledger_events
 from privacy.services import releases_sweep
-from tests.integration.conftest import wait_until
-from tests.privacy.release_fixtures import answer, make_survey, make_user
+from testsupport.factories import api_client, make_user
+from testsupport.factories import make_release_survey as make_survey
+from testsupport.factories import release_answer as answer
+from testsupport.processes import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 def client_for(user) -> APIClient:
-    c = APIClient()
-    c.force_authenticate(user)
-    return c
+    return api_client(user)
 
 
 def status_of(release_id) -> str:

@@ -17,15 +17,11 @@ from rest_framework.test import APIClient
 
 from privacy import services
 from privacy.models import LedgerEntry, Release
-from tests import boundary
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport import factories
+from testsupport.factories import api_client
+from testsupport.factories import make_release_survey as make_survey
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def owner():
-    return make_user("owner")
 
 
 @pytest.fixture
@@ -35,9 +31,7 @@ def open_survey(owner):
 
 @pytest.fixture
 def researcher_client(owner) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(owner)
-    return client
+    return api_client(owner)
 
 
 def test_eager_task_that_keeps_failing_is_failed_and_refunded(
@@ -53,7 +47,7 @@ def test_eager_task_that_keeps_failing_is_failed_and_refunded(
     # ``Retry`` out of ``apply_async``, which release_enqueue swallowed: before the fix the
     # release stayed pending, charged, forever.
     monkeypatch.setattr(services, "release_run", locked)
-    release, created = boundary.release_request(
+    release, created = factories.release_request(
         survey=open_survey, user=None, data={"mechanism": "laplace", "epsilon": 0.5}
     )
     assert created
@@ -72,7 +66,7 @@ def test_embedded_sweep_finishes_a_release_left_running(
     import privacy.services.budget as budget
 
     monkeypatch.setattr(budget, "release_enqueue", lambda **kwargs: True)
-    stuck, _ = boundary.release_request(
+    stuck, _ = factories.release_request(
         survey=open_survey, user=None, data={"mechanism": "laplace", "epsilon": 0.25}
     )
     monkeypatch.undo()

@@ -20,9 +20,8 @@ from privacy.models import LedgerEntry, Release
 from surveys.models import Submission, Tally
 from surveys.services import survey_open
 from surveys.tally_layout import tally_layout
-from tests import boundary
-from tests.boundary import survey_create
-from tests.privacy.release_fixtures import make_user
+from testsupport import factories
+from testsupport.factories import make_user, survey_create
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +83,7 @@ def test_number_release_runs_past_the_old_float_limit() -> None:
     limit = release_math.max_safe_respondents(LO, HI)
     n = limit + 1  # one past the old refusal threshold (n + 1 > limit)
     _bulk_insert(survey, n, {"x": 0.25})
-    release, created = boundary.release_request(
+    release, created = factories.release_request(
         survey=survey, user=owner, data={"mechanism": "laplace", "epsilon": 1.0}
     )
     assert created

@@ -9,8 +9,9 @@ from rest_framework.test import APIClient
 
 from privacy import services
 from privacy.models import Release
-from tests import boundary
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport import factories
+from testsupport.factories import make_release_survey as make_survey
+from testsupport.factories import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def test_started_and_finished_at_are_truncated_to_the_hour() -> None:
     owner = make_user("owner")
     survey = make_survey(owner, epsilon=2.0, respondents=10)
-    release, _ = boundary.release_request(
+    release, _ = factories.release_request(
         survey=survey, user=owner, data={"mechanism": "laplace", "epsilon": 0.5}
     )
     services.release_run(release_id=release.pk)

@@ -11,8 +11,9 @@ from django.urls import reverse
 from privacy import services
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
-from tests import boundary
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport import factories
+from testsupport.factories import make_release_survey as make_survey
+from testsupport.factories import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.django_db
 def done_release():
     owner = make_user("owner")
     survey = make_survey(owner, epsilon=2.0, respondents=10)
-    release, _ = boundary.release_request(
+    release, _ = factories.release_request(
         survey=survey, user=owner, data={"mechanism": "laplace", "epsilon": 0.5}
     )
     services.release_run(release_id=release.pk)  # on_commit does not fire inside a test's atomic

@@ -24,8 +24,8 @@ from django.utils import timezone
 
 from deniable.security import SESSION_AUTH_STARTED_KEY
 from surveys.management.commands import seed_demo
-from tests.boundary import invitations_create
-from tests.security.conftest import PASSWORD_A, PASSWORD_B, World, physical_post
+from tests.security.support import PASSWORD_A, PASSWORD_B, World, physical_post
+from testsupport.factories import invitations_create
 
 pytestmark = pytest.mark.django_db
 

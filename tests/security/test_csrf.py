@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from surveys.models import Invitation, Submission, Survey
-from tests.security.conftest import PASSWORD_A, QUESTIONS, World, physical_post
+from tests.security.support import PASSWORD_A, QUESTIONS, World, physical_post
 
 pytestmark = pytest.mark.django_db
 

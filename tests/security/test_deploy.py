@@ -13,7 +13,7 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import clear_url_caches
 
-from tests.security.conftest import PASSWORD_A, load_prod_settings, prod_security_overrides
+from tests.security.support import PASSWORD_A, load_prod_settings, prod_security_overrides
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from surveys.services import survey_close
-from tests.security.conftest import World, parse_html, physical_post, walk_urlconf
+from tests.security.support import World, parse_html, physical_post, walk_urlconf
 
 pytestmark = pytest.mark.django_db
 

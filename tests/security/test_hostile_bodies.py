@@ -23,7 +23,7 @@ from dpcore.central.exact import exact_pure
 from privacy.models import Release
 from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Question, Submission, Survey, Tally
-from tests.security.conftest import QUESTIONS, api_answers
+from tests.security.support import QUESTIONS, api_answers
 
 pytestmark = pytest.mark.django_db
 

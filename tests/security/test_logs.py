@@ -26,7 +26,7 @@ from django.urls import reverse
 from privacy.models import Release
 from privacy.tasks import release_compute
 from surveys.models import Submission
-from tests.security.conftest import PASSWORD_A, QUESTIONS
+from tests.security.support import PASSWORD_A, QUESTIONS
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from django.test import Client, override_settings
 from django.urls import clear_url_caches
 
 from surveys.models import Invitation
-from tests.security.conftest import Route, World, walk_urlconf
+from tests.security.support import Route, World, walk_urlconf
 
 pytestmark = pytest.mark.django_db
 

@@ -18,37 +18,27 @@ server you already run (seeded with ``seed_demo``) instead of a fresh clone.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import require_service, services_required
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, PageProblems
+from tests.smoke.server import ROOT, TIMINGS, Server, http_status
+from testsupport.browser import CHROMIUM, PageMaker, chromium
+from testsupport.processes import free_port
+from testsupport.services import require_service, services_required
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO_USER = ("demo", "demo-password-123")  # the README's published demo login
 START_TIMEOUT = 900  # seconds: a from-scratch pip install on a slow mirror, migrate, seed
-SCREENSHOTS = ROOT / "var" / "smoke"
-# A fresh shell's environment: nothing that would make the clone's `make run` use CI's services,
-# settings or virtualenv instead of its embedded defaults.
 _NOT_INHERITED = re.compile(
     r"^(DATABASE_URL|REDIS_URL|DJANGO_.*|DENIABLE_.*|VIRTUAL_ENV|PYTHONPATH|PYTEST_.*|"
     r"MAKEFLAGS|MFLAGS|MAKELEVEL|CI)$"
 )
-TIMINGS: dict[str, float] = {}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -80,49 +70,6 @@ def readme_first_command() -> str:
     assert block, "README.md has no ```bash block"
     first = block.group(1).splitlines()[0]
     return first.split("#", 1)[0].strip()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http_status(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
-    except (urllib.error.URLError, OSError):
-        return 0
-
-
-@dataclass
-class Server:
-    base: str
-    log: Path | None = None
-    token: str = field(default="", init=False)
-
-    def log_tail(self, lines: int = 60) -> str:
-        if self.log is None or not self.log.exists():
-            return "(no log)"
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-    def api(self, method: str, path: str, body: Any = None, *, auth: bool = True) -> Any:
-        """JSON API call (stdlib only); returns the decoded body, raises on a non-2xx."""
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"{self.base}/api/v1{path}", data=data, method=method)
-        request.add_header("Content-Type", "application/json")
-        if auth:
-            if not self.token:
-                self.token = self.api(
-                    "POST", "/auth/token/", {"username": DEMO_USER[0], "password": DEMO_USER[1]},
-                    auth=False,
-                )["token"]  # fmt: skip
-            request.add_header("Authorization", f"Token {self.token}")
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
 
 
 def _clean_env(port: int) -> dict[str, str]:
@@ -199,37 +146,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     require_service(CHROMIUM.exists(), "chromium (/usr/bin/chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
-
-
-PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True,
-         "device_scale_factor": 2}  # fmt: skip
-DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 
 
 @pytest.fixture
 def new_page(browser: Any) -> Iterator[Any]:
     """``page, problems = new_page(**context_options)``; contexts are closed after."""
-    contexts: list[Any] = []
-
-    def make(**options: Any) -> tuple[Any, PageProblems]:
-        context = browser.new_context(**options)
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        return page, PageProblems(page)
-
+    make = PageMaker(browser, timeout_ms=15_000)
     yield make
-    for context in contexts:
-        context.close()
-
-
-def screenshot(page: Any, name: str) -> None:
-    """Full-page screenshots for people to look at (var/smoke/, not in git)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    make.close_all()

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.axe import axe_violations, format_violations
 from tests.smoke import ui
-from tests.smoke.conftest import DESKTOP, PHONE, Server, screenshot
+from tests.smoke.server import DESKTOP, PHONE, Server, screenshot
 from tests.smoke.test_first_hour import DEMO, answer, log_in
 
 pytestmark = pytest.mark.smoke

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.smoke import ui
-from tests.smoke.conftest import DEMO_USER, DESKTOP, PHONE, Server, screenshot
+from tests.smoke.server import DEMO_USER, DESKTOP, PHONE, Server, screenshot
 
 pytestmark = pytest.mark.smoke
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.smoke.conftest import ROOT, TIMINGS, Server
+from tests.smoke.server import ROOT, TIMINGS, Server
 
 pytestmark = pytest.mark.smoke
 

@@ -1,88 +1,41 @@
-"""Fixtures for the survey tests: researchers, API clients and a survey with every question kind."""
+"""Fixtures for the survey tests: researchers, API clients and a survey with every question kind.
+
+Thin wrappers over :mod:`testsupport.factories` (bodies, answers, submissions) and
+:mod:`tests.surveys.tally_reading` (the counter vectors); import those, never this file.
+"""
 
 from __future__ import annotations
 
-import copy
-import math
-import uuid
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from surveys import services
-from surveys.models import Survey, Tally
-from surveys.tally_layout import tally_layout
-from tests import boundary
-
-FULL_SURVEY: dict[str, Any] = {
-    "title": "Every kind",
-    "description": "test",
-    "questions": [
-        {"key": "coin", "text": "Coin question?", "kind": "yes_no"},
-        {
-            "key": "mirror",
-            "text": "Warner question?",
-            "kind": "yes_no",
-            "design": {"name": "warner", "p": 0.75},
-        },
-        {
-            "key": "party",
-            "text": "Which party?",
-            "kind": "choice",
-            "options": ["a", "b", "c", "d"],
-            "design": {"name": "k_rr", "epsilon": 1.0},
-        },
-        {"key": "age", "text": "Age group", "kind": "category", "options": ["young", "old"]},
-        {"key": "hours", "text": "Hours", "kind": "number", "min": 0, "max": 80},
-    ],
-}
-
-
-def survey_body(**overrides: Any) -> dict[str, Any]:
-    body = copy.deepcopy(FULL_SURVEY)
-    body.update(overrides)
-    return body
-
-
-def full_answers(**overrides: Any) -> dict[str, Any]:
-    answers: dict[str, Any] = {
-        "coin": True,
-        "mirror": False,
-        "party": "b",
-        "age": "young",
-        "hours": 12.5,
-    }
-    answers.update(overrides)
-    return answers
-
-
-def new_id() -> str:
-    return str(uuid.uuid4())
+from surveys import ratelimit, services
+from surveys.models import Survey
+from surveys.public_survey_cache import invalidate as public_survey_cache_invalidate
+from testsupport.factories import api_client, make_survey, make_user, survey_body
 
 
 @pytest.fixture
-def alice(django_user_model):
-    return django_user_model.objects.create_user(username="alice", password="alice-pw-123")
+def alice(db):
+    return make_user("alice", "alice-pw-123")
 
 
 @pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user(username="bob", password="bob-pw-123")
+def bob(db):
+    return make_user("bob", "bob-pw-123")
 
 
 @pytest.fixture
 def api(alice) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(alice)
-    return client
+    return api_client(alice)
 
 
 @pytest.fixture
 def bob_api(bob) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(bob)
-    return client
+    return api_client(bob)
 
 
 @pytest.fixture
@@ -92,7 +45,7 @@ def anon() -> APIClient:
 
 @pytest.fixture
 def draft(alice) -> Survey:
-    return boundary.survey_create(owner=alice, data=survey_body())
+    return make_survey(alice, open_=False)
 
 
 @pytest.fixture
@@ -104,47 +57,23 @@ def survey(draft) -> Survey:
 
 @pytest.fixture
 def invite_survey(alice) -> Survey:
-    s = boundary.survey_create(owner=alice, data=survey_body(access="invite"))
-    services.survey_open(survey=s)
+    s = make_survey(alice, survey_body(access="invite"))
     s.refresh_from_db()
     return s
 
 
-def submit(survey: Survey, answers: dict | None = None, **kwargs: Any):
-    kwargs.setdefault("submission_id", new_id())
-    kwargs.setdefault("randomizer", "browser")
-    return boundary.submission_create(
-        survey=survey, answers=full_answers() if answers is None else answers, **kwargs
-    )
+@pytest.fixture
+def fresh_limiter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty cache and a closed rate-limit circuit for the test (modules that count
+    submissions per window use it: ``pytest.mark.usefixtures("fresh_limiter")``)."""
+    cache.clear()
+    # Forget a previous cache failure (the limiter's process-local circuit breaker).
+    monkeypatch.setattr(ratelimit, "_cache_down_until", 0.0)
 
 
-# --- reading the counter vectors ----------------------------------------------------------------
-
-
-def tally_totals() -> dict[tuple[int, str, str], list[float]]:
-    """Every slice's counter vector summed over its shards: {(survey id, group_key, group_value):
-    vector}. Summed here (``math.fsum``: exact, whatever the row order), independently of the
-    code under test; a slice's shards must all have the same length."""
-    shards: dict[tuple[int, str, str], list[list[float]]] = {}
-    rows = Tally.objects.values_list("survey_id", "group_key", "group_value", "sums")
-    for survey_id, group_key, group_value, sums in rows:
-        shards.setdefault((survey_id, group_key, group_value), []).append(sums)
-    totals: dict[tuple[int, str, str], list[float]] = {}
-    for key, vectors in shards.items():
-        assert len({len(v) for v in vectors}) == 1, key
-        totals[key] = [math.fsum(column) for column in zip(*vectors, strict=True)]
-    return totals
-
-
-def slice_counts(survey: Survey, group_key: str = "", group_value: str = "") -> dict[str, Any]:
-    """One slice's summed vector read through the survey's slot layout:
-    {"respondents": n, "cells": {(key, value): n}, "numbers": {key: (n, sum, sum of squares)}}
-    (all zeros for a slice without rows)."""
-    layout = tally_layout(survey.questions.order_by("position", "id"))
-    vector = tally_totals().get((survey.pk, group_key, group_value), [0.0] * layout.size)
-    assert len(vector) == layout.size
-    return {
-        "respondents": vector[0],
-        "cells": {cell: vector[slot] for cell, slot in layout.cells.items()},
-        "numbers": {key: tuple(vector[slot : slot + 3]) for key, slot in layout.numbers.items()},
-    }
+@pytest.fixture
+def fresh_public_cache() -> Iterator[None]:
+    """The process-wide cache of public survey data emptied around the test."""
+    public_survey_cache_invalidate()
+    yield
+    public_survey_cache_invalidate()

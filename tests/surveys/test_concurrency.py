@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 
 from surveys import selectors, services
 from surveys.models import Invitation, Submission, Tally
-from tests import boundary
-from tests.surveys.conftest import full_answers, survey_body
+from testsupport import factories
+from testsupport.factories import full_answers, survey_body
 
 THREADS = 20
 
@@ -49,9 +49,9 @@ def _race(survey, bodies: list[dict]) -> list[int]:
 @pytest.mark.django_db(transaction=True)
 def test_one_token_twenty_parallel_posts(require_postgres, django_user_model):
     owner = django_user_model.objects.create_user(username="owner", password="pw-owner-123")
-    survey = boundary.survey_create(owner=owner, data=survey_body(access="invite"))
+    survey = factories.survey_create(owner=owner, data=survey_body(access="invite"))
     services.survey_open(survey=survey)
-    (token,) = boundary.invitations_create(survey=survey, count=1)
+    (token,) = factories.invitations_create(survey=survey, count=1)
     bodies = [
         {
             "submission_id": str(uuid.uuid4()),
@@ -72,7 +72,7 @@ def test_one_token_twenty_parallel_posts(require_postgres, django_user_model):
 @pytest.mark.django_db(transaction=True)
 def test_same_id_twenty_parallel_posts_and_tallies(require_postgres, django_user_model):
     owner = django_user_model.objects.create_user(username="owner", password="pw-owner-123")
-    survey = boundary.survey_create(owner=owner, data=survey_body())
+    survey = factories.survey_create(owner=owner, data=survey_body())
     services.survey_open(survey=survey)
     sid = str(uuid.uuid4())
     same = {"submission_id": sid, "randomizer": "browser", "answers": full_answers()}

@@ -23,26 +23,23 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from surveys import public_survey_cache, services
+from surveys import services
 from surveys.api.estimates import estimates_body
 from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
 from surveys.services.submission_rows import survey_tally_layout
 from surveys.services.tallies import tallies_rebuild
 from surveys.tally_layout import submission_slices
-from tests import boundary
+from tests.surveys.tally_reading import slice_counts
+from testsupport import factories
+from testsupport.factories import full_answers, make_survey, new_id, submit, survey_body
 
-from .conftest import full_answers, new_id, slice_counts, submit, survey_body
-
-pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_backends,
+    pytest.mark.usefixtures("fresh_public_cache"),
+]
 
 TALLY_TABLE = Tally._meta.db_table
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    public_survey_cache.invalidate()
-    yield
-    public_survey_cache.invalidate()
 
 
 def _tally_upserts(ctx: CaptureQueriesContext) -> list[str]:
@@ -54,8 +51,7 @@ def _tally_upserts(ctx: CaptureQueriesContext) -> list[str]:
 
 
 def _capped(alice) -> Survey:
-    survey = boundary.survey_create(owner=alice, data=survey_body(response_cap=1000))
-    services.survey_open(survey=survey)
+    survey = make_survey(alice, survey_body(response_cap=1000))
     survey.refresh_from_db()
     return survey
 
@@ -67,11 +63,11 @@ def test_submissions_and_tally_upserts_through_the_debug_cursor(access, alice):
     if access == "capped":
         survey = _capped(alice)
     else:
-        survey = boundary.survey_create(owner=alice, data=survey_body(access=access))
+        survey = factories.survey_create(owner=alice, data=survey_body(access=access))
         services.survey_open(survey=survey)
         survey.refresh_from_db()
     n = TALLY_SHARDS + 1
-    tokens = boundary.invitations_create(survey=survey, count=n) if access == "invite" else []
+    tokens = factories.invitations_create(survey=survey, count=n) if access == "invite" else []
     with CaptureQueriesContext(connection) as ctx:
         for i in range(n):
             submit(survey, full_answers(coin=i % 2 == 0), token=tokens[i] if tokens else None)
@@ -91,11 +87,11 @@ def test_submissions_and_tally_upserts_through_the_debug_cursor(access, alice):
 @pytest.mark.parametrize("access", ["open", "invite"])
 def test_api_submission_with_debug_on(access, alice, anon):
     """What `make run` serves: the respondents' POST with DEBUG on (it answered 500)."""
-    survey = boundary.survey_create(owner=alice, data=survey_body(access=access))
+    survey = factories.survey_create(owner=alice, data=survey_body(access=access))
     services.survey_open(survey=survey)
     body = {"submission_id": new_id(), "randomizer": "browser", "answers": full_answers()}
     if access == "invite":
-        [body["token"]] = boundary.invitations_create(survey=survey, count=1)
+        [body["token"]] = factories.invitations_create(survey=survey, count=1)
     url = f"/api/v1/surveys/{survey.slug}/responses/"
     with override_settings(DEBUG=True):
         assert connection.queries_logged  # the debug cursor is what DEBUG switches on

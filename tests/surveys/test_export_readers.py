@@ -25,10 +25,10 @@ from rest_framework.authtoken.models import Token
 
 from surveys import services
 from surveys.models import Question, Survey
-from tests import boundary
-from tests.conftest import require_service
-from tests.surveys.conftest import new_id
 from tests.surveys.readme_snippets import README, readme_block
+from testsupport import factories
+from testsupport.factories import new_id
+from testsupport.services import require_service
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -81,7 +81,7 @@ def _text_survey(owner: Any, options: list[str]) -> Survey:
     """An open survey with a yes/no, a choice and a category question over ``options`` and a
     number question; the options are then set to the exact texts given (no stripping)."""
     placeholders = [f"o{i}" for i in range(len(options))]
-    survey = boundary.survey_create(
+    survey = factories.survey_create(
         owner=owner,
         data={
             "title": "Hostile text",
@@ -112,12 +112,12 @@ def _fill(survey: Survey, options: list[str]) -> Counter:
     for i, option in enumerate(options):
         number = NUMBERS[i % len(NUMBERS)]
         answers = {"coin": i % 2 == 0, "pick": option, "team": option, "1-x": number}
-        boundary.submission_create(
+        factories.submission_create(
             survey=survey, submission_id=new_id(), randomizer="browser", answers=answers
         )
         expected[(int(i % 2 == 0), option, option, number)] += 1
     skipped = {"coin": False, "pick": options[-1]}  # the direct questions may be skipped
-    boundary.submission_create(
+    factories.submission_create(
         survey=survey, submission_id=new_id(), randomizer="browser", answers=skipped
     )
     expected[(0, options[-1], None, None)] += 1

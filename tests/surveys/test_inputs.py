@@ -20,8 +20,8 @@ from privacy import services as privacy_services
 from privacy.specs import ReleaseSpec
 from surveys import inputs, services
 from surveys.specs import KEY_PATTERN, KEY_RE, QuestionSpec, SubmissionSpec, SurveySpec
-from tests import boundary
-from tests.surveys.conftest import full_answers, new_id, survey_body
+from testsupport import factories
+from testsupport.factories import full_answers, new_id, survey_body
 
 pytestmark = pytest.mark.django_db
 
@@ -86,7 +86,7 @@ def test_options_of_a_direct_kind_may_be_an_empty_list(api):
 
 def test_no_js_form_refuses_with_the_api_rule(client, survey):
     """The respondent form parses; the range is the submission serializer's (one copy)."""
-    api_refusal = boundary.submission_create
+    api_refusal = factories.submission_create
     with pytest.raises(InvalidInput) as caught:
         api_refusal(
             survey=survey,
@@ -285,7 +285,7 @@ def test_submission_spec_holds_reported_answers_only(survey):
 def test_submission_fields_reused_per_thread_keep_each_calls_context(survey, alice):
     """The hot-path serializer copies its fields once per thread: every call still validates
     against its own survey's questions, and a refusal leaves nothing behind for the next."""
-    other = boundary.survey_create(owner=alice, data={"title": "T", "questions": [_question()]})
+    other = factories.survey_create(owner=alice, data={"title": "T", "questions": [_question()]})
     body = {"submission_id": new_id(), "randomizer": "browser", "answers": full_answers()}
     mine, theirs = list(survey.questions.all()), list(other.questions.all())
     for _ in range(3):

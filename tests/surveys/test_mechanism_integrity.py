@@ -17,7 +17,7 @@ from surveys import designs
 from surveys.forms import physical_protocol
 from surveys.models import Question
 from surveys.services import survey_open
-from tests.boundary import survey_create
+from testsupport.factories import survey_create
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ import pytest
 
 from surveys import services
 from surveys.models import Submission, Survey
-from tests import boundary
+from testsupport import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -191,7 +191,7 @@ def test_builder_preview_states_the_crosswise_assumption(api):
 
 
 def test_respondent_page_shows_both_statements_and_same_different(client, alice):
-    survey = boundary.survey_create(owner=alice, data=BODY)
+    survey = factories.survey_create(owner=alice, data=BODY)
     services.survey_open(survey=survey)
     page = client.get(f"/s/{survey.slug}/")
     assert page.status_code == 200
@@ -211,7 +211,7 @@ def test_respondent_page_shows_both_statements_and_same_different(client, alice)
 
 
 def test_no_js_post_stores_same_as_true(client, api, alice):
-    survey = boundary.survey_create(owner=alice, data=BODY)
+    survey = factories.survey_create(owner=alice, data=BODY)
     services.survey_open(survey=survey)
     r = client.post(
         f"/s/{survey.slug}/submit/",
@@ -239,12 +239,12 @@ def test_central_dp_release_debiases_the_crosswise_counts(
     """A Laplace release over the crosswise and two-probability questions: each noisy count is
     debiased with the design's own (c, d) — for crosswise c = 2p − 1 = −½, d = ¾ — so
     ``π̂ = (ỹ/(ỹ + ñ) − d)/c``, recomputed here from the released noisy counts."""
-    survey = boundary.survey_create(
+    survey = factories.survey_create(
         owner=alice, data={**BODY, "budget": {"epsilon": 1.0, "delta": 1e-6}}
     )
     services.survey_open(survey=survey)
     for i in range(60):
-        boundary.submission_create(
+        factories.submission_create(
             survey=survey,
             submission_id=str(uuid.uuid4()),
             randomizer="browser",
@@ -268,7 +268,7 @@ def test_central_dp_release_debiases_the_crosswise_counts(
 
 
 def test_dashboard_states_the_crosswise_assumption(client, alice):
-    survey = boundary.survey_create(owner=alice, data=BODY)
+    survey = factories.survey_create(owner=alice, data=BODY)
     client.force_login(alice)
     html = client.get(f"/surveys/{survey.slug}/").content.decode()
     assert CROSSWISE_TEXT in html and "cannot learn whether the innocuous statement" in html

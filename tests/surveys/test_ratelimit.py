@@ -7,17 +7,10 @@ from django.core.cache import cache
 
 from surveys import ratelimit
 from surveys.models import Submission
-from tests import boundary
-from tests.surveys.conftest import full_answers, new_id
+from testsupport import factories
+from testsupport.factories import full_answers, new_id
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limiter(monkeypatch):
-    cache.clear()
-    # Forget a previous cache failure (the limiter's process-local circuit breaker).
-    monkeypatch.setattr(ratelimit, "_cache_down_until", 0.0)
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_limiter")]
 
 
 def _post(client, survey, **body):
@@ -39,9 +32,9 @@ def test_submissions_past_the_survey_limit_get_429_and_store_nothing(anon, surve
 
 def test_the_limit_is_per_survey(anon, survey, alice, settings):
     from surveys import services
-    from tests.surveys.conftest import survey_body
+    from testsupport.factories import survey_body
 
-    other = boundary.survey_create(owner=alice, data=survey_body())
+    other = factories.survey_create(owner=alice, data=survey_body())
     services.survey_open(survey=other)
     settings.DENIABLE_SUBMISSION_RATE_LIMIT = 1
     assert _post(anon, survey).status_code == 201

@@ -6,16 +6,13 @@ import csv
 import io
 import json
 import re
-import uuid
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from surveys import designs
 from surveys.api.estimates import estimates_body as survey_estimates
-from surveys.services import survey_open
-from tests.boundary import submission_create, survey_create
+from testsupport import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -35,16 +32,13 @@ QUESTIONS = [
 
 @pytest.fixture
 def alice():
-    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+    return factories.make_user("alice", "pw-alice-123")
 
 
 def make_survey(owner, *, answers):
-    survey = survey_create(owner=owner, data={"title": "Campus life", "questions": QUESTIONS})
-    survey_open(survey=survey)
+    survey = factories.make_survey(owner, {"title": "Campus life", "questions": QUESTIONS})
     for a in answers:
-        submission_create(
-            survey=survey, submission_id=uuid.uuid4(), randomizer="browser", answers=a
-        )
+        factories.submit(survey, a)
     return survey
 
 

@@ -8,19 +8,11 @@ import json
 
 import pytest
 
-from surveys import public_survey_cache, selectors, services
+from surveys import selectors, services
 from surveys.models import Submission, Tally
+from testsupport.factories import full_answers, new_id
 
-from .conftest import full_answers, new_id
-
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    public_survey_cache.invalidate()
-    yield
-    public_survey_cache.invalidate()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_public_cache")]
 
 
 def _post(anon, survey, sid: str, **answers):

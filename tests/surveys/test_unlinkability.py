@@ -28,8 +28,8 @@ from surveys.api.estimates import estimates_body
 from surveys.export import export_csv
 from surveys.models import Invitation, Submission, Survey
 from surveys.services.invitations import invitation_digest
-from tests import boundary
-from tests.surveys.conftest import full_answers, submit, survey_body
+from testsupport import factories
+from testsupport.factories import full_answers, submit, survey_body
 
 K = 4
 
@@ -40,8 +40,7 @@ def _descending_ids(n: int) -> list[str]:
 
 
 def _invite_survey(owner, **extra) -> Survey:
-    s = boundary.survey_create(owner=owner, data=survey_body(access="invite", **extra))
-    services.survey_open(survey=s)
+    s = factories.make_survey(owner, survey_body(access="invite", **extra))
     s.refresh_from_db()
     return s
 
@@ -52,7 +51,7 @@ def _invite_survey(owner, **extra) -> Survey:
 @pytest.mark.django_db
 def test_no_stored_value_is_derived_from_the_token(alice) -> None:
     survey = _invite_survey(alice)
-    tokens = boundary.invitations_create(survey=survey, count=3)
+    tokens = factories.invitations_create(survey=survey, count=3)
     for token in tokens:
         assert submit(survey, token=token).status == "accepted"
     digests = {invitation_digest(t) for t in tokens}
@@ -87,7 +86,7 @@ def test_no_stored_value_is_derived_from_the_token(alice) -> None:
 @pytest.mark.django_db
 def test_retries_stay_idempotent_and_a_token_is_spent_once(alice) -> None:
     survey = _invite_survey(alice)
-    (token,) = boundary.invitations_create(survey=survey, count=1)
+    (token,) = factories.invitations_create(survey=survey, count=1)
     sid = str(uuid.uuid4())
     assert submit(survey, token=token, submission_id=sid).status == "accepted"
     # The client's retry (same id, same body) after a lost answer: nothing new is written.
@@ -128,7 +127,7 @@ def test_estimates_counts_and_exports_move_only_by_whole_batches(survey) -> None
 @pytest.mark.django_db
 @override_settings(DENIABLE_ESTIMATE_BATCH=K)
 def test_a_cap_counts_the_unpublished_tail(alice) -> None:
-    s = boundary.survey_create(owner=alice, data=survey_body(response_cap=3))
+    s = factories.survey_create(owner=alice, data=survey_body(response_cap=3))
     services.survey_open(survey=s)
     s.refresh_from_db()
     for _ in range(3):
@@ -175,7 +174,7 @@ def test_sqlite_submissions_table_has_no_rowid() -> None:
 def test_sqlite_copy_holds_no_arrival_order(alice, tmp_path: Path) -> None:
     assert connection.vendor == "sqlite"
     survey = _invite_survey(alice)
-    tokens = boundary.invitations_create(survey=survey, count=2 * K + 1)
+    tokens = factories.invitations_create(survey=survey, count=2 * K + 1)
     arrival = _descending_ids(2 * K + 1)
     for sid, token in zip(arrival, tokens, strict=True):
         submit(survey, token=token, submission_id=sid)
@@ -210,7 +209,7 @@ def test_postgres_copy_neither_orders_submissions_nor_joins_used_marks(
     require_postgres, alice
 ) -> None:
     survey = _invite_survey(alice)
-    tokens = boundary.invitations_create(survey=survey, count=2 * K)
+    tokens = factories.invitations_create(survey=survey, count=2 * K)
     arrival = _descending_ids(2 * K)
     for sid, token in zip(arrival, tokens, strict=True):
         # Each submission is its own transaction (transactional test): its own xid.

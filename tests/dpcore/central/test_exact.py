@@ -141,6 +141,7 @@ def brute_epsilon(eps_list: list[float], delta: float) -> float:
     return hi
 
 
+@pytest.mark.slow  # brute force over every subset: ~5 s
 @settings(max_examples=40, deadline=None)
 @given(
     eps_list=st.lists(st.sampled_from([0.05, 0.1, 0.3, 1.0, 2.5]), min_size=1, max_size=10),

@@ -1,4 +1,5 @@
-"""Selectors: visibility, counts and estimates (== dpcore.local on the same counts)."""
+"""Selectors (surveys/selectors/): estimates (== dpcore.local on the same counts), grouped,
+empty, one query on the tallies, bad confidence."""
 
 from __future__ import annotations
 
@@ -8,79 +9,14 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from deniable.errors import InvalidInput, NotFound
+from deniable.errors import InvalidInput
 from dpcore import local as rr
-from surveys import designs, selectors, services
+from surveys import designs, selectors
 from surveys.api.estimates import estimates_body
 from surveys.models import Submission, Tally
-from tests.surveys.conftest import full_answers, submit
+from tests.surveys.selectors.support import populate
 
 pytestmark = pytest.mark.django_db
-
-
-def test_public_visibility(draft):
-    with pytest.raises(NotFound):
-        selectors.survey_get_public(slug=draft.slug)
-    with pytest.raises(NotFound):
-        selectors.survey_get_public(slug="nope")
-    services.survey_open(survey=draft)
-    assert selectors.survey_get_public(slug=draft.slug).pk == draft.pk
-    services.survey_close(survey=draft)
-    assert selectors.survey_get_public(slug=draft.slug).pk == draft.pk  # shows "closed"
-
-
-def test_owner_visibility(draft, alice, bob):
-    assert selectors.survey_get_for_owner(user=alice, slug=draft.slug).pk == draft.pk
-    with pytest.raises(NotFound):
-        selectors.survey_get_for_owner(user=bob, slug=draft.slug)
-    assert list(selectors.survey_list_for_owner(user=bob)) == []
-    listed = list(selectors.survey_list_for_owner(user=alice))
-    assert [s.pk for s in listed] == [draft.pk] and listed[0].respondents == 0
-
-
-def _populate(survey):
-    answers = [
-        full_answers(coin=True, age="young", hours=10),
-        full_answers(coin=True, age="young", hours=20, party="a"),
-        full_answers(coin=False, age="old", hours=30, party="c"),
-        full_answers(coin=False, age=None, hours=None, mirror=True),
-        full_answers(coin=True, age="old", hours=40, party="a"),
-    ]
-    for a in answers:
-        submit(survey, a)
-
-
-def test_counts(survey):
-    _populate(survey)
-    counts = selectors.survey_counts(survey=survey)
-    assert counts.respondents == 5
-    cells = counts.cells[""]
-    assert cells["coin"] == {"yes": 3, "no": 2}
-    assert cells["mirror"] == {"yes": 1, "no": 4}
-    assert cells["party"] == {"a": 2, "b": 2, "c": 1, "d": 0}
-    assert cells["age"] == {"young": 2, "old": 2}
-    assert cells["hours"] == {"": 4}
-    assert counts.sums[""]["hours"].total == 100 and counts.sums[""]["hours"].total_sq == 3000
-
-    grouped = selectors.survey_counts(
-        survey=survey, group_by="age", question_keys=["coin", "hours"]
-    )
-    assert grouped.group_by == "age" and grouped.respondents == 5
-    assert grouped.group_respondents == {"young": 2, "old": 2}
-    assert grouped.cells["young"] == {"coin": {"yes": 2, "no": 0}, "hours": {"": 2}}
-    assert grouped.cells["old"]["coin"] == {"yes": 1, "no": 1}
-    assert grouped.sums["old"]["hours"].total == 70
-    assert selectors.survey_respondent_count(survey=survey) == 5
-
-
-def test_counts_bad_arguments(survey):
-    with pytest.raises(InvalidInput) as caught:
-        selectors.survey_counts(survey=survey, question_keys=["nope"])
-    assert "questions" in caught.value.errors
-    for bad in ("coin", "nope"):
-        with pytest.raises(InvalidInput) as caught:
-            selectors.survey_counts(survey=survey, group_by=bad)
-        assert "group_by" in caught.value.errors
 
 
 @pytest.mark.parametrize("confidence", [0, 1, -0.5, 1.5, "abc", "nan", "inf", None])
@@ -91,7 +27,7 @@ def test_bad_confidence(survey, confidence):
 
 
 def test_estimates_equal_privacy_rr(survey):
-    _populate(survey)
+    populate(survey)
     body = estimates_body(survey=survey, confidence=0.9)
     assert body["survey"] == survey.slug and body["respondents"] == 5 and body["confidence"] == 0.9
     assert body["epsilon_local_total"] == pytest.approx(2 * math.log(3) + 1.0)
@@ -134,7 +70,7 @@ def test_estimates_equal_privacy_rr(survey):
 
 
 def test_estimates_grouped(survey):
-    _populate(survey)
+    populate(survey)
     body = estimates_body(survey=survey, group_by="age")
     assert body["group_by"] == "age"
     groups = {g["group"]: g for g in body["groups"]}
@@ -155,7 +91,7 @@ def test_estimates_empty_survey(survey):
 
 
 def test_estimates_use_one_query_on_tallies(survey):
-    _populate(survey)
+    populate(survey)
     survey = selectors.survey_get_for_owner(user=survey.owner, slug=survey.slug)
     with CaptureQueriesContext(connection) as ctx:
         estimates_body(survey=survey, group_by="age")
@@ -182,11 +118,3 @@ def test_number_estimate_without_bounds_is_unclipped():
     q.min_value, q.max_value = 1.5, 2.5  # declared bounds still clip the interval
     e = number_estimate(q, sums, 0.95)
     assert (e.ci_low, e.ci_high) == (1.5, 2.5)
-
-
-def test_owner_selectors_refuse_anonymous(draft):
-    from django.contrib.auth.models import AnonymousUser
-
-    with pytest.raises(NotFound):
-        selectors.survey_get_for_owner(user=AnonymousUser(), slug=draft.slug)
-    assert list(selectors.survey_list_for_owner(user=AnonymousUser())) == []

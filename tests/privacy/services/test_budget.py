@@ -6,26 +6,19 @@ from __future__ import annotations
 import math
 
 import pytest
-from rest_framework.test import APIClient
 
 from dpcore.central import accounting
 from privacy.models import LedgerEntry, Release
 from privacy.selectors import survey_ledger_events
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport.factories import api_client
+from testsupport.factories import make_release_survey as make_survey
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def owner():
-    return make_user("owner")
-
-
-@pytest.fixture
 def client(owner):
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
+    return api_client(owner)
 
 
 def release(client, survey, **body):

@@ -6,24 +6,17 @@ import math
 from statistics import NormalDist
 
 import pytest
-from rest_framework.test import APIClient
 
 from privacy.services import advice
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport.factories import api_client
+from testsupport.factories import make_release_survey as make_survey
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def owner():
-    return make_user("owner")
-
-
-@pytest.fixture
 def client(owner):
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
+    return api_client(owner)
 
 
 def preview(client, survey, **body):
@@ -58,6 +51,7 @@ def test_small_epsilon_is_flagged_useless_with_the_target(client, owner):
     assert body["useful"] is False
 
 
+@pytest.mark.slow  # 2,000 submissions through the service: ~16 s
 def test_a_large_epsilon_is_useful(client, owner):
     survey = make_survey(owner, epsilon=100.0, respondents=2000)
     body = preview(client, survey, epsilon=50, questions=["cheated", "region"])

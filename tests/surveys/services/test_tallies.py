@@ -20,11 +20,11 @@ import pytest
 from django.db import connection
 
 from deniable.errors import Conflict
-from surveys import selectors, services
+from surveys import selectors
 from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
 from surveys.services import submissions as submissions_module
 from surveys.services.tallies import tallies_rebuild
-from tests import boundary
+from testsupport import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -50,10 +50,7 @@ NUMBERS = ("hours", "balance")
 
 
 def _survey(owner, **extra: Any) -> Survey:
-    survey = boundary.survey_create(
-        owner=owner, data={"title": "T", "questions": QUESTIONS, **extra}
-    )
-    services.survey_open(survey=survey)
+    survey = factories.make_survey(owner, {"title": "T", "questions": QUESTIONS, **extra})
     survey.refresh_from_db()
     return survey
 
@@ -80,7 +77,7 @@ def _random_answers(rng: np.random.Generator, *, dyadic: bool = False) -> dict[s
 
 def _submit_all(survey: Survey, answers_list: list[dict[str, Any]], tokens=None) -> None:
     for i, answers in enumerate(answers_list):
-        outcome = boundary.submission_create(
+        outcome = factories.submission_create(
             survey=survey,
             submission_id=str(uuid.uuid4()),
             randomizer=("browser", "physical")[i % 2],
@@ -199,7 +196,7 @@ def test_counts_equal_a_recount_and_survive_a_rebuild(alice):
     # The hot path keeps adding to the rebuilt vectors.
     more = [_random_answers(rng) for _ in range(40)]
     for answers in more:
-        boundary.submission_create(
+        factories.submission_create(
             survey=survey, submission_id=str(uuid.uuid4()), randomizer="browser", answers=answers
         )
     for group_by in GROUPINGS:
@@ -238,7 +235,7 @@ def test_every_storage_path_counts_the_same(alice):
     open_survey = _survey(alice)
     invite_survey = _survey(alice, access="invite")
     capped_survey = _survey(alice, response_cap=len(sent))
-    tokens = boundary.invitations_create(survey=invite_survey, count=len(sent))
+    tokens = factories.invitations_create(survey=invite_survey, count=len(sent))
 
     one_statement = mock.patch.object(
         submissions_module,
@@ -265,7 +262,7 @@ def test_every_storage_path_counts_the_same(alice):
             _assert_counts_equal(_counts(survey, group_by), expected, rel=0)
     # The capped survey is full: one more is refused and changes nothing.
     with pytest.raises(Conflict) as caught:
-        boundary.submission_create(
+        factories.submission_create(
             survey=capped_survey,
             submission_id=str(uuid.uuid4()),
             randomizer="browser",
