@@ -17,7 +17,6 @@ from dpcore import local as rr
 from dpcore.central import accounting, noise, sensitivity
 from dpcore.central import calibration as calibrate
 from dpcore.central import estimates as release_math
-from dpcore.errors import PrivacyParameterError
 from dpcore.local import cheater as rr_cheater
 from dpcore.local import intervals as rr_intervals
 from tests.fuzz.hostile import (
