@@ -3,7 +3,7 @@
 ``python -m bench.pld_accounting [--quick]``
 
 1. **Tightness** (δ = 1e-5): for each history of the issue, the exact ε (direct lattice
-   convolution, :mod:`tests.dpcore.central.exact_lattice`), and ours
+   convolution, :mod:`testsupport.exact_lattice`), and ours
    (``dpcore.central.accounting``, the ``pld`` method), RDP (``rdp_epsilon``) and dp-accounting's
    PLD (its own discrete Laplace / discrete Gaussian mechanisms, pessimistic, interval 1e-4) each
    divided by it.
@@ -83,7 +83,7 @@ def _dp_accounting(groups: dict[pld.Pair, int]) -> float:
 
 
 def tightness(quick: bool) -> list[dict[str, Any]]:
-    from tests.dpcore.central.exact_lattice import exact_epsilon
+    from testsupport.exact_lattice import exact_epsilon
 
     rows = []
     for name, groups in HISTORIES.items():
@@ -116,7 +116,7 @@ def tightness(quick: bool) -> list[dict[str, Any]]:
 
 
 def calibration(quick: bool) -> list[dict[str, Any]]:
-    from tests.dpcore.central.exact_lattice import exact_epsilon
+    from testsupport.exact_lattice import exact_epsilon
 
     rows = []
     cases = [(1.0, 1), (0.5, 1), (2.0, 1), (1.0, 4), (0.1, 1)]

@@ -19,7 +19,7 @@ Clinical Research*, §4.1–4.2; for randomized response Ulrich et al. 2012, Psy
   two formulas (n per group).
 
 The sample-size formula drops the far tail, so ``power(n) ≥ target`` holds for the returned n.
-Checked against Monte Carlo simulation of the test in tests/analysis/test_power.py.
+Checked against Monte Carlo simulation of the test in tests/surveys/analysis/test_power.py.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ from rest_framework.test import APIClient
 from dpcore.central import shuffle
 from surveys import designs
 from surveys.models import Submission
-from tests.privacy.release_fixtures import make_survey, make_user
+from testsupport.factories import make_release_survey as make_survey
+from testsupport.factories import make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import pytest
 
 from dpcore.central import accounting, dgauss_profile
 from dpcore.central.pld import DiscreteGaussianPair as DG
-from tests.dpcore.central.exact_lattice import exact_epsilon
+from testsupport.exact_lattice import exact_epsilon
 
 DELTA = 1e-5
 

@@ -1,7 +1,7 @@
 """The PLD accountant (dpcore.central.pld) against exact lattice convolution, mpmath and
 dp-accounting — issue 13's histories, asserted: never below the exact ε, at most 1.01× above.
 
-Exact references: :mod:`tests.dpcore.central.exact_lattice` (direct convolution, no FFT; 50-digit
+Exact references: :mod:`testsupport.exact_lattice` (direct convolution, no FFT; 50-digit
 single-pair sums). Everything is deterministic.
 """
 
@@ -19,7 +19,7 @@ from dp_accounting.pld import privacy_loss_distribution as dpa_pld
 from dpcore.central import accounting, pld
 from dpcore.central.pld import DiscreteGaussianPair as DG
 from dpcore.central.pld import DiscreteLaplacePair as DL
-from tests.dpcore.central.exact_lattice import exact_epsilon, mp_delta_single, mp_epsilon_single
+from testsupport.exact_lattice import exact_epsilon, mp_delta_single, mp_epsilon_single
 
 DELTA = 1e-5
 logging.getLogger("absl").setLevel(logging.ERROR)

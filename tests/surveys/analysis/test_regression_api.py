@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from rest_framework.test import APIClient
 
-from tests.analysis.conftest import load_reports, simulated_answers
-from tests.analysis.test_regression_core import reference_fit
+from tests.dpcore.local.test_regression import reference_fit
+from tests.surveys.analysis.support import load_reports, simulated_answers
 
 pytestmark = pytest.mark.django_db
 

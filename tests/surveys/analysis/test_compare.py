@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import chi2, chi2_contingency
 
 from dpcore.local.compare import chi2_sf, differences, holm, homogeneity_test
-from tests.surveys.conftest import full_answers, submit
+from testsupport.factories import full_answers, submit
 
 pytestmark = pytest.mark.django_db
 

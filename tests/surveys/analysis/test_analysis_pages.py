@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from django.test import Client
 
-from tests.analysis.conftest import load_reports, simulated_answers
-from tests.surveys.conftest import full_answers, submit
+from tests.surveys.analysis.support import load_reports, simulated_answers
+from testsupport.factories import full_answers, submit
 
 pytestmark = pytest.mark.django_db
 

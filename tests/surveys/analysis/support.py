@@ -1,5 +1,5 @@
-"""Fixtures for the analysis tests: the survey fixtures of tests/surveys, and a fast way to
-load many published (sealed) reports."""
+"""Support for the analysis tests (the survey fixtures come from tests/surveys/conftest.py):
+a fast way to load many published (sealed) reports, and simulated coin-design reports."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import numpy as np
 from scipy.special import expit
 
 from surveys.models import Submission, Survey
-from tests.surveys.conftest import alice, anon, api, bob, bob_api, draft, survey  # noqa: F401
 
 TRUE_BETA = (-1.0, 0.9, 0.04)  # intercept, age=old, hours
 
