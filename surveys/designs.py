@@ -14,6 +14,7 @@ from typing import Any
 
 from dpcore import local as rr
 from dpcore.local import browser as rr_browser
+from dpcore.local import cheater as rr_cheater
 from surveys import physical
 from surveys.innocuous import CROSSWISE_ASSUMPTION, INNOCUOUS_STATEMENTS
 
@@ -23,6 +24,7 @@ from surveys.innocuous import CROSSWISE_ASSUMPTION, INNOCUOUS_STATEMENTS
 DEFAULT_CHOICE_EPSILON = math.log(3)
 
 YES_NO = "yes_no"
+CHEATER = "cheater_detection"
 CHOICE = "choice"
 RANDOMIZED_KINDS = (YES_NO, CHOICE)
 
@@ -81,7 +83,40 @@ def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = Non
         raise rr.DesignError("spec", f"no default design for {kind!r}")
     if kind == CHOICE:
         return rr.design_from_spec(given, k=k)
+    if given.get("name") == CHEATER:
+        return rr_cheater.design_from_spec(given)
     return rr.design_from_spec(given)
+
+
+def is_cheater(design: Any) -> bool:
+    """The cheating-detection design (two groups; not a ``BinaryDesign``: its own tally cells,
+    estimates and page branch)."""
+    return isinstance(design, rr_cheater.CheaterDetectionDesign)
+
+
+def check_runnable(design: Any) -> None:
+    """The local-ε cap and the page's exact integer thresholds (``dpcore.local.browser``), for
+    each group of a cheating-detection design; raises ``rr.DesignError`` naming the field."""
+    if not is_cheater(design):
+        rr_browser.check_epsilon_cap(design)
+        rr_browser.browser_plan(design)
+        return
+    for i, group in enumerate(rr_cheater.group_designs(design)):
+        try:
+            rr_browser.check_epsilon_cap(group)
+            rr_browser.browser_plan(group)
+        except rr.DesignError as exc:
+            raise rr.DesignError(f"groups[{i}]", exc.message) from None
+
+
+def _cheater_epsilon(design: rr_cheater.CheaterDetectionDesign) -> float:
+    """max(nominal, the page's per-group thresholds, the coins/dice of each group): the group is
+    drawn independently of the answer, so a respondent's ε is the larger group ε."""
+    epsilon = max(float(design.epsilon), rr_cheater.browser_thresholds(design)[1])
+    realisations = physical.cheater_realisation(design)
+    for realisation in realisations or ():
+        epsilon = max(epsilon, realisation.epsilon)
+    return epsilon
 
 
 def question_design(question: Any) -> Any:
@@ -108,6 +143,8 @@ def accounted_epsilon(design: Any) -> float:
     epsilon = float(design.epsilon)
     if not math.isfinite(epsilon):
         return epsilon
+    if is_cheater(design):
+        return _cheater_epsilon(design)
     try:
         epsilon = max(epsilon, rr_browser.browser_plan(design).epsilon)
     except rr.DesignError:
@@ -122,8 +159,8 @@ def question_browser_plan(question: Any) -> rr_browser.BrowserPlan | None:
     """The thresholds the respondent page draws against (None: not randomized, or a design the
     browser cannot run exactly — stored before the checks existed)."""
     design = question_design(question)
-    if design is None:
-        return None
+    if design is None or is_cheater(design):
+        return None  # the cheating-detection page gets cheater_thresholds instead
     try:
         return rr_browser.browser_plan(design)
     except rr.DesignError:
@@ -163,7 +200,9 @@ def design_description(question: Any) -> dict[str, Any] | None:
     if design is None:
         return None
     out: dict[str, Any] = dict(design.to_spec())
-    if question.kind == YES_NO:
+    if is_cheater(design):
+        out["group_epsilons"] = [float(e) for e in design.group_epsilons]
+    elif question.kind == YES_NO:
         out["c"] = float(design.c)
         out["d"] = float(design.d)
     else:

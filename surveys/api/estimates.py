@@ -15,6 +15,7 @@ from surveys.models import Survey
 from surveys.selectors.estimates import (
     BinaryEstimate,
     CategoryEstimate,
+    CheaterDetectionEstimate,
     ChoiceEstimate,
     NumberEstimate,
     QuestionEstimate,
@@ -43,6 +44,31 @@ class BinaryOut(_HeaderOut):
     std_error = _float()
     ci_low = _float()
     ci_high = _float()
+
+
+class ParameterOut(serializers.Serializer):
+    estimate = _float()
+    estimate_unclipped = _float()
+    std_error = _float()
+    ci_low = _float()
+    ci_high = _float()
+
+
+class CheaterGroupOut(serializers.Serializer):
+    group = serializers.IntegerField()
+    n = serializers.IntegerField()
+    reported_yes = serializers.IntegerField()
+
+
+class CheaterOut(BinaryOut):
+    """Cheating detection (docs/api.md#estimates): ``estimate`` is π = ``honest_yes``; γ is
+    ``cheaters``, β ``honest_no``; ``at_boundary`` when the ML estimate is on the simplex edge."""
+
+    honest_yes = ParameterOut()
+    cheaters = ParameterOut()
+    honest_no = ParameterOut()
+    at_boundary = serializers.BooleanField()
+    groups = CheaterGroupOut(many=True)
 
 
 class OptionOut(serializers.Serializer):
@@ -84,6 +110,7 @@ class NumberOut(_HeaderOut):
 
 _ENTRY_SERIALIZERS: dict[type, type[serializers.Serializer]] = {
     BinaryEstimate: BinaryOut,
+    CheaterDetectionEstimate: CheaterOut,
     ChoiceEstimate: ChoiceOut,
     CategoryEstimate: CategoryOut,
     NumberEstimate: NumberOut,

@@ -65,6 +65,7 @@ DESIGN_NAMES: dict[str, tuple[str, ...]] = {
         "unrelated_question",
         "two_probability",
         "crosswise",
+        "cheater_detection",
     ),
     Question.Kind.CHOICE: ("k_rr",),
 }
@@ -116,6 +117,21 @@ DESIGN_SCHEMAS: dict[str, dict[str, Any]] = {
             "maxLength": MAX_INNOCUOUS_TEXT,
             "description": "The innocuous statement respondents read (required).",
         },
+    },
+    "cheater_detection": {
+        "groups": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "description": "Two groups (drawn ½ each), each {p_yes, p_no}: forced yes/no > 0, "
+            "sum < 1; the two must differ. Reports are {group, report}.",
+            "items": {
+                "type": "object",
+                "properties": {"p_yes": _PROBABILITY, "p_no": _PROBABILITY},
+                "required": ["p_yes", "p_no"],
+                "additionalProperties": False,
+            },
+        }
     },
     "k_rr": {
         "epsilon": {
@@ -169,8 +185,7 @@ def design_spec(kind: str, raw: Any, k: int | None) -> dict[str, Any]:
             raise serializers.ValidationError({"design": NOT_PRIVATE})
         # The local-ε cap, and the page's integer thresholds: a design the respondent's browser
         # cannot run exactly is refused here, never approximated there (dpcore.local.browser).
-        rr_browser.check_epsilon_cap(design)
-        rr_browser.browser_plan(design)
+        designs.check_runnable(design)
     except rr.DesignError as exc:
         param = getattr(exc, "field", "") or ""
         message = getattr(exc, "message", None) or str(exc)
@@ -234,7 +249,8 @@ class QuestionInSerializer(serializers.Serializer):
             'yes_no: {"name":"forced_response","p_truth","p_yes","p_no"} (default ½, ¼, ¼), '
             '{"name":"warner","p"}, {"name":"unrelated_question","p","innocuous_prevalence"}, '
             '{"name":"two_probability","p_yes_if_trait","p_yes_if_not"} or '
-            '{"name":"crosswise","innocuous_prevalence","innocuous_text"}; '
+            '{"name":"crosswise","innocuous_prevalence","innocuous_text"} or '
+            '{"name":"cheater_detection","groups":[{"p_yes","p_no"},{"p_yes","p_no"}]}; '
             'choice: {"name":"k_rr","epsilon"} (default ε = ln 3). Designs with ε = ∞ or above '
             "the local ε cap, or that the browser cannot run exactly, are refused."
         ),

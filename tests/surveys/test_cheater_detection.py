@@ -1,0 +1,164 @@
+"""The cheating-detection design (CDMsym, Clark & Desharnais 1998) through the API (issue 15):
+spec, answers {group, report}, per-group tally cells, estimates of π, γ, β against the core and
+against the truth of simulated respondents. Expected numbers are derived here from the model."""
+
+from __future__ import annotations
+
+import math
+import uuid
+
+import numpy as np
+import pytest
+
+from dpcore.local.cheater import cheater_detection, estimate_cheater_detection
+from surveys.models import Survey
+
+pytestmark = pytest.mark.django_db
+
+# Group 1: forced yes ¼, forced no ¼ (truth ½): ε₁ = ln(¾/¼) = ln 3.
+# Group 2: forced yes ½, forced no ¼ (truth ¼): ε₂ = max(|ln(¾/½)|, |ln(½/¼)|) = ln 2.
+GROUPS = [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}]
+DESIGN = {"name": "cheater_detection", "groups": GROUPS}
+BODY = {
+    "title": "Cheating detection",
+    "questions": [
+        {"key": "cdm", "text": "I have taken a bribe.", "kind": "yes_no", "design": DESIGN},
+        {"key": "age", "text": "Age group", "kind": "category", "options": ["young", "old"]},
+    ],
+}
+
+
+def url(survey: Survey, suffix: str = "") -> str:
+    return f"/api/v1/surveys/{survey.slug}/{suffix}"
+
+
+def _open_survey(api) -> Survey:
+    r = api.post("/api/v1/surveys/", BODY, format="json")
+    assert r.status_code == 201, r.content
+    survey = Survey.objects.get(slug=r.json()["slug"])
+    assert api.post(url(survey, "open/")).status_code == 200
+    survey.refresh_from_db()
+    return survey
+
+
+def _submit(anon, survey: Survey, answer, age: str = "young"):
+    body = {
+        "submission_id": str(uuid.uuid4()),
+        "randomizer": "browser",
+        "answers": {"cdm": answer, "age": age},
+    }
+    return anon.post(url(survey, "responses/"), body, format="json")
+
+
+def test_spec_is_stored_with_exact_local_epsilon(api):
+    survey = _open_survey(api)
+    body = api.get(url(survey)).json()
+    design = next(q for q in body["questions"] if q["key"] == "cdm")["design"]
+    assert design["name"] == "cheater_detection" and design["groups"] == GROUPS
+    estimates = api.get(url(survey, "estimates/")).json()
+    entry = next(q for q in estimates["questions"] if q["key"] == "cdm")
+    # A respondent is in one group, drawn independently of the answer: ε = max(ln 3, ln 2).
+    assert entry["epsilon"] == pytest.approx(math.log(3), abs=1e-9)
+    assert entry["design"]["group_epsilons"] == pytest.approx([math.log(3), math.log(2)])
+    assert estimates["epsilon_local_total"] == pytest.approx(math.log(3), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("design", "field"),
+    [
+        ({"name": "cheater_detection", "groups": [GROUPS[0]]}, "groups"),
+        ({"name": "cheater_detection", "groups": [GROUPS[0], GROUPS[0]]}, "groups"),
+        (
+            {"name": "cheater_detection", "groups": [{"p_yes": 0.0, "p_no": 0.2}, GROUPS[1]]},
+            "p_yes",
+        ),
+        ({"name": "cheater_detection"}, "groups"),
+    ],
+)
+def test_bad_specs_are_400_naming_the_field(api, design, field):
+    body = {
+        "title": "x",
+        "questions": [{"key": "q", "text": "Q?", "kind": "yes_no", "design": design}],
+    }
+    r = api.post("/api/v1/surveys/", body, format="json")
+    assert r.status_code == 400, r.content
+    assert any(field in path for path in r.json()["errors"]), r.json()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        True,
+        {"group": 3, "report": True},
+        {"group": True, "report": True},
+        {"group": 1},
+        {"group": 1, "report": "yes"},
+        {"group": 1, "report": True, "truth": False},
+        [1, True],
+    ],
+)
+def test_bad_answers_are_400(api, anon, answer):
+    survey = _open_survey(api)
+    r = _submit(anon, survey, answer)
+    assert r.status_code == 400, r.content
+    assert "answers.cdm" in r.json()["errors"]
+
+
+def test_simulated_respondents_recover_pi_and_gamma(api, anon):
+    """n = 2000 respondents, group drawn ½ each; π = 0.3 honest yes, γ = 0.15 cheaters (always
+    "no"), β = 0.55 honest no.
+
+    λ₁ = π·¾ + β·¼ = 0.3625, λ₂ = π·¾ + β·½ = 0.5; A = [[¾, ¼], [¾, ½]], det A = 3/16, so
+    A⁻¹ = [[8/3, −4/3], [−4, 4]]; π̂ = 8/3·λ̂₁ − 4/3·λ̂₂ and γ̂ = 1 − π̂ − β̂ = 1 + 4/3·λ̂₁ − 8/3·λ̂₂.
+    With n_i ≈ 1000: Var π̂ ≈ (64/9·0.2311 + 16/9·0.25)/1000 ⇒ SE ≈ 0.046; Var γ̂ ≈ (16/9·0.2311 +
+    64/9·0.25)/1000 ⇒ SE ≈ 0.047. Tolerance 5 SE (≈ 0.23): a false failure below 10⁻⁶."""
+    survey = _open_survey(api)
+    rng = np.random.default_rng(19981122)
+    n, yes, reports = [0, 0], [0, 0], 2000
+    for i in range(reports):
+        group = 1 + int(rng.random() < 0.5)
+        g = GROUPS[group - 1]
+        kind = rng.random()
+        u = rng.random()
+        if kind < 0.15:  # cheater: "no" whatever the device says
+            report = False
+        elif u < g["p_yes"]:
+            report = True
+        elif u < g["p_yes"] + g["p_no"]:
+            report = False
+        else:
+            report = bool(kind < 0.15 + 0.3)  # honest: the truth
+        n[group - 1] += 1
+        yes[group - 1] += report
+        r = _submit(anon, survey, {"group": group, "report": report}, "young" if i % 2 else "old")
+        assert r.status_code in (200, 201), r.content
+    estimates = api.get(url(survey, "estimates/")).json()
+    entry = next(q for q in estimates["questions"] if q["key"] == "cdm")
+    assert entry["groups"] == [
+        {"group": 1, "n": n[0], "reported_yes": yes[0]},
+        {"group": 2, "n": n[1], "reported_yes": yes[1]},
+    ]
+    lam1, lam2 = yes[0] / n[0], yes[1] / n[1]
+    assert entry["honest_yes"]["estimate_unclipped"] == pytest.approx(8 / 3 * lam1 - 4 / 3 * lam2)
+    assert entry["cheaters"]["estimate_unclipped"] == pytest.approx(1 + 4 / 3 * lam1 - 8 / 3 * lam2)
+    se_pi = math.sqrt(
+        (8 / 3) ** 2 * lam1 * (1 - lam1) / n[0] + (4 / 3) ** 2 * lam2 * (1 - lam2) / n[1]
+    )
+    assert entry["honest_yes"]["std_error"] == pytest.approx(se_pi)
+    assert entry["estimate"] == entry["honest_yes"]["estimate"]
+    assert abs(entry["honest_yes"]["estimate"] - 0.3) < 5 * 0.046
+    assert abs(entry["cheaters"]["estimate"] - 0.15) < 5 * 0.047
+    for name in ("honest_yes", "cheaters", "honest_no"):
+        part = entry[name]
+        assert part["ci_low"] <= part["estimate"] <= part["ci_high"]
+    # Estimates equal the core's on the same counts.
+    core = estimate_cheater_detection(cheater_detection(GROUPS), n=n, reported_yes=yes)
+    assert entry["honest_no"]["estimate"] == pytest.approx(core.honest_no.estimate)
+    assert entry["at_boundary"] is core.at_boundary
+
+    grouped = api.get(url(survey, "estimates/?group_by=age")).json()
+    per_age = {
+        g["group"]: next(q for q in g["questions"] if q["key"] == "cdm") for g in grouped["groups"]
+    }
+    assert sum(e["n"] for e in per_age.values()) == reports
+    assert set(per_age["young"]) >= {"honest_yes", "cheaters", "groups"}
