@@ -162,3 +162,60 @@ def test_simulated_respondents_recover_pi_and_gamma(api, anon):
     }
     assert sum(e["n"] for e in per_age.values()) == reports
     assert set(per_age["young"]) >= {"honest_yes", "cheaters", "groups"}
+
+
+def test_central_dp_release_per_group_counts(api, alice, django_capture_on_commit_callbacks):
+    """A Laplace release: the four cells (group × report) are one histogram (Δ = 1); π̂ and γ̂
+    recomputed here from the released noisy counts by A⁻¹ = [[8/3, −4/3], [−4, 4]]."""
+    from surveys import services
+    from tests import boundary
+
+    survey = boundary.survey_create(
+        owner=alice, data={**BODY, "budget": {"epsilon": 1.0, "delta": 1e-6}}
+    )
+    services.survey_open(survey=survey)
+    for i in range(80):
+        boundary.submission_create(
+            survey=survey,
+            submission_id=str(uuid.uuid4()),
+            randomizer="browser",
+            answers={"cdm": {"group": 1 + i % 2, "report": i % 3 == 0}, "age": "young"},
+        )
+    preview = api.post(
+        url(survey, "releases/preview/"), {"mechanism": "laplace", "epsilon": 0.5}, format="json"
+    )
+    assert preview.status_code == 200, preview.content
+    entry = next(q for q in preview.json()["questions"] if q["key"] == "cdm")
+    # Without noise, SE(π̂) = √(Σ_i (A⁻¹)₀ᵢ²·¼/(n/2)) = √((64/9 + 16/9)·¼/40) at n = 80.
+    z = 1.959963984540054
+    assert entry["sampling_half_width"] == pytest.approx(z * math.sqrt(80 / 9 * 0.25 / 40))
+    assert entry["expected_half_width"] > entry["sampling_half_width"]
+    with django_capture_on_commit_callbacks(execute=True):
+        r = api.post(
+            url(survey, "releases/"), {"mechanism": "laplace", "epsilon": 0.5}, format="json"
+        )
+    assert r.status_code == 202, r.content
+    detail = api.get(r.json()["url"]).json()
+    assert detail["status"] == "done", detail
+    row = next(q for q in detail["results"]["questions"] if q["key"] == "cdm")
+    counts = row["noisy_counts"]
+    assert set(counts) == {"g1_yes", "g1_no", "g2_yes", "g2_no"}
+    totals = [counts["g1_yes"] + counts["g1_no"], counts["g2_yes"] + counts["g2_no"]]
+    if min(totals) >= 1:
+        lam = [min(max(counts[f"g{i}_yes"] / totals[i - 1], 0.0), 1.0) for i in (1, 2)]
+        assert row["honest_yes"]["estimate_unclipped"] == pytest.approx(
+            8 / 3 * lam[0] - 4 / 3 * lam[1]
+        )
+        assert row["cheaters"]["estimate_unclipped"] == pytest.approx(
+            1 + 4 / 3 * lam[0] - 8 / 3 * lam[1]
+        )
+        assert row["estimate"] == row["honest_yes"]["estimate"]
+    import csv
+    import io
+
+    as_csv = api.get(r.json()["url"] + "?format=csv")
+    assert as_csv.status_code == 200
+    rows = [
+        x for x in csv.DictReader(io.StringIO(as_csv.content.decode())) if x["question"] == "cdm"
+    ]
+    assert [x["option"] for x in rows] == ["honest_yes", "cheaters", "honest_no"]
