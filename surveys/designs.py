@@ -167,6 +167,20 @@ def question_browser_plan(question: Any) -> rr_browser.BrowserPlan | None:
         return None
 
 
+def question_thresholds(question: Any) -> dict[str, int] | None:
+    """The page's integer thresholds: the browser plan's, or for cheating detection
+    ``group_<i>_truth``/``group_<i>_yes`` per group (``dpcore.local.cheater.browser_thresholds``);
+    None when not randomized or not runnable exactly."""
+    design = question_design(question)
+    if design is not None and is_cheater(design):
+        try:
+            return rr_cheater.browser_thresholds(design)[0]
+        except rr.DesignError:
+            return None
+    plan = question_browser_plan(question)
+    return dict(plan.thresholds) if plan is not None else None
+
+
 def question_epsilon(question: Any) -> float | None:
     """Local ε of one question as accounted (None for the non-randomized kinds); cached."""
     design = question_design(question)

@@ -219,3 +219,58 @@ def test_central_dp_release_per_group_counts(api, alice, django_capture_on_commi
         x for x in csv.DictReader(io.StringIO(as_csv.content.decode())) if x["question"] == "cdm"
     ]
     assert [x["option"] for x in rows] == ["honest_yes", "cheaters", "honest_no"]
+
+
+def test_page_gives_thresholds_per_group_and_words(client, alice):
+    """Group 1: truth ½, YES ¼ → thresholds (2⁵²·1, 2⁵³·¾); group 2: truth ¼, YES ½ → (2⁵³·¼,
+    2⁵³·¾). The words use the larger ratio over groups: YES max(¾/¼, ¾/½) = 3, NO
+    max(¾/¼, ½/¼) = 3 (ε = ln 3)."""
+    from surveys import services
+    from tests import boundary
+
+    survey = boundary.survey_create(owner=alice, data=BODY)
+    services.survey_open(survey=survey)
+    page = client.get(f"/s/{survey.slug}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    grid = 2**53
+    item = next(q for q in page.context["data"]["questions"] if q["key"] == "cdm")
+    exact = {
+        "group_1_truth": grid // 2,
+        "group_1_yes": 3 * grid // 4,
+        "group_2_truth": grid // 4,
+        "group_2_yes": 3 * grid // 4,
+    }
+    assert set(item["thresholds"]) == set(exact)
+    # Each group's forced-response plan (dpcore.local.browser) rounds to the 2⁵³ grid: within
+    # one unit of the exact cumulative probabilities.
+    for name, value in exact.items():
+        assert abs(item["thresholds"][name] - value) <= 1, name
+    assert item["epsilon"] == pytest.approx(math.log(3))
+    reports = item["protection"]["reports"]
+    assert reports["yes"]["likelihood_ratio"] == pytest.approx(3.0)
+    assert reports["no"]["likelihood_ratio"] == pytest.approx(3.0)
+    assert len(item["protection"]["randomizer"]["groups"]) == 2
+    assert "Heads: you are in group 1" in html
+    assert 'name="q-cdm" value="g2_no' in html
+    assert page.context["physical_possible"]
+
+
+def test_no_js_post_stores_group_and_report(client, api, alice):
+    from surveys import services
+    from surveys.models import Submission
+    from tests import boundary
+
+    survey = boundary.survey_create(owner=alice, data=BODY)
+    services.survey_open(survey=survey)
+    r = client.post(f"/s/{survey.slug}/submit/", {"q-cdm": "g2_no", "q-age": "young"})
+    assert r.status_code == 302, r.content.decode()[:2000]
+    r = client.post(f"/s/{survey.slug}/submit/", {"q-cdm": "g1_yes  ", "q-age": "old"})
+    assert r.status_code == 302
+    stored = sorted(
+        (s.answers["cdm"] for s in Submission.objects.filter(survey=survey)),
+        key=lambda a: a["group"],
+    )
+    assert stored == [{"group": 1, "report": True}, {"group": 2, "report": False}]
+    bad = client.post(f"/s/{survey.slug}/submit/", {"q-cdm": "g3_yes", "q-age": "old"})
+    assert bad.status_code == 400 or b"q-cdm" in bad.content
