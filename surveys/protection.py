@@ -262,7 +262,7 @@ def _cheater_protection(design: Any) -> dict[str, Any]:
     of the answer) is sent with the report, so what a report reveals is the larger of the two
     groups' likelihood ratios — the respondent's ε is the larger group ε. The page shows the
     drawn group's spinner (``randomizer.groups[g − 1]``, forced-response sectors)."""
-    groups = []
+    groups: list[dict[str, Any]] = []
     for i, g in enumerate(design.groups, start=1):
         sectors = [("truth", "Your true answer", g.p_truth), ("yes", "YES", g.p_yes)]
         sectors.append(("no", "NO", g.p_no))
@@ -282,7 +282,7 @@ def _cheater_protection(design: Any) -> dict[str, Any]:
     how = (
         "First a fair coin puts you in group 1 or group 2 (it is sent with your answer and says "
         "nothing about it); then that group's spinner decides. "
-        + " ".join(grp["how"] for grp in groups)
+        + " ".join(str(grp["how"]) for grp in groups)
     )
     worst = {
         "yes": max((1.0 - g.p_no) / g.p_yes for g in design.groups),
