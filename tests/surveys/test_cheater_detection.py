@@ -4,6 +4,7 @@ against the truth of simulated respondents. Expected numbers are derived here fr
 
 from __future__ import annotations
 
+import json
 import math
 import uuid
 
@@ -274,3 +275,40 @@ def test_no_js_post_stores_group_and_report(client, api, alice):
     assert stored == [{"group": 1, "report": True}, {"group": 2, "report": False}]
     bad = client.post(f"/s/{survey.slug}/submit/", {"q-cdm": "g3_yes", "q-age": "old"})
     assert bad.status_code == 400 or b"q-cdm" in bad.content
+
+
+def test_export_has_a_group_column_and_the_cdmsym_call(api, alice):
+    import csv
+    import io
+
+    from surveys import services
+    from tests import boundary
+
+    survey = boundary.survey_create(owner=alice, data=BODY)
+    services.survey_open(survey=survey)
+    answers = [{"group": 1, "report": True}, {"group": 2, "report": False}]
+    for answer in answers:
+        boundary.submission_create(
+            survey=survey,
+            submission_id=str(uuid.uuid4()),
+            randomizer="browser",
+            answers={"cdm": answer, "age": "old"},
+        )
+    r = api.get(url(survey, "responses/export/?format=csv"))
+    assert r.status_code == 200, r.content
+    text = b"".join(r.streaming_content).decode()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == ["cdm", "cdm.group", "age"]
+    assert sorted((row["cdm.group"], row["cdm"]) for row in rows) == [("1", "1"), ("2", "0")]
+    meta = api.get(url(survey, "responses/export/metadata/")).json()
+    columns = {c["key"]: c for c in meta["columns"]}
+    assert columns["cdm"]["rrreg"] == (
+        'RRreg::RRuni(response = "cdm", data = reports, model = "CDMsym", '
+        'p = c(0.25, 0.25, 0.5, 0.25), group = reports[["cdm.group"]])'
+    )
+    assert columns["cdm"]["rrreg_parameter_order_verified"] is False
+    assert columns["cdm.group"]["type"] == "integer"
+    as_json = api.get(url(survey, "responses/export/?format=json"))
+    assert as_json.status_code == 200
+    body = json.loads(b"".join(as_json.streaming_content))
+    assert {"cdm": 1, "cdm.group": 1, "age": "old"} in body["rows"]
