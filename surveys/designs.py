@@ -55,6 +55,12 @@ def starting_designs() -> dict[str, dict[str, Any]]:
             "innocuous_prevalence": 0.5,
         },
         "k_rr": {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON},
+        # Cheating detection: group 1 forced YES/NO ¼/¼ (ε = ln 3), group 2 forced YES ½, NO ¼
+        # (ε = ln 2); both run exactly on coins.
+        CHEATER: {
+            "name": CHEATER,
+            "groups": [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}],
+        },
         # Any two probabilities: P(yes | trait) = ¾, P(yes | no trait) = ¼ (ε = ln 3; a coin
         # flipped twice realises it).
         "two_probability": {
@@ -227,6 +233,45 @@ def design_description(question: Any) -> dict[str, Any] | None:
     return out
 
 
+def _cheater_preview(
+    design: rr_cheater.CheaterDetectionDesign,
+    planned_n: int,
+    prior: float | None,
+    confidence: float,
+    half_width: float,
+) -> dict[str, Any]:
+    """The builder's preview of a cheating-detection design: ε (the larger group's) and each
+    group's, the planned precision of π with ``planned_n/2`` per group, the respondents per group
+    for ±``half_width`` (``dpcore.local.cheater``), and the deniability of a YES at the larger
+    ratio ``max_i (1 − p_no_i)/p_yes_i``: ``r·prior/(r·prior + 1 − prior)``."""
+    shown_prior = 0.1 if prior is None else prior
+    ratio = max((1.0 - g.p_no) / g.p_yes for g in design.groups)
+    per_group = rr_cheater.sample_size_per_group(
+        design, half_width=half_width, honest_yes=prior, confidence=confidence
+    )
+    return {
+        "epsilon": accounted_epsilon(design),
+        "private": True,
+        "design": dict(design.to_spec()),
+        "group_epsilons": [float(e) for e in design.group_epsilons],
+        "deniability": ratio * shown_prior / (ratio * shown_prior + 1.0 - shown_prior),
+        "prior": float(shown_prior),
+        "planned_n": planned_n,
+        "planned_n_per_group": planned_n // 2,
+        "planned_half_width": rr_cheater.planned_half_width_per_group(
+            design, n_per_group=max(1, planned_n // 2), honest_yes=prior, confidence=confidence
+        ),
+        "planned_half_width_direct": rr.planned_half_width_direct(
+            n=planned_n, prior=prior, confidence=confidence
+        ),
+        "sample_size_per_group_for_5pp": per_group,
+        "sample_size_for_5pp": 2 * per_group,
+        "sample_size_direct_for_5pp": rr.sample_size_direct(
+            half_width=half_width, prior=prior, confidence=confidence
+        ),
+    }
+
+
 def design_preview(
     *,
     kind: str,
@@ -246,6 +291,8 @@ def design_preview(
     design = design_for(kind, spec, k=k)
     if design is None:
         raise rr.DesignError("kind", "only randomized kinds (yes_no, choice) have a design")
+    if is_cheater(design):
+        return _cheater_preview(design, planned_n, prior, confidence, half_width)
     if kind == CHOICE:
         shown_prior = 1.0 / design.k if prior is None else prior
         deniability = rr.krr_deniability(design, shown_prior)

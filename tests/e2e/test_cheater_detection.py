@@ -62,3 +62,37 @@ def test_without_javascript_a_coin_for_the_group_then_its_coins(live_server, new
     sub = Submission.objects.get(survey=survey)
     assert sub.randomizer == "physical"
     assert sub.answers == {"cdm": {"group": 2, "report": False}}
+
+
+def test_builder_previews_epsilon_and_n_per_group(live_server, new_page):
+    import re
+
+    from django.contrib.auth import get_user_model
+
+    from surveys.models import Survey
+
+    get_user_model().objects.create_user("cdmbuilder", password="pw-cdm-12345")
+    page, problems = new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/accounts/login/?next=/surveys/new/")
+    page.fill("#id_username", "cdmbuilder")
+    page.fill("#id_password", "pw-cdm-12345")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/surveys/new/")
+    page.fill("#b-title", "Cheating detection built in the browser")
+    first = page.locator("#questions > li").first
+    first.locator('[data-path="text"]').fill("I have taken a bribe.")
+    first.locator('[data-path="design.name"]').select_option("cheater_detection")
+    # Group 2: forced YES ⅜ (truth ⅜): ε₂ = max(ln(¾/⅜), ln(⅝/¼)) = ln 2.5 ≈ 0.916; group 1's
+    # default ¼/¼ gives ln 3 ≈ 1.099, the respondent's ε.
+    first.locator('[data-path="design.groups[1].p_yes"]').fill("0.375")
+    preview = first.locator("[data-role=preview]")
+    preview.filter(has_text="Group ε: 1.099 and 0.916").wait_for()
+    assert "Local ε = 1.099" in preview.inner_text() and "per group" in preview.inner_text()
+    page.click("#save")
+    page.wait_for_url(re.compile(r"/surveys/(?!new/)[a-z0-9]+/$"))
+    q = Survey.objects.get(title="Cheating detection built in the browser").questions.get()
+    assert q.design == {
+        "name": "cheater_detection",
+        "groups": [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.375, "p_no": 0.25}],
+    }
+    assert problems.messages == []

@@ -312,3 +312,25 @@ def test_export_has_a_group_column_and_the_cdmsym_call(api, alice):
     assert as_json.status_code == 200
     body = json.loads(b"".join(as_json.streaming_content))
     assert {"cdm": 1, "cdm.group": 1, "age": "old"} in body["rows"]
+
+
+def test_builder_preview_gives_epsilon_and_n_per_group(api):
+    """ε = max(ln 3, ln 2); n per group for ±5 points on π at the worst case λ_i = ½:
+    ⌈1.96²·(64/9 + 16/9)·¼/0.05²⌉ (A⁻¹ row of π: 8/3, −4/3)."""
+    r = api.post(
+        "/api/v1/designs/preview/",
+        {"kind": "yes_no", "design": DESIGN, "planned_n": 1000},
+        format="json",
+    )
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["epsilon"] == pytest.approx(math.log(3), abs=1e-9)
+    assert body["group_epsilons"] == pytest.approx([math.log(3), math.log(2)])
+    z = 1.959963984540054
+    per_group = math.ceil(z * z * (80 / 9) * 0.25 / 0.05**2)
+    assert body["sample_size_per_group_for_5pp"] == per_group
+    assert body["sample_size_for_5pp"] == 2 * per_group
+    assert body["planned_n_per_group"] == 500
+    assert body["planned_half_width"] == pytest.approx(z * math.sqrt(80 / 9 * 0.25 / 500))
+    # Deniability at the default 10 % prior with the larger YES ratio, 3: 0.3/(0.3 + 0.9).
+    assert body["deniability"] == pytest.approx(0.25)
