@@ -334,3 +334,27 @@ def test_builder_preview_gives_epsilon_and_n_per_group(api):
     assert body["planned_half_width"] == pytest.approx(z * math.sqrt(80 / 9 * 0.25 / 500))
     # Deniability at the default 10 % prior with the larger YES ratio, 3: 0.3/(0.3 + 0.9).
     assert body["deniability"] == pytest.approx(0.25)
+
+
+def test_dashboard_shows_pi_gamma_and_beta(client, alice):
+    from surveys import services
+    from tests import boundary
+
+    survey = boundary.survey_create(owner=alice, data=BODY)
+    services.survey_open(survey=survey)
+    # Group 1: 3 of 4 yes; group 2: 1 of 4 yes → λ̂ = (¾, ¼): π̂ = 8/3·¾ − 4/3·¼ = 5/3 > 1,
+    # outside the simplex: the boundary note is shown.
+    for group, yes in ((1, 3), (2, 1)):
+        for i in range(4):
+            boundary.submission_create(
+                survey=survey,
+                submission_id=str(uuid.uuid4()),
+                randomizer="browser",
+                answers={"cdm": {"group": group, "report": i < yes}, "age": "old"},
+            )
+    client.force_login(alice)
+    html = client.get(f"/surveys/{survey.slug}/").content.decode()
+    assert "honest yes (π)" in html and "(γ)" in html and "honest no (β)" in html
+    assert 'id="boundary-note"' in html
+    grouped = client.get(f"/surveys/{survey.slug}/?group_by=age")
+    assert grouped.status_code == 200 and "(γ)" in grouped.content.decode()
