@@ -194,7 +194,7 @@ class _PaddedChoiceField(forms.TypedChoiceField):
 
 
 def _crosswise_field() -> _PaddedChoiceField:
-    """The crosswise question's radios: the reported boolean is ``same`` (DESIGN.md §8.2)."""
+    """The crosswise question's radios: the reported boolean is ``same``."""
     return _PaddedChoiceField(
         choices=_padded([("same", "Same"), ("different", "Different")]),
         coerce=lambda v: v == "same",

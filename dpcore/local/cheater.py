@@ -172,7 +172,10 @@ def cheater_detection(groups: Sequence[Any]) -> CheaterDetectionDesign:
 
 
 def design_from_spec(spec: Mapping[str, Any]) -> CheaterDetectionDesign:
-    """``{"name": "cheater_detection", "groups": [...]}`` → the design (DESIGN.md §8.2)."""
+    """``{"name": "cheater_detection", "groups": [...]}`` → the design.
+
+    Formulas: docs/formulas.md#cheater-detection.
+    """
     if not isinstance(spec, Mapping) or spec.get("name") != "cheater_detection":
         raise DesignError("name", "expected 'cheater_detection'")
     unexpected = sorted(str(k) for k in spec if k not in ("name", "groups"))

@@ -28,7 +28,7 @@ let current = 0;
 let physicalMode = false;
 
 // ---------------------------------------------------------------- words
-// The crosswise model (DESIGN.md §8.2) has no randomizer: the respondent ticks SAME or DIFFERENT
+// The crosswise model (docs/formulas.md#crosswise) has no randomizer: the respondent ticks SAME or DIFFERENT
 // in the same radios the no-JavaScript page posts; the reported boolean is `same`.
 const isCrosswise = (q) => q.kind === "yes_no" && q.design?.name === "crosswise";
 const bare = (v) => (v !== null && typeof v === "object" ? v.report : v); // cheater: {group, report}

@@ -195,6 +195,21 @@ def _estimate_cell(column: str, value: Any) -> Any:
     return csv_cells.number_cell(value)
 
 
+#: Cheating detection's rows in the CSV, one per parameter (π, γ, β), named in ``option``.
+CHEATER_PARAMETERS = ("honest_yes", "cheaters", "honest_no")
+
+
+def _question_rows(base: dict[str, Any], q: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A question's rows: one per option (choice/category), one per parameter (cheating
+    detection: ``option`` honest_yes, cheaters, honest_no), else one."""
+    if "options" in q:
+        return [{**base, **option} for option in q["options"]]
+    flat = {**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}
+    if "cheaters" in q:
+        return [{**flat, "option": name, **q[name]} for name in CHEATER_PARAMETERS]
+    return [flat]
+
+
 def _estimate_rows(body: Mapping[str, Any]) -> Iterator[list[Any]]:
     """One row per question (choice/category: per option), per group with ``group_by``."""
     blocks = [("", body["respondents"], body["questions"])]
@@ -213,12 +228,7 @@ def _estimate_rows(body: Mapping[str, Any]) -> Iterator[list[Any]]:
                 "confidence": body["confidence"],
                 "n": q["n"],
             }
-            rows = (
-                [{**base, **option} for option in q["options"]]
-                if "options" in q
-                else [{**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}]
-            )
-            for row in rows:
+            for row in _question_rows(base, q):
                 row.update({k: base[k] for k in ("design", "group")})
                 yield [_estimate_cell(k, row.get(k)) for k in ESTIMATE_COLUMNS]
 

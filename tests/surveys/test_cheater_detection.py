@@ -358,3 +358,14 @@ def test_dashboard_shows_pi_gamma_and_beta(client, alice):
     assert 'id="boundary-note"' in html
     grouped = client.get(f"/surveys/{survey.slug}/?group_by=age")
     assert grouped.status_code == 200 and "(γ)" in grouped.content.decode()
+
+
+def test_estimates_csv_has_a_row_per_parameter(api):
+    import csv
+    import io
+
+    survey = _open_survey(api)
+    r = api.get(url(survey, "estimates/?format=csv"))
+    assert r.status_code == 200
+    rows = [x for x in csv.DictReader(io.StringIO(r.content.decode())) if x["key"] == "'cdm"]
+    assert [x["option"] for x in rows] == ["'honest_yes", "'cheaters", "'honest_no"]

@@ -28,7 +28,7 @@ export class StorageBlockedError extends Error {
   }
 }
 
-/** The cheating-detection design (DESIGN.md §8.2): its report is `{ group, report }`. */
+/** The cheating-detection design (docs/formulas.md#cheater-detection): its report is `{ group, report }`. */
 export const isCheater = (q) => q.kind === "yes_no" && q.design?.name === "cheater_detection";
 
 /** Every report the question can send (the page pads bodies to the longest). */

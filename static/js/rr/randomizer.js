@@ -113,7 +113,7 @@ export function randomize(q, truth, fill) {
 /**
  * The cheating-detection model (CDMsym): the group is drawn first, uniformly by rejection
  * (exactly ½ each; one word), then one draw U against that group's forced-response thresholds.
- * Returns `{ group, reported, branch }` — the group is stored with the report (DESIGN.md §8.2);
+ * Returns `{ group, reported, branch }` — the group is stored with the report (docs/formulas.md#cheater-detection);
  * it is independent of the true answer, so it reveals nothing about it.
  */
 export function randomizeCheater(q, truth, fill) {
