@@ -369,3 +369,81 @@ def test_estimates_csv_has_a_row_per_parameter(api):
     assert r.status_code == 200
     rows = [x for x in csv.DictReader(io.StringIO(r.content.decode())) if x["key"] == "'cdm"]
     assert [x["option"] for x in rows] == ["'honest_yes", "'cheaters", "'honest_no"]
+
+
+def test_grouped_release_sums_the_groups_cells(api, alice, django_capture_on_commit_callbacks):
+    """With group_by, each age group's four cells get their own noise; the overall noisy cells
+    are their sums (free), as for any histogram question."""
+    from surveys import services
+    from tests import boundary
+
+    survey = boundary.survey_create(
+        owner=alice, data={**BODY, "budget": {"epsilon": 1.0, "delta": 1e-6}}
+    )
+    services.survey_open(survey=survey)
+    for i in range(40):
+        boundary.submission_create(
+            survey=survey,
+            submission_id=str(uuid.uuid4()),
+            randomizer="browser",
+            answers={
+                "cdm": {"group": 1 + i % 2, "report": i % 5 == 0},
+                "age": "young" if i % 3 else "old",
+            },
+        )
+    with django_capture_on_commit_callbacks(execute=True):
+        r = api.post(
+            url(survey, "releases/"),
+            {"mechanism": "laplace", "epsilon": 0.5, "group_by": "age"},
+            format="json",
+        )
+    assert r.status_code == 202, r.content
+    results = api.get(r.json()["url"]).json()["results"]
+    overall = next(q for q in results["questions"] if q["key"] == "cdm")["noisy_counts"]
+    per_group = [
+        next(q for q in g["questions"] if q["key"] == "cdm")["noisy_counts"]
+        for g in results["groups"]
+    ]
+    assert len(per_group) == 2
+    for cell in ("g1_yes", "g1_no", "g2_yes", "g2_no"):
+        assert overall[cell] == sum(c[cell] for c in per_group)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"group": 1e308, "report": True},
+        {"group": "1", "report": True},
+        {"group": [1], "report": True},
+        {"group": {"a": 1}, "report": True},
+        {"group": 1, "report": 1},
+        {"group": 1, "report": None},
+        "g1_yes",
+        None,
+    ],
+)
+def test_hostile_answers_are_400_never_500(api, anon, answer):
+    survey = _open_survey(api)
+    r = _submit(anon, survey, answer)
+    assert r.status_code == 400, r.content
+    assert "answers.cdm" in r.json()["errors"]
+
+
+@pytest.mark.django_db(False)
+def test_simulated_device_reports_at_the_model_rates():
+    """surveys.simulation.randomize_cheater at π = 0.1, γ = 0.15, β = 0.75 (seed_demo's truth):
+    λ₁ = 0.1·¾ + 0.75·¼ = 0.2625, λ₂ = 0.1·¾ + 0.75·½ = 0.45. 20 000 draws, ~10 000 per group:
+    SE ≤ √(¼/10 000) = 0.005; tolerance 5 SE."""
+    from surveys.simulation import randomize_cheater
+
+    rng = np.random.default_rng(1998)
+    n, yes = [0, 0], [0, 0]
+    for _ in range(20000):
+        u = rng.random()
+        status = "honest_yes" if u < 0.1 else "cheater" if u < 0.25 else "honest_no"
+        out = randomize_cheater(DESIGN, status, rng)
+        n[out["group"] - 1] += 1
+        yes[out["group"] - 1] += out["report"]
+    assert abs(yes[0] / n[0] - 0.2625) < 0.025
+    assert abs(yes[1] / n[1] - 0.45) < 0.025
+    assert abs(n[0] / 20000 - 0.5) < 5 * math.sqrt(0.25 / 20000)
