@@ -194,7 +194,10 @@ class _PaddedChoiceField(forms.TypedChoiceField):
 
 
 def _crosswise_field() -> _PaddedChoiceField:
-    """The crosswise question's radios: the reported boolean is ``same``."""
+    """The crosswise question's radios: the reported boolean is ``same``.
+
+    The model: docs/formulas.md#crosswise.
+    """
     return _PaddedChoiceField(
         choices=_padded([("same", "Same"), ("different", "Different")]),
         coerce=lambda v: v == "same",
