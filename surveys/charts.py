@@ -8,11 +8,13 @@ Pure functions (no request, no database), so the geometry is unit-tested
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from surveys.models import Question
 from surveys.selectors.estimates import (
     CategoryEstimate,
+    CheaterDetectionEstimate,
     ChoiceEstimate,
     QuestionEstimate,
     SurveyEstimates,
@@ -71,8 +73,31 @@ def _row(
     return row
 
 
+#: Cheating detection's three shares, as the table labels them (π, γ, β).
+CHEATER_LABELS = (
+    ("honest_yes", "honest yes (π)"),
+    ("cheaters", "cheaters: “no” whatever the device said (γ)"),
+    ("honest_no", "honest no (β)"),
+)
+
+
+def _cheater_rows(base: dict[str, Any], e: CheaterDetectionEstimate) -> list[dict[str, Any]]:
+    """π, γ and β, one row each; the first carries the overall reported YES rate and the note
+    ``at_boundary`` (the ML estimate on the edge of the simplex: intervals less reliable)."""
+    rows = []
+    for name, label in CHEATER_LABELS:
+        source = SimpleNamespace(**getattr(e, name), reported_yes_rate=e.reported_yes_rate)
+        rate = "reported_yes_rate" if name == "honest_yes" else None
+        row = _row(base, label, e.n, source, rate)
+        row["at_boundary"] = e.at_boundary
+        rows.append(row)
+    return rows
+
+
 def _entry_rows(e: QuestionEstimate) -> list[dict[str, Any]]:
     base = {"key": e.key, "text": e.text, "kind": e.kind, "epsilon": e.epsilon}
+    if isinstance(e, CheaterDetectionEstimate):
+        return _cheater_rows(base, e)
     if e.kind == Question.Kind.YES_NO:
         return [_row(base, "yes", e.n, e, "reported_yes_rate")]
     if isinstance(e, ChoiceEstimate):  # kind choice

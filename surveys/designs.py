@@ -14,6 +14,7 @@ from typing import Any
 
 from dpcore import local as rr
 from dpcore.local import browser as rr_browser
+from dpcore.local import cheater as rr_cheater
 from surveys import physical
 from surveys.innocuous import CROSSWISE_ASSUMPTION, INNOCUOUS_STATEMENTS
 
@@ -23,6 +24,7 @@ from surveys.innocuous import CROSSWISE_ASSUMPTION, INNOCUOUS_STATEMENTS
 DEFAULT_CHOICE_EPSILON = math.log(3)
 
 YES_NO = "yes_no"
+CHEATER = "cheater_detection"
 CHOICE = "choice"
 RANDOMIZED_KINDS = (YES_NO, CHOICE)
 
@@ -53,6 +55,12 @@ def starting_designs() -> dict[str, dict[str, Any]]:
             "innocuous_prevalence": 0.5,
         },
         "k_rr": {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON},
+        # Cheating detection: group 1 forced YES/NO ¼/¼ (ε = ln 3), group 2 forced YES ½, NO ¼
+        # (ε = ln 2); both run exactly on coins.
+        CHEATER: {
+            "name": CHEATER,
+            "groups": [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}],
+        },
         # Any two probabilities: P(yes | trait) = ¾, P(yes | no trait) = ¼ (ε = ln 3; a coin
         # flipped twice realises it).
         "two_probability": {
@@ -81,7 +89,40 @@ def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = Non
         raise rr.DesignError("spec", f"no default design for {kind!r}")
     if kind == CHOICE:
         return rr.design_from_spec(given, k=k)
+    if given.get("name") == CHEATER:
+        return rr_cheater.design_from_spec(given)
     return rr.design_from_spec(given)
+
+
+def is_cheater(design: Any) -> bool:
+    """The cheating-detection design (two groups; not a ``BinaryDesign``: its own tally cells,
+    estimates and page branch)."""
+    return isinstance(design, rr_cheater.CheaterDetectionDesign)
+
+
+def check_runnable(design: Any) -> None:
+    """The local-ε cap and the page's exact integer thresholds (``dpcore.local.browser``), for
+    each group of a cheating-detection design; raises ``rr.DesignError`` naming the field."""
+    if not is_cheater(design):
+        rr_browser.check_epsilon_cap(design)
+        rr_browser.browser_plan(design)
+        return
+    for i, group in enumerate(rr_cheater.group_designs(design)):
+        try:
+            rr_browser.check_epsilon_cap(group)
+            rr_browser.browser_plan(group)
+        except rr.DesignError as exc:
+            raise rr.DesignError(f"groups[{i}]", exc.message) from None
+
+
+def _cheater_epsilon(design: rr_cheater.CheaterDetectionDesign) -> float:
+    """max(nominal, the page's per-group thresholds, the coins/dice of each group): the group is
+    drawn independently of the answer, so a respondent's ε is the larger group ε."""
+    epsilon = max(float(design.epsilon), rr_cheater.browser_thresholds(design)[1])
+    realisations = physical.cheater_realisation(design)
+    for realisation in realisations or ():
+        epsilon = max(epsilon, realisation.epsilon)
+    return epsilon
 
 
 def question_design(question: Any) -> Any:
@@ -108,6 +149,8 @@ def accounted_epsilon(design: Any) -> float:
     epsilon = float(design.epsilon)
     if not math.isfinite(epsilon):
         return epsilon
+    if is_cheater(design):
+        return _cheater_epsilon(design)
     try:
         epsilon = max(epsilon, rr_browser.browser_plan(design).epsilon)
     except rr.DesignError:
@@ -122,12 +165,26 @@ def question_browser_plan(question: Any) -> rr_browser.BrowserPlan | None:
     """The thresholds the respondent page draws against (None: not randomized, or a design the
     browser cannot run exactly — stored before the checks existed)."""
     design = question_design(question)
-    if design is None:
-        return None
+    if design is None or is_cheater(design):
+        return None  # the cheating-detection page gets cheater_thresholds instead
     try:
         return rr_browser.browser_plan(design)
     except rr.DesignError:
         return None
+
+
+def question_thresholds(question: Any) -> dict[str, int] | None:
+    """The page's integer thresholds: the browser plan's, or for cheating detection
+    ``group_<i>_truth``/``group_<i>_yes`` per group (``dpcore.local.cheater.browser_thresholds``);
+    None when not randomized or not runnable exactly."""
+    design = question_design(question)
+    if design is not None and is_cheater(design):
+        try:
+            return rr_cheater.browser_thresholds(design)[0]
+        except rr.DesignError:
+            return None
+    plan = question_browser_plan(question)
+    return dict(plan.thresholds) if plan is not None else None
 
 
 def question_epsilon(question: Any) -> float | None:
@@ -163,7 +220,9 @@ def design_description(question: Any) -> dict[str, Any] | None:
     if design is None:
         return None
     out: dict[str, Any] = dict(design.to_spec())
-    if question.kind == YES_NO:
+    if is_cheater(design):
+        out["group_epsilons"] = [float(e) for e in design.group_epsilons]
+    elif question.kind == YES_NO:
         out["c"] = float(design.c)
         out["d"] = float(design.d)
     else:
@@ -172,6 +231,45 @@ def design_description(question: Any) -> dict[str, Any] | None:
         out["other_probability"] = float(design.other_probability)
     out["epsilon"] = question_epsilon(question)
     return out
+
+
+def _cheater_preview(
+    design: rr_cheater.CheaterDetectionDesign,
+    planned_n: int,
+    prior: float | None,
+    confidence: float,
+    half_width: float,
+) -> dict[str, Any]:
+    """The builder's preview of a cheating-detection design: ε (the larger group's) and each
+    group's, the planned precision of π with ``planned_n/2`` per group, the respondents per group
+    for ±``half_width`` (``dpcore.local.cheater``), and the deniability of a YES at the larger
+    ratio ``max_i (1 − p_no_i)/p_yes_i``: ``r·prior/(r·prior + 1 − prior)``."""
+    shown_prior = 0.1 if prior is None else prior
+    ratio = max((1.0 - g.p_no) / g.p_yes for g in design.groups)
+    per_group = rr_cheater.sample_size_per_group(
+        design, half_width=half_width, honest_yes=prior, confidence=confidence
+    )
+    return {
+        "epsilon": accounted_epsilon(design),
+        "private": True,
+        "design": dict(design.to_spec()),
+        "group_epsilons": [float(e) for e in design.group_epsilons],
+        "deniability": ratio * shown_prior / (ratio * shown_prior + 1.0 - shown_prior),
+        "prior": float(shown_prior),
+        "planned_n": planned_n,
+        "planned_n_per_group": planned_n // 2,
+        "planned_half_width": rr_cheater.planned_half_width_per_group(
+            design, n_per_group=max(1, planned_n // 2), honest_yes=prior, confidence=confidence
+        ),
+        "planned_half_width_direct": rr.planned_half_width_direct(
+            n=planned_n, prior=prior, confidence=confidence
+        ),
+        "sample_size_per_group_for_5pp": per_group,
+        "sample_size_for_5pp": 2 * per_group,
+        "sample_size_direct_for_5pp": rr.sample_size_direct(
+            half_width=half_width, prior=prior, confidence=confidence
+        ),
+    }
 
 
 def design_preview(
@@ -193,6 +291,8 @@ def design_preview(
     design = design_for(kind, spec, k=k)
     if design is None:
         raise rr.DesignError("kind", "only randomized kinds (yes_no, choice) have a design")
+    if is_cheater(design):
+        return _cheater_preview(design, planned_n, prior, confidence, half_width)
     if kind == CHOICE:
         shown_prior = 1.0 / design.k if prior is None else prior
         deniability = rr.krr_deniability(design, shown_prior)

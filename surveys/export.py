@@ -33,6 +33,7 @@ from typing import Any
 from surveys import csv_cells, designs
 from surveys.models import Question, Submission, Survey
 from surveys.shuffle_guarantee import shuffled_export_guarantee
+from surveys.tally_layout import is_cheater_question
 
 CHUNK = 2000
 
@@ -85,13 +86,40 @@ def _rr_hint(key: str, design: dict[str, Any]) -> str | None:
             f'RRreg::RRuni(response = "{key}", data = reports, model = "Crosswise", '
             f"p = {design['innocuous_prevalence']!r})"
         )
+    if name == "cheater_detection":
+        # The report column is 1/0 and the group column 1/2 (``<key>.group``). RRreg's p for
+        # CDMsym as we read getPW: c(forced yes in group 1, forced no in group 1, forced yes in
+        # group 2, forced no in group 2) — parameter order NOT verified against RRreg itself.
+        g1, g2 = design["groups"]
+        return (
+            f'RRreg::RRuni(response = "{key}", data = reports, model = "CDMsym", '
+            f"p = c({g1['p_yes']!r}, {g1['p_no']!r}, {g2['p_yes']!r}, {g2['p_no']!r}), "
+            f'group = reports[["{group_column(key)}"]])'
+        )
     return None
+
+
+def group_column(key: str) -> str:
+    """The group column of a cheating-detection question: question keys hold no ".", so it never
+    collides with another question's column."""
+    return f"{key}.group"
+
+
+def _columns(survey: Survey) -> list[tuple[str, str]]:
+    """(column, kind) in order: each question's key, and after a cheating-detection question its
+    group column (an integer 1/2)."""
+    out: list[tuple[str, str]] = []
+    for q in survey.questions.all():
+        out.append((q.key, q.kind))
+        if is_cheater_question(q):
+            out.append((group_column(q.key), Question.Kind.YES_NO))  # an integer column
+    return out
 
 
 def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
     """Rows {question_key: value}, submissions in random order (``ORDER BY random()`` in the
     database), streamed from a server-side cursor in chunks."""
-    kinds = {q.key: q.kind for q in survey.questions.all()}
+    kinds = dict(_columns(survey))
     stored = (
         # Published batches only: an export taken before and after one submission must not show
         # that respondent's row (the same k-at-a-time rule as the estimates).
@@ -103,7 +131,9 @@ def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
     for answers in stored:
         row = dict.fromkeys(kinds)
         for key, value in answers.items():
-            if key in row:
+            if isinstance(value, dict):  # cheating detection: {group, report}
+                row[key], row[group_column(key)] = int(value["report"]), int(value["group"])
+            elif key in row:
                 row[key] = int(value) if kinds[key] == Question.Kind.YES_NO else value
         yield row
 
@@ -124,7 +154,7 @@ def _cell(kind: str, value: Any) -> Any:
 
 def export_csv(survey: Survey) -> Iterator[str]:
     """CSV text in pieces: the header row (question keys), then the shuffled rows."""
-    questions = [(q.key, q.kind) for q in survey.questions.all()]
+    questions = _columns(survey)
     rows = ([_cell(kind, row[key]) for key, kind in questions] for row in _shuffled_rows(survey))
     yield from csv_cells.csv_chunks([key for key, _ in questions], rows)
 
@@ -138,6 +168,16 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
         if hint:
             column["rrreg"] = hint
         columns.append(column)
+        if entry.get("design", {}).get("name") == "cheater_detection":
+            column["rrreg_parameter_order_verified"] = False
+            columns.append(
+                {
+                    "key": group_column(key),
+                    "type": "integer",
+                    "text": f"The group (1 or 2) the device drew for {key}; independent of "
+                    "the answer.",
+                }
+            )
     return {
         "survey": survey.slug,
         "title": survey.title,
@@ -153,7 +193,10 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
                 "character to read it); numbers are bare; an empty cell is a missing answer."
             ),
         },
-        "debias": "yes_no: P(report yes) = c*pi + d, so pi_hat = (mean - d) / c.",
+        "debias": (
+            "yes_no: P(report yes) = c*pi + d, so pi_hat = (mean - d) / c. cheater_detection: "
+            "per group i, P(yes) = pi*(1 - p_no_i) + beta*p_yes_i; solve the two equations."
+        ),
         "columns": columns,
         # Issue 13: the central (ε, δ) of the randomized-only shuffled file (None: nothing to say).
         "shuffled_randomized_only": shuffled_export_guarantee(survey),

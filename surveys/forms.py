@@ -18,6 +18,7 @@ from dpcore.local import DEFAULT_YES_NO_SPEC, DesignError
 from surveys import designs, physical
 from surveys.inputs import answers_clean
 from surveys.models import Question, Survey
+from surveys.tally_layout import is_cheater_question
 
 COIN_DESIGN = {k: v for k, v in DEFAULT_YES_NO_SPEC.items() if k != "name"}
 DEFAULT_YES_NO_DESIGN = dict(DEFAULT_YES_NO_SPEC)
@@ -93,6 +94,8 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
         design = designs.question_design(question)
     except DesignError:
         design = None
+    if design is not None and designs.is_cheater(design):
+        return _cheater_protocol(design)
     realisation = physical.physical_realisation(design) if design is not None else None
     if realisation is None:
         if question.kind == Question.Kind.CHOICE and design is not None:
@@ -125,6 +128,43 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
         else:
             steps.append("The random other option is simply the option that is not your answer.")
     return PhysicalProtocol(True, steps)
+
+
+def _cheater_protocol(design: Any) -> PhysicalProtocol:
+    """Cheating detection without JavaScript: a coin for the group (heads 1, tails 2: ½ each),
+    then that group's coins or dice (``physical.cheater_realisation``); the group is ticked with
+    the report."""
+    realisations = physical.cheater_realisation(design)
+    if realisations is None:
+        return PhysicalProtocol(
+            False,
+            reason="Its probabilities cannot be reproduced exactly with coins or dice, "
+            "so this question needs JavaScript.",
+        )
+    steps = ["Flip a coin where nobody can see it. Heads: you are in group 1. Tails: group 2."]
+    for i, realisation in enumerate(realisations, start=1):
+        rows = " ".join(_rows(realisation))
+        steps.append(f"Group {i} only: {realisation.instruction} {rows}")
+    steps.append("Tick the box with your group and the answer you ended up with.")
+    return PhysicalProtocol(True, steps)
+
+
+CHEATER_CHOICES = [
+    ("g1_yes", "Group 1: YES"),
+    ("g1_no", "Group 1: NO"),
+    ("g2_yes", "Group 2: YES"),
+    ("g2_no", "Group 2: NO"),
+]
+
+
+def _cheater_field() -> _PaddedChoiceField:
+    """Cheating detection's radios: group × report, posted as ``{"group", "report"}``."""
+    return _PaddedChoiceField(
+        choices=_padded(CHEATER_CHOICES),
+        coerce=lambda v: {"group": int(v[1]), "report": v.endswith("yes")},
+        widget=forms.RadioSelect,
+        error_messages={"required": "Tick your group and the answer the coins told you."},
+    )
 
 
 # --- the no-JavaScript respondent form -----------------------------------------------------------
@@ -183,6 +223,8 @@ class RespondForm(forms.Form):
             name = field_name(q)
             if q.kind == Question.Kind.YES_NO and (q.design or {}).get("name") == "crosswise":
                 self.fields[name] = _crosswise_field()
+            elif is_cheater_question(q):
+                self.fields[name] = _cheater_field()
             elif q.kind == Question.Kind.YES_NO:
                 self.fields[name] = _PaddedChoiceField(
                     choices=_padded([("yes", "Yes"), ("no", "No")]),

@@ -254,6 +254,59 @@ def handling(q: Question) -> str:
     return RANDOMIZED if q.is_randomized else DIRECT
 
 
+# --- cheating detection: a coin for the group, then that group's forced response ------------------
+
+
+def _cheater_protection(design: Any) -> dict[str, Any]:
+    """Words true for the cheating-detection design: the group (drawn first, ½ each, independent
+    of the answer) is sent with the report, so what a report reveals is the larger of the two
+    groups' likelihood ratios — the respondent's ε is the larger group ε. The page shows the
+    drawn group's spinner (``randomizer.groups[g − 1]``, forced-response sectors)."""
+    groups: list[dict[str, Any]] = []
+    for i, g in enumerate(design.groups, start=1):
+        sectors = [("truth", "Your true answer", g.p_truth), ("yes", "YES", g.p_yes)]
+        sectors.append(("no", "NO", g.p_no))
+        groups.append(
+            {
+                "kind": "spinner",
+                "button": "Spin the spinner",
+                "how": f"Group {i}: {_fraction(g.p_truth)} of the time your true answer is "
+                f"recorded; {_fraction(g.p_yes)} YES and {_fraction(g.p_no)} NO, whatever your "
+                "true answer.",
+                "sectors": [
+                    {"branch": b, "label": label, "share": x, "percent": percent(x)}
+                    for b, label, x in sectors
+                ],
+            }
+        )
+    how = (
+        "First a fair coin puts you in group 1 or group 2 (it is sent with your answer and says "
+        "nothing about it); then that group's spinner decides. "
+        + " ".join(str(grp["how"]) for grp in groups)
+    )
+    worst = {
+        "yes": max((1.0 - g.p_no) / g.p_yes for g in design.groups),
+        "no": max((1.0 - g.p_yes) / g.p_no for g in design.groups),
+    }
+    reports = {}
+    for report, ratio in worst.items():
+        other = "no" if report == "yes" else "yes"
+        post = posterior(ratio, 0.5)
+        reports[report] = {
+            "likelihood_ratio": ratio,
+            "reference_prior": 0.5,
+            "posterior": post,
+            "text": (
+                f"In either group, a {report.upper()} report is at most {times(ratio)} as likely "
+                f"from someone whose true answer is {report} as from someone whose true answer "
+                f"is {other}. Someone who thought it 50–50 beforehand would now think it at most "
+                f"{percent(post)} likely that your true answer is {report}."
+            ),
+        }
+    randomizer = {**groups[0], "how": how, "groups": groups}
+    return {"randomizer": randomizer, "reports": reports}
+
+
 HANDLING_TEXT = {
     RANDOMIZED: "Randomized on this device: only the result is sent, never your true answer.",
     DIRECT: "Not randomized: sent exactly as you enter it.",
@@ -266,6 +319,9 @@ def question_protection(q: Question) -> dict[str, Any]:
     if not q.is_randomized:
         return out
     design = designs.question_design(q)
+    if designs.is_cheater(design):
+        out.update(_cheater_protection(design))
+        return out
     out["randomizer"] = _randomizer(q, design)
     if is_crosswise(q):
         out["handling_text"] = (

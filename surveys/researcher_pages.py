@@ -168,6 +168,7 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         # Issue 13: what the randomized-only shuffled file protects (li#shuffle-guarantee).
         "shuffle_guarantee": shuffled_export_guarantee(survey),
         "crosswise_notes": _crosswise_notes(questions),
+        "any_at_boundary": any(r.get("at_boundary") for r in rows),
     }
     context.update(analysis_pages.detail_context(request, survey, questions, estimates, group_by))
     return render(request, "surveys/detail.html", context)

@@ -43,6 +43,24 @@ def randomize_yes_no(spec: Mapping[str, Any], truth: bool, rng: np.random.Genera
     raise ValueError(f"not a binary design: {name!r}")
 
 
+def randomize_cheater(
+    spec: Mapping[str, Any], status: str, rng: np.random.Generator
+) -> dict[str, Any]:
+    """Cheating detection: ``{"group", "report"}`` for a respondent whose ``status`` is
+    "honest_yes", "honest_no" or "cheater" (answers "no" whatever the device says). The group is
+    drawn ½ each, then that group's forced response (truth, forced YES, forced NO)."""
+    group = 1 + int(rng.random() < 0.5)
+    g = spec["groups"][group - 1]
+    u = rng.random()
+    if status == "cheater":
+        return {"group": group, "report": False}
+    if u < g["p_yes"]:
+        return {"group": group, "report": True}
+    if u < g["p_yes"] + g["p_no"]:
+        return {"group": group, "report": False}
+    return {"group": group, "report": status == "honest_yes"}
+
+
 def randomize_choice(
     options: Sequence[str], keep_probability: float, truth: str, rng: np.random.Generator
 ) -> str:

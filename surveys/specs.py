@@ -37,7 +37,7 @@ MAX_TOKEN_LENGTH = 200  # an invitation token as a client may send it
 MAX_ABS_NUMBER = 1e9
 
 # A reported answer: yes_no → bool, choice/category → an option, number → a float.
-Answer = bool | str | float
+Answer = bool | str | float | dict[str, Any]  # dict: cheating detection's {group, report}
 
 
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -9,7 +9,8 @@ Slots, in question order (position, id) — fixed for the life of an open survey
 questions are frozen once it opens (``survey_update`` refuses non-drafts):
 
 * slot 0: respondents;
-* ``yes_no``: "yes", then "no";
+* ``yes_no``: "yes", then "no"; with the cheating-detection design one slot per group and
+  report instead (:data:`CHEATER_CELLS`: "g1_yes", "g1_no", "g2_yes", "g2_no");
 * ``choice`` / ``category``: one slot per option, in option order;
 * ``number``: the number of answers, their sum, and the sum of their squares.
 
@@ -29,10 +30,36 @@ RESPONDENTS_SLOT = 0
 ALL_RESPONDENTS: tuple[str, str] = ("", "")  # the (group_key, group_value) of the ungrouped slice
 
 
+#: A cheating-detection question's cells: the group (drawn on the device) and the report.
+CHEATER_CELLS: tuple[str, ...] = ("g1_yes", "g1_no", "g2_yes", "g2_no")
+
+
 class QuestionLike(Protocol):
     key: str
     kind: str
     options: Any
+
+
+def is_cheater_question(q: Any) -> bool:
+    """A yes/no question with the cheating-detection design (its answers are {group, report})."""
+    design = getattr(q, "design", None)
+    return (
+        q.kind == "yes_no"
+        and isinstance(design, Mapping)
+        and design.get("name") == ("cheater_detection")
+    )
+
+
+def cheater_cell(value: Mapping[str, Any]) -> str:
+    """``{"group": 1, "report": True}`` → "g1_yes"."""
+    return f"g{int(value['group'])}_{'yes' if value['report'] else 'no'}"
+
+
+def question_cells(q: Any) -> Sequence[str]:
+    """The cell values of a yes_no, choice or category question, in slot order."""
+    if q.kind != "yes_no":
+        return list(q.options)
+    return CHEATER_CELLS if is_cheater_question(q) else ("yes", "no")
 
 
 @dataclass(frozen=True)
@@ -52,17 +79,13 @@ def tally_layout(questions: Iterable[QuestionLike]) -> TallyLayout:
     categories: set[str] = set()
     slot = RESPONDENTS_SLOT + 1
     for q in questions:
-        if q.kind == "yes_no":
-            values: Sequence[str] = ("yes", "no")
-        elif q.kind == "number":
+        if q.kind == "number":
             cells[(q.key, "")] = numbers[q.key] = slot
             slot += 3
             continue
-        else:
-            values = list(q.options)
-            if q.kind == "category":
-                categories.add(q.key)
-        for value in values:
+        if q.kind == "category":
+            categories.add(q.key)
+        for value in question_cells(q):
             cells[(q.key, value)] = slot
             slot += 1
     return TallyLayout(size=slot, cells=cells, numbers=numbers, category_keys=frozenset(categories))
@@ -71,7 +94,8 @@ def tally_layout(questions: Iterable[QuestionLike]) -> TallyLayout:
 def submission_vector(layout: TallyLayout, answers: Mapping[str, Any]) -> list[float]:
     """What one submission adds to each of its slices: 1 in the respondents slot and in each
     answered cell; a number answer adds (1, x, x²). ``answers`` are validated reported answers
-    (bool for yes_no, an option for choice/category, a float for number)."""
+    (bool for yes_no, {group, report} with cheating detection, an option for choice/category,
+    a float for number)."""
     vector = [0.0] * layout.size
     vector[RESPONDENTS_SLOT] = 1.0
     for key, value in answers.items():
@@ -83,6 +107,8 @@ def submission_vector(layout: TallyLayout, answers: Mapping[str, Any]) -> list[f
             vector[number_slot + 2] = x * x
         elif value is True or value is False:
             vector[layout.cells[(key, "yes" if value else "no")]] = 1.0
+        elif isinstance(value, Mapping):  # cheating detection: {group, report}
+            vector[layout.cells[(key, cheater_cell(value))]] = 1.0
         else:
             vector[layout.cells[(key, value)]] = 1.0
     return vector

@@ -85,9 +85,8 @@ def _question_data(q: Question) -> dict[str, Any]:
     out["epsilon"] = designs.question_epsilon(q)
     # The page draws U uniform on [0, 2⁵³) and compares it with these integers, unchanged: the
     # probabilities it runs are exactly thresholds/2⁵³, whose ε is at most out["epsilon"].
-    plan = designs.question_browser_plan(q)
     out["random_bits"] = rr_browser.RANDOM_BITS
-    out["thresholds"] = dict(plan.thresholds) if plan is not None else None
+    out["thresholds"] = designs.question_thresholds(q)
     return out
 
 
@@ -212,7 +211,7 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
         {"token": request.GET.get("token", "")} if survey.access == Survey.Access.INVITE else {}
     )
     questions = _questions(survey)
-    if any(q.is_randomized and designs.question_browser_plan(q) is None for q in questions):
+    if any(q.is_randomized and designs.question_thresholds(q) is None for q in questions):
         # A design stored before the browser checks existed (e.g. k-RR at ε = 1000): the page
         # cannot run it exactly, so it runs nothing rather than another mechanism.
         return _message(

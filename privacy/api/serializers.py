@@ -184,6 +184,15 @@ CSV_COLUMNS = [
 ]
 
 
+def _cheater_rows(q: dict[str, Any], common: dict[str, Any]):
+    """Cheating detection: one row per parameter (honest_yes = π, cheaters = γ, honest_no = β);
+    the four noisy cells are in the JSON body's ``noisy_counts``."""
+    for name in ("honest_yes", "cheaters", "honest_no"):
+        part = q.get(name) or {}
+        fields = ("estimate", "estimate_unclipped", "std_error", "ci_low", "ci_high")
+        yield {**common, "option": name, "noisy_count": None, **{k: part.get(k) for k in fields}}
+
+
 def _rows_for(release: Release, group: str, questions: list[dict[str, Any]], base: dict):
     for q in questions:
         common = {
@@ -217,6 +226,8 @@ def _rows_for(release: Release, group: str, questions: list[dict[str, Any]], bas
                     "ci_low": opt["ci_low"],
                     "ci_high": opt["ci_high"],
                 }
+        elif "cheaters" in q:
+            yield from _cheater_rows(q, common)
         else:
             yield {
                 **common,

@@ -28,13 +28,15 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from dpcore.central import accounting, sensitivity
+from dpcore.central import accounting, cheater, sensitivity
 from dpcore.central import calibration as calibrate
 from dpcore.central.sensitivity import parameter_variance, scaled_parameter
 from privacy.services.plan import PARAMETER_RANGES
 from privacy.services.results import linear_form
 from privacy.services.sensitivity import number_grid
+from surveys import designs
 from surveys.models import Question
+from surveys.tally_layout import question_cells
 
 USEFUL_HALF_WIDTH = 0.10  # ±10 percentage points on a proportion (see the module docstring)
 USEFUL_NUMBER_FRACTION = 0.10  # ±10 % of a number question's declared range
@@ -77,11 +79,7 @@ def question_errors(
                 expected_sum_std_error=math.sqrt(sum_variance),
             )
         else:
-            c, d = linear_form(q)
-            se = calibrate.expected_estimate_error(
-                c=c, d=d, n=n_group, noise_variance=unit_variance
-            )
-            floor = calibrate.expected_estimate_error(c=c, d=d, n=n_group, noise_variance=0.0)
+            se, floor = _histogram_errors(q, n_group, unit_variance)
             target = USEFUL_HALF_WIDTH
         entry.update(
             expected_std_error=se,
@@ -96,6 +94,20 @@ def question_errors(
     return out
 
 
+def _histogram_errors(q: Question, n_group: float, unit_variance: float) -> tuple[float, float]:
+    """(expected SE with the noise, SE without it) of a histogram question's estimate; π of a
+    cheating-detection question (:func:`dpcore.central.cheater.expected_std_error`)."""
+    design = designs.question_design(q)
+    if designs.is_cheater(design):
+        return (
+            cheater.expected_std_error(design, n=n_group, noise_variance=unit_variance),
+            cheater.expected_std_error(design, n=n_group, noise_variance=0.0),
+        )
+    c, d = linear_form(q)
+    se = calibrate.expected_estimate_error(c=c, d=d, n=n_group, noise_variance=unit_variance)
+    return se, calibrate.expected_estimate_error(c=c, d=d, n=n_group, noise_variance=0.0)
+
+
 def negative_count_chance(
     *, questions: Sequence[Question], unit_variance: float, n_group: float
 ) -> float:
@@ -104,11 +116,7 @@ def negative_count_chance(
     Normal approximation: the cell holds about n/k reports and gets noise of SD √V, so
     P ≈ Φ(−(n/k)/√V). 0 when nothing is counted or there is no noise.
     """
-    cells = [
-        2 if q.kind == Question.Kind.YES_NO else len(q.options or [])
-        for q in questions
-        if q.kind != Question.Kind.NUMBER
-    ]
+    cells = [len(question_cells(q)) for q in questions if q.kind != Question.Kind.NUMBER]
     if not cells or unit_variance <= 0:
         return 0.0
     mean_cell = n_group / max(cells)

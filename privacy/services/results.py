@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from dpcore.central import estimates as release_math
 from dpcore.central import noise
+from dpcore.central.cheater import estimate_noisy_cheater
 from dpcore.central.sensitivity import NumberGrid, grid_sum, parameter_variance, scaled_parameter
 from privacy.models import Release
 from privacy.services.sensitivity import number_grid
@@ -114,9 +115,50 @@ def _number_result(
     }
 
 
+def _parameter(p: Any) -> dict[str, Any]:
+    return {
+        "estimate": p.estimate,
+        "estimate_unclipped": p.estimate_unclipped,
+        "std_error": p.std_error,
+        "ci_low": p.ci_low,
+        "ci_high": p.ci_high,
+    }
+
+
+def _cheater_result(
+    question: Question, noisy: Mapping[str, int], noise_variance: float, confidence: float
+) -> dict[str, Any]:
+    """A cheating-detection question: its four noisy cells (group × report, one histogram) and
+    π, γ, β from them (:mod:`dpcore.central.cheater`); ``estimate`` is π."""
+    est = estimate_noisy_cheater(
+        designs.question_design(question),
+        noisy,
+        noise_variance=noise_variance,
+        confidence=confidence,
+    )
+    return {
+        "key": question.key,
+        "kind": question.kind,
+        "noisy_counts": dict(noisy),
+        "noisy_total": int(sum(noisy.values())),
+        "noise_variance": noise_variance,
+        **_parameter(est.honest_yes),
+        "honest_yes": _parameter(est.honest_yes),
+        "cheaters": _parameter(est.cheaters),
+        "honest_no": _parameter(est.honest_no),
+        "at_boundary": est.at_boundary,
+        "groups": [
+            {"group": i + 1, "noisy_n": est.n[i], "noisy_reported_yes": est.reported_yes[i]}
+            for i in range(2)
+        ],
+    }
+
+
 def _question_result(
     question: Question, noisy: Mapping[str, int], noise_variance: float, confidence: float
 ) -> dict[str, Any]:
+    if designs.is_cheater(designs.question_design(question)):
+        return _cheater_result(question, noisy, noise_variance, confidence)
     c, d = linear_form(question)
     estimates = release_math.cell_estimates(
         noisy, c=c, d=d, noise_variance=noise_variance, confidence=confidence

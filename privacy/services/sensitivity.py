@@ -29,7 +29,12 @@ def number_grid(question: Question) -> sensitivity.NumberGrid:
 
 def contribution_sensitivities(questions: Sequence[Question]) -> list[int]:
     """Δ_j of every contribution, in order: 1 per histogram; K (grid sum) and 1 (count) per
-    number question. Its length is :func:`contribution_count`."""
+    number question. Its length is :func:`contribution_count`.
+
+    A cheating-detection question is one histogram of four cells (group × report): the group is
+    drawn on the respondent's device, so each respondent sits in exactly one group and gives one
+    report — one count in one of the four cells, as a yes/no respondent's one count in "yes" or
+    "no". Adding or removing a respondent changes one cell by one: Δ = 1, not one per group."""
     out: list[int] = []
     for q in questions:
         out.extend([number_grid(q).sensitivity, 1] if q.kind == Question.Kind.NUMBER else [1])

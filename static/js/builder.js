@@ -17,6 +17,7 @@ let uid = 0;
 // Every design's starting values come from the server (surveys.designs.starting_designs): the
 // page has no copy of any probability or ε.
 const DEFAULT_DESIGNS = data.starting_designs;
+const GROUP = (i, k) => `design.groups[${i}].${k}`; // cheating detection: the server's error paths
 
 // ---------------------------------------------------------------- helpers
 const field = (root, path) => root.querySelector(`[data-path="${path}"]`);
@@ -44,8 +45,9 @@ function cardValue(card) {
     const name = field(card, "design.name").value;
     const design = { name };
     const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"],
-      two_probability: ["p_yes_if_trait", "p_yes_if_not"], crosswise: ["innocuous_prevalence"] }[name];
+      two_probability: ["p_yes_if_trait", "p_yes_if_not"], crosswise: ["innocuous_prevalence"], cheater_detection: [] }[name];
     for (const p of params) design[p] = num(field(card, `design.${p}`));
+    if (name === "cheater_detection") design.groups = [0, 1].map((i) => ({ p_yes: num(field(card, GROUP(i, "p_yes"))), p_no: num(field(card, GROUP(i, "p_no"))) }));
     if (name === "crosswise") design.innocuous_text = field(card, "design.innocuous_text").value.trim();
     q.design = design;
   }
@@ -69,6 +71,7 @@ function fillCard(card, q) {
     const el = field(card, `design.${k}`);
     if (el && k !== "name") el.value = v;
   }
+  (yn.groups || DEFAULT_DESIGNS.cheater_detection.groups).forEach((g, i) => { for (const k of ["p_yes", "p_no"]) field(card, GROUP(i, k)).value = g[k]; });
   const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS.k_rr;
   field(card, "design.epsilon").value = Number(krr.epsilon).toFixed(4);
 }
@@ -155,6 +158,7 @@ async function preview(card) {
         payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}.` : "Not differentially private (ε = ∞): it will be refused.",
         payload.deniability != null ? `Deniability: ${yes} moves a ${(100 * payload.prior).toFixed(0)}% prior to ${(100 * payload.deniability).toFixed(1)}%.` : "",
         payload.assumption ? `Assumption: ${payload.assumption}` : "",
+        payload.group_epsilons ? `Group ε: ${payload.group_epsilons.map((e) => e.toFixed(3)).join(" and ")}; ${payload.planned_n_per_group} per group planned, ${payload.sample_size_per_group_for_5pp} per group for ±5 points on the honest share.` : "",
         payload.planned_half_width != null ? `Precision at n = ${payload.planned_n}: ${pp(payload.planned_half_width)}` +
           (payload.planned_half_width_direct != null ? ` (asking directly: ${pp(payload.planned_half_width_direct)}).` : ".") : "",
       ];

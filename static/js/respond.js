@@ -14,7 +14,7 @@
  */
 
 import { request } from "./lib/http.js";
-import { DONE, SUBMISSION, StorageBlockedError, openMemo } from "./rr/memo.js";
+import { DONE, SUBMISSION, StorageBlockedError, drawnView, openMemo, possibleReports } from "./rr/memo.js";
 import { animate, isShown, visual, whatHappened } from "./respond/stage.js";
 
 const dataNode = document.getElementById("survey-data");
@@ -31,8 +31,9 @@ let physicalMode = false;
 // The crosswise model (docs/formulas.md#crosswise) has no randomizer: the respondent ticks SAME or DIFFERENT
 // in the same radios the no-JavaScript page posts; the reported boolean is `same`.
 const isCrosswise = (q) => q.kind === "yes_no" && q.design?.name === "crosswise";
-const show = (q, v) => (isCrosswise(q) ? (v ? "SAME" : "DIFFERENT") : q.kind === "yes_no" ? (v ? "YES" : "NO") : `“${v}”`);
-const reportKey = (q, v) => (q.kind === "yes_no" ? (v ? "yes" : "no") : v);
+const bare = (v) => (v !== null && typeof v === "object" ? v.report : v); // cheater: {group, report}
+const show = (q, v) => (isCrosswise(q) ? (v ? "SAME" : "DIFFERENT") : q.kind === "yes_no" ? (bare(v) ? "YES" : "NO") : `“${v}”`);
+const reportKey = (q, v) => (q.kind === "yes_no" ? (bare(v) ? "yes" : "no") : v);
 const meaning = (q, reported) => q.protection.reports[reportKey(q, reported)]?.text ?? "";
 
 function para(...parts) {
@@ -97,12 +98,12 @@ function setupFlipper(section, q) {
     // Focus never falls back to the page: the skip button (or Next) takes it before the truth
     // buttons disappear.
     const next = section.querySelector("[data-role=next]");
-    const running = animate(stage, skip, outcome, q, next);
+    const running = animate(stage, skip, outcome, drawnView(q, outcome), next);
     pick.hidden = true;
     running.then(() => {
       result.innerHTML = "";
       result.append(
-        para(`${whatHappened(q, outcome)} We will record `, strong(show(q, outcome.reported)), "."),
+        para(`${outcome.group ? `Group ${outcome.group}. ` : ""}${whatHappened(drawnView(q, outcome), outcome)} We will record `, strong(show(q, outcome.reported)), "."),
         para(meaning(q, outcome.reported)),
       );
       if (document.activeElement === document.body || !isShown(document.activeElement)) next.focus();
@@ -207,7 +208,7 @@ function padding(answers) {
   let pad = 0;
   for (const q of data.questions) {
     if (!q.randomized) continue;
-    const reports = q.kind === "yes_no" ? [true, false] : q.options;
+    const reports = possibleReports(q);
     pad += Math.max(...reports.map(jsonBytes)) - jsonBytes(answers[q.key]);
   }
   return " ".repeat(pad);

@@ -15,6 +15,7 @@ from surveys.models import Survey
 from surveys.selectors.estimates import (
     BinaryEstimate,
     CategoryEstimate,
+    CheaterDetectionEstimate,
     ChoiceEstimate,
     NumberEstimate,
     QuestionEstimate,
@@ -43,6 +44,31 @@ class BinaryOut(_HeaderOut):
     std_error = _float()
     ci_low = _float()
     ci_high = _float()
+
+
+class ParameterOut(serializers.Serializer):
+    estimate = _float()
+    estimate_unclipped = _float()
+    std_error = _float()
+    ci_low = _float()
+    ci_high = _float()
+
+
+class CheaterGroupOut(serializers.Serializer):
+    group = serializers.IntegerField()
+    n = serializers.IntegerField()
+    reported_yes = serializers.IntegerField()
+
+
+class CheaterOut(BinaryOut):
+    """Cheating detection (docs/api.md#estimates): ``estimate`` is π = ``honest_yes``; γ is
+    ``cheaters``, β ``honest_no``; ``at_boundary`` when the ML estimate is on the simplex edge."""
+
+    honest_yes = ParameterOut()
+    cheaters = ParameterOut()
+    honest_no = ParameterOut()
+    at_boundary = serializers.BooleanField()
+    groups = CheaterGroupOut(many=True)
 
 
 class OptionOut(serializers.Serializer):
@@ -84,6 +110,7 @@ class NumberOut(_HeaderOut):
 
 _ENTRY_SERIALIZERS: dict[type, type[serializers.Serializer]] = {
     BinaryEstimate: BinaryOut,
+    CheaterDetectionEstimate: CheaterOut,
     ChoiceEstimate: ChoiceOut,
     CategoryEstimate: CategoryOut,
     NumberEstimate: NumberOut,
@@ -168,6 +195,21 @@ def _estimate_cell(column: str, value: Any) -> Any:
     return csv_cells.number_cell(value)
 
 
+#: Cheating detection's rows in the CSV, one per parameter (π, γ, β), named in ``option``.
+CHEATER_PARAMETERS = ("honest_yes", "cheaters", "honest_no")
+
+
+def _question_rows(base: dict[str, Any], q: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A question's rows: one per option (choice/category), one per parameter (cheating
+    detection: ``option`` honest_yes, cheaters, honest_no), else one."""
+    if "options" in q:
+        return [{**base, **option} for option in q["options"]]
+    flat = {**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}
+    if "cheaters" in q:
+        return [{**flat, "option": name, **q[name]} for name in CHEATER_PARAMETERS]
+    return [flat]
+
+
 def _estimate_rows(body: Mapping[str, Any]) -> Iterator[list[Any]]:
     """One row per question (choice/category: per option), per group with ``group_by``."""
     blocks = [("", body["respondents"], body["questions"])]
@@ -186,12 +228,7 @@ def _estimate_rows(body: Mapping[str, Any]) -> Iterator[list[Any]]:
                 "confidence": body["confidence"],
                 "n": q["n"],
             }
-            rows = (
-                [{**base, **option} for option in q["options"]]
-                if "options" in q
-                else [{**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}]
-            )
-            for row in rows:
+            for row in _question_rows(base, q):
                 row.update({k: base[k] for k in ("design", "group")})
                 yield [_estimate_cell(k, row.get(k)) for k in ESTIMATE_COLUMNS]
 

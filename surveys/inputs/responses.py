@@ -18,12 +18,28 @@ from deniable.input_fields import StrictCharField, UUID4Field, is_finite_number
 from deniable.inputs import ThreadFieldsMixin, validate_input
 from surveys.models import Question, Submission
 from surveys.specs import MAX_ABS_NUMBER, MAX_TOKEN_LENGTH, Answer, SubmissionSpec
+from surveys.tally_layout import is_cheater_question
 
 TOKEN_MESSAGE = "Must be the invitation token string."  # noqa: S105 — a message
 RANDOMIZER_MESSAGE = "One of: browser, physical."
 
 
+CHEATER_MESSAGE = 'Must be {"group": 1 or 2, "report": a boolean} (the group drawn, the report).'
+
+
+def _cheater(value: Any) -> Answer:
+    """Cheating detection: the group the device drew (1 or 2) and the reported answer."""
+    if not isinstance(value, Mapping) or set(value) != {"group", "report"}:
+        raise serializers.ValidationError(CHEATER_MESSAGE)
+    group, report = value["group"], value["report"]
+    if isinstance(group, bool) or group not in (1, 2) or not isinstance(report, bool):
+        raise serializers.ValidationError(CHEATER_MESSAGE)
+    return {"group": int(group), "report": report}
+
+
 def _yes_no(question: Question, value: Any) -> Answer:
+    if is_cheater_question(question):
+        return _cheater(value)
     if not isinstance(value, bool):
         raise serializers.ValidationError("Must be a boolean (the reported answer).")
     return value
@@ -99,7 +115,8 @@ class SubmissionRequestSerializer(ThreadFieldsMixin, serializers.Serializer):
         child=serializers.JSONField(allow_null=True),
         error_messages={"not_a_dict": "Give an object mapping question keys to answers."},
         help_text=(
-            "question key → REPORTED answer: yes_no a boolean, choice/category an option string, "
+            'question key → REPORTED answer: yes_no a boolean ({"group": 1|2, "report": '
+            "bool} with the cheater_detection design), choice/category an option string, "
             "number a number within the question's bounds. Randomized questions are required."
         ),
     )

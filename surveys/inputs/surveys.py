@@ -12,12 +12,10 @@ Errors are named like ``questions[0].design.p_truth`` (:func:`deniable.api_error
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from deniable.input_fields import (
@@ -28,11 +26,12 @@ from deniable.input_fields import (
     UTCDateTimeField,
 )
 from deniable.inputs import validate_input
-from dpcore import local as rr
 from dpcore.central import calibration as calibrate
-from dpcore.local import browser as rr_browser
-from dpcore.local.designs import MAX_INNOCUOUS_TEXT
 from surveys import designs
+from surveys.inputs.design_specs import (
+    DesignField,
+    design_spec,
+)
 from surveys.models import Question, Survey
 from surveys.specs import (
     KEY_PATTERN,
@@ -54,20 +53,6 @@ KEY_MESSAGE = "Use a slug: letters, digits, - or _ (at most 64 characters)."
 MAX_COUNT = 2_000_000_000  # response_cap, planned_n
 BOUND_MESSAGE = f"Must lie between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."
 OPTIONS_MESSAGE = f"Give {MIN_OPTIONS} to {MAX_OPTIONS} options (got %(show_value)d)."
-NOT_PRIVATE = (
-    "This design is not differentially private (ε = ∞): some reported answer reveals the true "
-    "one. Give every answer a non-zero chance of being reported."
-)
-DESIGN_NAMES: dict[str, tuple[str, ...]] = {
-    Question.Kind.YES_NO: (
-        "forced_response",
-        "warner",
-        "unrelated_question",
-        "two_probability",
-        "crosswise",
-    ),
-    Question.Kind.CHOICE: ("k_rr",),
-}
 
 
 def _bound(help_text: str) -> StrictFloatField:
@@ -86,97 +71,6 @@ class OptionsField(serializers.ListField):
     def run_validators(self, value: Any) -> None:
         if value:
             super().run_validators(value)
-
-
-# --- designs ------------------------------------------------------------------------------------
-
-_PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
-DESIGN_SCHEMAS: dict[str, dict[str, Any]] = {
-    "forced_response": {
-        "p_truth": {**_PROBABILITY, "description": "P(answer truthfully); default ½."},
-        "p_yes": {**_PROBABILITY, "description": "P(forced yes); default ¼."},
-        "p_no": {**_PROBABILITY, "description": "P(forced no); default ¼. The three sum to 1."},
-    },
-    "warner": {"p": {**_PROBABILITY, "description": "P(the sensitive statement); not ½."}},
-    "unrelated_question": {
-        "p": {**_PROBABILITY, "description": "P(the sensitive question)."},
-        "innocuous_prevalence": {**_PROBABILITY, "description": "π of the innocuous question."},
-    },
-    "two_probability": {
-        "p_yes_if_trait": {**_PROBABILITY, "description": "P(yes | trait) = a; above b."},
-        "p_yes_if_not": {**_PROBABILITY, "description": "P(yes | no trait) = b; below a."},
-    },
-    "crosswise": {
-        "innocuous_prevalence": {
-            **_PROBABILITY,
-            "description": "Known prevalence p of the innocuous statement; not 0, ½ or 1.",
-        },
-        "innocuous_text": {
-            "type": "string",
-            "maxLength": MAX_INNOCUOUS_TEXT,
-            "description": "The innocuous statement respondents read (required).",
-        },
-    },
-    "k_rr": {
-        "epsilon": {
-            "type": "number",
-            "minimum": 0,
-            "exclusiveMinimum": True,
-            "maximum": rr_browser.MAX_LOCAL_EPSILON,
-            "description": "Local ε of k-ary randomized response; default ln 3.",
-        }
-    },
-}
-
-
-class DesignField(serializers.JSONField):
-    """A question's design: any JSON here, validated by :func:`design_spec` (``dpcore.local``);
-    its shapes and parameter ranges are stated in the schema by :class:`DesignFieldExtension`."""
-
-
-class DesignFieldExtension(OpenApiSerializerFieldExtension):
-    target_class = DesignField
-
-    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
-        shapes = [
-            {
-                "type": "object",
-                "properties": {"name": {"type": "string", "enum": [name]}, **params},
-                "required": ["name"],
-                "additionalProperties": False,
-            }
-            for name, params in DESIGN_SCHEMAS.items()
-        ]
-        return {"oneOf": shapes, "nullable": True}
-
-
-def design_spec(kind: str, raw: Any, k: int | None) -> dict[str, Any]:
-    """The canonical spec of a valid, private design the browser can run exactly.
-
-    Raises ``serializers.ValidationError`` keyed ``design`` or ``design.<parameter>``.
-    """
-    if raw is None:
-        raw = designs.default_design_spec(kind)
-    if not isinstance(raw, Mapping):
-        raise serializers.ValidationError({"design": "The design must be an object with a 'name'."})
-    expected = DESIGN_NAMES[kind]
-    if raw.get("name") not in expected:
-        message = f"For a {kind} question use one of: {', '.join(expected)}."
-        raise serializers.ValidationError({"design.name": message})
-    try:
-        design = designs.design_for(kind, raw, k=k)
-        if not math.isfinite(float(design.epsilon)) or not getattr(design, "is_private", True):
-            raise serializers.ValidationError({"design": NOT_PRIVATE})
-        # The local-ε cap, and the page's integer thresholds: a design the respondent's browser
-        # cannot run exactly is refused here, never approximated there (dpcore.local.browser).
-        rr_browser.check_epsilon_cap(design)
-        rr_browser.browser_plan(design)
-    except rr.DesignError as exc:
-        param = getattr(exc, "field", "") or ""
-        message = getattr(exc, "message", None) or str(exc)
-        key = f"design.{param}" if param else "design"
-        raise serializers.ValidationError({key: message}) from None
-    return dict(design.to_spec())
 
 
 # --- questions ----------------------------------------------------------------------------------
@@ -234,7 +128,8 @@ class QuestionInSerializer(serializers.Serializer):
             'yes_no: {"name":"forced_response","p_truth","p_yes","p_no"} (default ½, ¼, ¼), '
             '{"name":"warner","p"}, {"name":"unrelated_question","p","innocuous_prevalence"}, '
             '{"name":"two_probability","p_yes_if_trait","p_yes_if_not"} or '
-            '{"name":"crosswise","innocuous_prevalence","innocuous_text"}; '
+            '{"name":"crosswise","innocuous_prevalence","innocuous_text"} or '
+            '{"name":"cheater_detection","groups":[{"p_yes","p_no"},{"p_yes","p_no"}]}; '
             'choice: {"name":"k_rr","epsilon"} (default ε = ln 3). Designs with ε = ∞ or above '
             "the local ε cap, or that the browser cannot run exactly, are refused."
         ),

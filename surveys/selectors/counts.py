@@ -16,6 +16,7 @@ from surveys.models import Question, Submission, Survey
 from surveys.selectors.sql import slice_totals
 from surveys.tally_layout import (
     RESPONDENTS_SLOT,
+    question_cells,
     submission_slices,
     submission_vector,
     tally_layout,
@@ -44,7 +45,8 @@ class SurveyCounts:
 
     ``cells[group][question_key][cell_value]``: ``group`` is "" without ``group_by``, else each
     option of the ``group_by`` question (all present, zeros included). Cell values: "yes"/"no" for
-    yes_no, each option for choice/category, "" (the number of answers) for number questions,
+    yes_no ("g1_yes", "g1_no", "g2_yes", "g2_no" with cheating detection), each option for
+    choice/category, "" (the number of answers) for number questions,
     whose sums are in ``sums[group][question_key]``. ``respondents`` is the overall total;
     ``group_respondents[group]`` the total per group.
     """
@@ -57,11 +59,9 @@ class SurveyCounts:
 
 
 def _empty_cells(question: Question) -> dict[str, int]:
-    if question.kind == Question.Kind.YES_NO:
-        return {"yes": 0, "no": 0}
     if question.kind == Question.Kind.NUMBER:
         return {"": 0}
-    return dict.fromkeys(question.options, 0)
+    return dict.fromkeys(question_cells(question), 0)
 
 
 def group_question(questions: Sequence[Question], group_by: str | None) -> Question | None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from deniable.errors import InvalidInput
 from dpcore import local as rr
+from dpcore.local.cheater import estimate_cheater_detection
 from surveys import designs
 from surveys.models import Question, Survey
 from surveys.selectors.counts import (
@@ -51,6 +52,19 @@ class BinaryEstimate(QuestionHeader, EstimateFields):
     n: int
     reported_yes: int
     reported_yes_rate: float | None
+
+
+@dataclass(frozen=True)
+class CheaterDetectionEstimate(BinaryEstimate):
+    """A yes/no question with the cheating-detection design: ``estimate`` is π (honest yes, as
+    ``honest_yes``); ``cheaters`` is γ and ``honest_no`` β, each {estimate, estimate_unclipped,
+    std_error, ci_low, ci_high}; ``groups`` the per-group n and reported yes."""
+
+    honest_yes: dict[str, float | None]
+    cheaters: dict[str, float | None]
+    honest_no: dict[str, float | None]
+    at_boundary: bool
+    groups: tuple[dict[str, int], ...]
 
 
 @dataclass(frozen=True)
@@ -159,8 +173,31 @@ def _estimate_fields(est: Any) -> dict[str, Any]:
     }
 
 
+def _cheater(q: Question, cells: dict[str, int], confidence: float) -> CheaterDetectionEstimate:
+    """π, γ, β from the per-group counts (``dpcore.local.cheater``, docs/formulas.md)."""
+    design = designs.question_design(q)
+    n = [cells[f"g{i}_yes"] + cells[f"g{i}_no"] for i in (1, 2)]
+    yes = [cells[f"g{i}_yes"] for i in (1, 2)]
+    est = estimate_cheater_detection(design, n=n, reported_yes=yes, confidence=confidence)
+    total_n, total_yes = sum(n), sum(yes)
+    return CheaterDetectionEstimate(
+        **_header(q),
+        **_estimate_fields(est.honest_yes),
+        n=total_n,
+        reported_yes=total_yes,
+        reported_yes_rate=total_yes / total_n if total_n else None,
+        honest_yes=_estimate_fields(est.honest_yes),
+        cheaters=_estimate_fields(est.cheaters),
+        honest_no=_estimate_fields(est.honest_no),
+        at_boundary=bool(est.at_boundary),
+        groups=tuple({"group": i + 1, "n": n[i], "reported_yes": yes[i]} for i in range(2)),
+    )
+
+
 def _binary(q: Question, cells: dict[str, int], confidence: float) -> BinaryEstimate:
     design = designs.question_design(q)
+    if designs.is_cheater(design):
+        return _cheater(q, cells, confidence)
     yes, no = cells["yes"], cells["no"]
     est = rr.estimate_binary(design, n=yes + no, reported_yes=yes, confidence=confidence)
     return BinaryEstimate(

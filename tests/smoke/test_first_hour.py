@@ -146,7 +146,9 @@ def simulated_answers(questions: list[dict[str, Any]]) -> dict[str, Any]:
     """A reported answer for every question (what a respondent's browser would send)."""
     answers: dict[str, Any] = {}
     for q in questions:
-        if q["kind"] == "yes_no":
+        if (q.get("design") or {}).get("name") == "cheater_detection":
+            answers[q["key"]] = {"group": 1, "report": True}  # the group travels with the report
+        elif q["kind"] == "yes_no":
             answers[q["key"]] = True
         elif q["kind"] in ("choice", "category"):
             answers[q["key"]] = q["options"][0]

@@ -49,10 +49,15 @@ def test_seed_demo_is_idempotent_and_has_every_kind():
     assert survey.status == "open" and survey.owner.username == "demo"
     kinds = sorted(survey.questions.values_list("kind", flat=True))
     # The original five kinds, then the questions of issue 15 appended at the end.
-    assert kinds == sorted(["yes_no", "yes_no", "choice", "category", "number", "yes_no"])
+    assert kinds == sorted(["yes_no", "yes_no", "choice", "category", "number", "yes_no", "yes_no"])
     keys = list(survey.questions.order_by("position").values_list("key", flat=True))
     assert keys[:5] == ["cheated_exam", "drove_after_drinking", "vote", "age_group", "hours_online"]
     assert Question.objects.filter(survey=survey, design__name="crosswise").exists()
+    # The cheating-detection question is the last one, answered as {group, report}.
+    assert keys[-1] == "bribe"
+    assert Question.objects.filter(survey=survey, design__name="cheater_detection").exists()
+    bribe = next(q for q in estimates_body(survey=survey)["questions"] if q["key"] == "bribe")
+    assert sum(g["n"] for g in bribe["groups"]) == 60 and "cheaters" in bribe
     assert selectors.survey_respondent_count(survey=survey) == 60
     call_command("seed_demo", "--respondents", "60", stdout=io.StringIO())
     assert Survey.objects.filter(slug="demo").count() == 1

@@ -180,8 +180,12 @@ def test_schema_states_the_design_shapes_and_ranges(components):
         # issue 15
         "two_probability",
         "crosswise",
+        "cheater_detection",
     }
     assert shapes["crosswise"]["properties"]["innocuous_text"]["type"] == "string"
+    groups = shapes["cheater_detection"]["properties"]["groups"]
+    assert (groups["minItems"], groups["maxItems"]) == (2, 2)
+    assert groups["items"]["properties"]["p_yes"]["maximum"] == 1
     a = shapes["two_probability"]["properties"]["p_yes_if_trait"]
     assert (a["minimum"], a["maximum"]) == (0, 1)
     p_truth = shapes["forced_response"]["properties"]["p_truth"]

@@ -44,8 +44,18 @@ function estimateText(o, proportion) {
   return text;
 }
 function countText(count) {
+  if (count === null) return "–";
   if (count < 0) { marks.negative = true; return count + " †"; }
   return String(count);
+}
+
+// Cheating detection: π, γ, β (privacy/services/results.py); the count column shows the noisy
+// YES reports (both groups) on the π row only.
+function cheaterRows(q) {
+  const c = q.noisy_counts;
+  const names = { honest_yes: "honest yes (π)", cheaters: "cheaters (γ)", honest_no: "honest no (β)" };
+  return Object.entries(names).map(([k, option]) => ({ ...q[k], option,
+    noisy_count: k === "honest_yes" ? c.g1_yes + c.g2_yes : null }));
 }
 
 function resultRows(tbody, group, q) {
@@ -54,7 +64,7 @@ function resultRows(tbody, group, q) {
     cells = [[group, q.key, "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", countText(q.noisy_count), estimateText(q, false),
       fmt(q.std_error, 2), q.mean === null ? "–" : fmt(q.ci_low, 2) + "–" + fmt(q.ci_high, 2)]];
   } else {
-    const rows = q.options ? q.options : [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate,
+    const rows = q.options ? q.options : q.cheaters ? cheaterRows(q) : [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate,
       estimate_unclipped: q.estimate_unclipped, std_error: q.std_error, ci_low: q.ci_low, ci_high: q.ci_high }];
     cells = rows.map((o) => {
       return [group, q.key, o.option, countText(o.noisy_count), estimateText(o, true),

@@ -15,7 +15,7 @@
  * names below never collide with them.
  */
 
-import { randomize } from "./randomizer.js";
+import { randomize, randomizeCheater } from "./randomizer.js";
 
 export const SUBMISSION = "~submission";
 export const DONE = "~done";
@@ -28,8 +28,28 @@ export class StorageBlockedError extends Error {
   }
 }
 
+/** The cheating-detection design (docs/formulas.md#cheater-detection): its report is `{ group, report }`. */
+export const isCheater = (q) => q.kind === "yes_no" && q.design?.name === "cheater_detection";
+
+/** Every report the question can send (the page pads bodies to the longest). */
+export function possibleReports(q) {
+  if (isCheater(q)) return [1, 2].flatMap((group) => [true, false].map((report) => ({ group, report })));
+  return q.kind === "yes_no" ? [true, false] : q.options;
+}
+
+/** The question as the drawn group shows it: that group's spinner (surveys/protection.py). */
+export function drawnView(q, outcome) {
+  if (!isCheater(q) || !outcome.group) return q;
+  const randomizer = q.protection.randomizer.groups[outcome.group - 1];
+  return { ...q, protection: { ...q.protection, randomizer } };
+}
+
 /** A report value valid for the question (a stored value is checked before reuse). */
 function validReport(q, v) {
+  if (isCheater(q)) {
+    return v !== null && typeof v === "object" && Object.keys(v).length === 2 &&
+      (v.group === 1 || v.group === 2) && typeof v.report === "boolean";
+  }
   if (q.kind === "yes_no") return typeof v === "boolean";
   if (q.kind === "choice") return q.options.includes(v);
   return false;
@@ -87,10 +107,16 @@ export class Memo {
   draw(q, truth, fill) {
     const kept = this.reported(q);
     if (kept !== undefined) return { reported: kept, fresh: false };
-    const outcome = randomize(q, truth, fill);
+    const outcome = isCheater(q) ? cheaterOutcome(q, truth, fill) : randomize(q, truth, fill);
     if (!this.set(q.key, JSON.stringify(outcome.reported))) throw new StorageBlockedError();
     return { ...outcome, fresh: true };
   }
+}
+
+/** The group travels with the report: it is independent of the true answer. */
+function cheaterOutcome(q, truth, fill) {
+  const { group, reported, branch } = randomizeCheater(q, truth, fill);
+  return { reported: { group, report: reported }, branch, group };
 }
 
 /** A Memo on `getStorage()` (e.g. `() => window.localStorage`, whose mere access throws when

@@ -36,6 +36,9 @@ CHEATED_BY_AGE = {"18-29": 0.40, "30-44": 0.30, "45-64": 0.20, "65+": 0.10}
 DROVE_AFTER_DRINKING = 0.15
 #: Issue 15's crosswise question: true prevalence, and the innocuous statement (p = ¼).
 FAKE_RECEIPT = 0.20
+#: The cheating-detection question's truth: honest yes π, cheaters γ (the rest honest no).
+BRIBE_HONEST_YES, BRIBE_CHEATERS = 0.10, 0.15
+BRIBE_GROUPS = [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}]
 VOTE_OPTIONS = ["Party A", "Party B", "Party C", "Did not vote"]
 VOTE_SHARES = [0.35, 0.30, 0.15, 0.20]
 
@@ -93,6 +96,12 @@ DEMO_SURVEY: dict[str, Any] = {
                 "innocuous_text": INNOCUOUS_STATEMENTS[0]["text"],
             },
         },
+        {
+            "key": "bribe",
+            "text": "Have you ever offered a gift or money to get a better grade?",
+            "kind": "yes_no",
+            "design": {"name": "cheater_detection", "groups": BRIBE_GROUPS},
+        },
     ],
 }
 
@@ -107,6 +116,7 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
     # The questions added later draw from their own generator, so the original questions' reports
     # (and every estimate shown for them) are the same as before they were added.
     later = np.random.default_rng(seed + 15)
+    cheating = np.random.default_rng(seed + 16)  # the cheating-detection question's own
     accepted = 0
     for _ in range(n):
         age = AGE_GROUPS[int(rng.choice(len(AGE_GROUPS), p=AGE_SHARES))]
@@ -127,6 +137,7 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
         if rng.random() > 0.05:  # a few skip the optional number question
             answers["hours_online"] = hours
         answers.update(_later_answers(questions, later))
+        answers.update(_cheater_answers(questions, cheating))
         body = {
             "submission_id": simulation.submission_uuid(rng),
             "randomizer": "browser" if rng.random() < 0.9 else "physical",
@@ -147,6 +158,22 @@ def _later_answers(questions: dict[str, Any], rng: np.random.Generator) -> dict[
             spec, bool(rng.random() < FAKE_RECEIPT), rng
         )
     return answers
+
+
+def _cheater_answers(questions: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """The cheating-detection question's report, from its own generator (so the questions before
+    it report exactly as before it was added)."""
+    if "bribe" not in questions:
+        return {}
+    u = rng.random()
+    status = (
+        "honest_yes"
+        if u < BRIBE_HONEST_YES
+        else "cheater"
+        if u < BRIBE_HONEST_YES + BRIBE_CHEATERS
+        else "honest_no"
+    )
+    return {"bribe": simulation.randomize_cheater(questions["bribe"].design, status, rng)}
 
 
 class Command(BaseCommand):
