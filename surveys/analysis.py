@@ -25,6 +25,13 @@ PREDICTOR_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
 MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
 
 
+def is_linear(question: Question) -> bool:
+    """Whether the question's reports follow one linear model P(yes) = c·π + d (every binary
+    design but cheater detection, whose two groups and cheater share are estimated jointly:
+    docs/formulas.md#cheater-detection). Regression and comparisons need that model."""
+    return not designs.is_cheater(designs.question_design(question))
+
+
 def _question_map(survey: Survey) -> dict[str, Question]:
     return {q.key: q for q in survey.questions.all()}
 
@@ -40,6 +47,12 @@ def _validate(
         raise InvalidInput.single("outcome", f"No question with key {outcome!r}.")
     if out_q.kind != Question.Kind.YES_NO:
         raise InvalidInput.single("outcome", "Must be a yes_no (binary randomized) question.")
+    if not is_linear(out_q):
+        raise InvalidInput.single(
+            "outcome",
+            "A cheater-detection question has no single report model P(yes) = c·π + d "
+            "(two groups, and cheaters); regression needs one.",
+        )
     chosen: list[Question] = []
     for key in predictors:
         if key == out_q.key:
@@ -268,6 +281,8 @@ def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
         q = questions.get(entry["key"])
         if q is None or q.kind not in (Question.Kind.YES_NO, Question.Kind.CHOICE):
             continue
+        if not is_linear(q):
+            continue  # cheater detection: compare its π per group in the table, not by this test
         per_group = [
             (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
             for group in body["groups"]

@@ -122,7 +122,9 @@ def detail_context(
     """Extra context of the survey page: ``regression`` and (with a group-by) ``comparisons``."""
     return {
         "regression": _regression(request, survey),
-        "regression_outcomes": [q for q in questions if q.kind == Question.Kind.YES_NO],
+        "regression_outcomes": [
+            q for q in questions if q.kind == Question.Kind.YES_NO and analysis.is_linear(q)
+        ],
         "regression_predictors": [q for q in questions if q.kind in analysis.PREDICTOR_KINDS],
         "comparisons": _comparisons(estimates, survey) if group_by else [],
     }

@@ -23,10 +23,17 @@ def _design(wanted: PowerRequest) -> Any:
     try:
         if spec is not None and not isinstance(spec, Mapping):
             raise DesignError("spec", "must be an object with a 'name'")
-        return designs.design_for(wanted.kind, spec, k=wanted.k)
+        design = designs.design_for(wanted.kind, spec, k=wanted.k)
     except DesignError as exc:
         field = {"spec": "design"}.get(exc.field, f"design.{exc.field}")
         raise InvalidInput.single(field, exc.message) from None
+    if designs.is_cheater(design):
+        # Two groups and a cheater share: its planning is per group (the builder's preview and
+        # docs/formulas.md#cheater-detection), not this one-parameter power calculation.
+        raise InvalidInput.single(
+            "design.name", "Power for cheater_detection is planned per group in the builder."
+        )
+    return design
 
 
 def power_answer(wanted: PowerRequest) -> dict[str, Any]:

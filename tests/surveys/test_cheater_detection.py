@@ -169,7 +169,7 @@ def test_central_dp_release_per_group_counts(api, alice, django_capture_on_commi
     """A Laplace release: the four cells (group × report) are one histogram (Δ = 1); π̂ and γ̂
     recomputed here from the released noisy counts by A⁻¹ = [[8/3, −4/3], [−4, 4]]."""
     from surveys import services
-    from tests import boundary
+    from testsupport import factories as boundary
 
     survey = boundary.survey_create(
         owner=alice, data={**BODY, "budget": {"epsilon": 1.0, "delta": 1e-6}}
@@ -227,7 +227,7 @@ def test_page_gives_thresholds_per_group_and_words(client, alice):
     2⁵³·¾). The words use the larger ratio over groups: YES max(¾/¼, ¾/½) = 3, NO
     max(¾/¼, ½/¼) = 3 (ε = ln 3)."""
     from surveys import services
-    from tests import boundary
+    from testsupport import factories as boundary
 
     survey = boundary.survey_create(owner=alice, data=BODY)
     services.survey_open(survey=survey)
@@ -260,7 +260,7 @@ def test_page_gives_thresholds_per_group_and_words(client, alice):
 def test_no_js_post_stores_group_and_report(client, api, alice):
     from surveys import services
     from surveys.models import Submission
-    from tests import boundary
+    from testsupport import factories as boundary
 
     survey = boundary.survey_create(owner=alice, data=BODY)
     services.survey_open(survey=survey)
@@ -282,7 +282,7 @@ def test_export_has_a_group_column_and_the_cdmsym_call(api, alice):
     import io
 
     from surveys import services
-    from tests import boundary
+    from testsupport import factories as boundary
 
     survey = boundary.survey_create(owner=alice, data=BODY)
     services.survey_open(survey=survey)
@@ -338,7 +338,7 @@ def test_builder_preview_gives_epsilon_and_n_per_group(api):
 
 def test_dashboard_shows_pi_gamma_and_beta(client, alice):
     from surveys import services
-    from tests import boundary
+    from testsupport import factories as boundary
 
     survey = boundary.survey_create(owner=alice, data=BODY)
     services.survey_open(survey=survey)
@@ -375,7 +375,7 @@ def test_grouped_release_sums_the_groups_cells(api, alice, django_capture_on_com
     """With group_by, each age group's four cells get their own noise; the overall noisy cells
     are their sums (free), as for any histogram question."""
     from surveys import services
-    from tests import boundary
+    from testsupport import factories as boundary
 
     survey = boundary.survey_create(
         owner=alice, data={**BODY, "budget": {"epsilon": 1.0, "delta": 1e-6}}
@@ -447,3 +447,44 @@ def test_simulated_device_reports_at_the_model_rates():
     assert abs(yes[0] / n[0] - 0.2625) < 0.025
     assert abs(yes[1] / n[1] - 0.45) < 0.025
     assert abs(n[0] / 20000 - 0.5) < 5 * math.sqrt(0.25 / 20000)
+
+
+# --- the analysis of issue 14 needs one linear report model: cheater detection is refused -------
+
+
+def test_regression_on_a_cheater_question_is_a_400_naming_outcome(api, anon):
+    survey = _open_survey(api)
+    for i in range(12):
+        assert _submit(anon, survey, {"group": 1 + i % 2, "report": i % 3 == 0}).status_code in (
+            200,
+            201,
+        )
+    r = api.get(url(survey, "regression/"), {"outcome": "cdm", "predictors": "age"})
+    assert r.status_code == 400, r.content
+    assert "outcome" in json.dumps(r.json())
+    assert "cheater" in json.dumps(r.json())
+
+
+def test_comparisons_skip_a_cheater_question_without_failing(api, anon):
+    survey = _open_survey(api)
+    for i in range(20):
+        answer = {"group": 1 + i % 2, "report": i % 3 == 0}
+        _submit(anon, survey, answer, age="young" if i % 2 else "old")
+    r = api.get(url(survey, "estimates/"), {"group_by": "age", "compare": "true"})
+    assert r.status_code == 200, r.content
+    entry = next(q for q in r.json()["questions"] if q["key"] == "cdm")
+    assert "comparison" not in entry
+
+
+def test_power_for_a_cheater_design_is_a_400_naming_the_design(api):
+    body = {
+        "kind": "yes_no",
+        "design": DESIGN,
+        "test": "one_sample",
+        "pi0": 0.1,
+        "pi1": 0.2,
+        "power": 0.8,
+    }
+    r = api.post("/api/v1/designs/power/", body, format="json")
+    assert r.status_code == 400, r.content
+    assert "design" in json.dumps(r.json())
