@@ -336,9 +336,23 @@ def question_protection(q: Question) -> dict[str, Any]:
     return out
 
 
+def _paired_sentence(paired: list[Question]) -> str:
+    """The crosswise questions: nothing is drawn, only SAME or DIFFERENT is sent."""
+    one = len(paired) == 1
+    return (
+        f" {len(paired)} {'asks' if one else 'ask'} only whether two statements are both true or "
+        f"both false (SAME or DIFFERENT): nothing is randomized, and only that is sent."
+    )
+
+
 def survey_handling(questions: list[Question]) -> dict[str, Any]:
-    """The survey-level sentences (intro and thank-you), true for this survey's questions."""
-    randomized = [q for q in questions if q.is_randomized]
+    """The survey-level sentences (intro and thank-you), true for this survey's questions.
+
+    A crosswise question draws no chance at all, so it is neither "randomized on this device" nor
+    "sent exactly as entered": it is counted and listed apart (``paired``).
+    """
+    paired = [q for q in questions if is_crosswise(q)]
+    randomized = [q for q in questions if q.is_randomized and not is_crosswise(q)]
     direct = [q for q in questions if not q.is_randomized]
     if randomized and not direct:
         summary = (
@@ -352,7 +366,7 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
     elif direct and not randomized:
         summary = "No answer in this survey is randomized: each is sent exactly as you enter it."
         sent = "Your answers were sent exactly as you gave them; none was randomized."
-    else:
+    elif randomized and direct:
         summary = (
             f"{len(randomized)} of {len(questions)} answers are randomized on your device before "
             f"they are sent; the other {len(direct)} are sent exactly as you enter them."
@@ -362,16 +376,21 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
             "results — those true answers were never sent or saved. Your answers to the other "
             "questions were sent exactly as you gave them."
         )
-    if any(is_crosswise(q) for q in questions):
-        # A crosswise question draws no chance at all: say so rather than call it randomized.
-        note = (
-            " For a question that asks SAME or DIFFERENT, nothing is randomized: only whether "
-            "your two answers agree is sent."
-        )
-        summary, sent = summary + note, sent + note
+    else:  # only crosswise questions
+        summary = sent = ""
+    if paired:
+        if randomized and direct:
+            # "the other N" above counts the direct questions only: say what the rest are.
+            summary = summary.replace(
+                f"the other {len(direct)} are sent exactly",
+                f"{len(direct)} {'is' if len(direct) == 1 else 'are'} sent exactly",
+            )
+        note = _paired_sentence(paired)
+        summary, sent = (summary + note).strip(), (sent + note).strip()
     return {
         "summary": summary,
         "sent": sent,
         "randomized": [q.text for q in randomized],
         "direct": [q.text for q in direct],
+        "paired": [q.text for q in paired],
     }

@@ -272,3 +272,22 @@ def test_dashboard_states_the_crosswise_assumption(client, alice):
     client.force_login(alice)
     html = client.get(f"/surveys/{survey.slug}/").content.decode()
     assert CROSSWISE_TEXT in html and "cannot learn whether the innocuous statement" in html
+
+
+def test_the_words_never_call_a_crosswise_question_randomized(alice, client):
+    """The thank-you lists and counts (surveys.protection.survey_handling): a crosswise question
+    draws nothing, so it is neither "randomized on this device" nor "sent exactly as entered"."""
+    from surveys.protection import survey_handling
+
+    survey = factories.make_survey(alice, BODY)
+    handling = survey_handling(list(survey.questions.all()))
+    assert handling["randomized"] == ["I have cheated on an exam."]
+    assert handling["paired"] == ["I have used a fake receipt."]
+    assert handling["direct"] == ["Age group"]
+    assert handling["summary"].startswith(
+        "1 of 3 answers are randomized on your device before they are sent; 1 is sent exactly"
+    )
+    assert "1 asks only whether two statements are both true or both false" in handling["sent"]
+    html = client.get(f"/s/{survey.slug}/").content.decode()
+    assert "<strong>Randomized on this device:</strong> I have cheated on an exam.</p>" in html
+    assert "(nothing randomized):</strong> I have used a fake receipt.</p>" in html

@@ -45,9 +45,10 @@ VOTE_SHARES = [0.35, 0.30, 0.15, 0.20]
 DEMO_SURVEY: dict[str, Any] = {
     "title": "Campus life (demo)",
     "description": (
-        "A demonstration survey with simulated respondents. Sensitive questions use randomized "
-        "response: your device draws the chance step (coins or a spinner), and only its result "
-        "is sent. Your age group and hours online are asked directly."
+        "A demonstration survey with simulated respondents. Most sensitive questions use "
+        "randomized response: your device draws the chance step (coins or a spinner), and only "
+        "its result is sent. One asks only whether two statements are both true or both false "
+        "(nothing is drawn). Your age group and hours online are asked directly."
     ),
     "access": "open",
     "planned_n": 1000,
