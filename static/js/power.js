@@ -31,6 +31,12 @@ if (list && settings && dataIsland) {
     const detail = last.get(card);
     const box = card.querySelector("[data-role=power]");
     if (!detail || !box) return;
+    if (detail.design && detail.design.name === "cheater_detection") {
+      // Two groups and a cheater share: no one-parameter power (the API refuses it with a 400);
+      // the design preview above plans n per group instead.
+      box.textContent = "Power: planned per group in the preview above.";
+      return;
+    }
     const test = document.getElementById("power-test").value;
     const n = Math.max(1, Math.floor((detail.planned_n || 1000) / (test === "two_sample" ? 2 : 1)));
     const base = { kind: detail.kind, design: detail.design, test, pi0: value("power-pi0"), pi1: value("power-pi1"), alpha: 0.05 };

@@ -88,6 +88,8 @@ def test_builder_previews_epsilon_and_n_per_group(live_server, new_page):
     preview = first.locator("[data-role=preview]")
     preview.filter(has_text="Group ε: 1.099 and 0.916").wait_for()
     assert "Local ε = 1.099" in preview.inner_text() and "per group" in preview.inner_text()
+    # No one-parameter power for this design: the builder says so instead of asking the API.
+    first.locator("[data-role=power]").filter(has_text="planned per group").wait_for()
     page.click("#save")
     page.wait_for_url(re.compile(r"/surveys/(?!new/)[a-z0-9]+/$"))
     q = Survey.objects.get(title="Cheating detection built in the browser").questions.get()

@@ -140,7 +140,7 @@ def _wilson(y: int, n: int, z: float) -> tuple[float, float]:
 @pytest.mark.parametrize(("p", "y", "n"), [(0.25, 400, 1000), (0.75, 700, 1000), (0.3, 10, 50)])
 def test_crosswise_estimator_from_scratch(p, y, n):
     design = rr.crosswise(p)
-    est = rr.estimate_binary(design, n=n, reported_yes=y)
+    est = rr.estimate_binary(design, n=n, reported_yes=y, interval="wilson")
     lam = y / n
     pi = (lam + p - 1) / (2 * p - 1)
     assert est.estimate_unclipped == pytest.approx(pi, abs=1e-12)
