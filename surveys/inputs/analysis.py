@@ -11,8 +11,9 @@ from rest_framework import serializers
 
 from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
+from surveys.inputs.previews import DesignFieldsSerializer
 from surveys.models import Question
-from surveys.specs import MAX_OPTION_LENGTH, MAX_OPTIONS, MIN_OPTIONS, PowerRequest, RegressionQuery
+from surveys.specs import PowerRequest, RegressionQuery
 
 MAX_PREDICTORS = 12
 MAX_N = 10**9
@@ -75,19 +76,11 @@ def _open_probability(**kwargs: Any) -> StrictFloatField:
     )
 
 
-class PowerRequestSerializer(serializers.Serializer):
+class PowerRequestSerializer(DesignFieldsSerializer):
     kind = serializers.ChoiceField(
         choices=[Question.Kind.YES_NO, Question.Kind.CHOICE], default=Question.Kind.YES_NO
     )
     test = serializers.ChoiceField(choices=["one_sample", "two_sample"])
-    design = serializers.JSONField(required=False, allow_null=True)
-    options = serializers.ListField(
-        child=serializers.CharField(max_length=MAX_OPTION_LENGTH),
-        required=False,
-        max_length=MAX_OPTIONS,
-        help_text="choice: its options (or give k).",
-    )
-    k = StrictIntegerField(required=False, min_value=MIN_OPTIONS, max_value=MAX_OPTIONS)
     pi0 = _probability(help_text="Group A's share, or the value tested against.")
     pi1 = _probability(help_text="Group B's share, or the true share.")
     alpha = _open_probability(required=False, default=0.05)

@@ -14,11 +14,10 @@ from surveys.specs import MAX_OPTION_LENGTH, MAX_OPTIONS, MIN_OPTIONS, DesignPre
 CONFIDENCE_MESSAGE = "A number strictly between 0 and 1."
 
 
-class DesignPreviewRequestSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(
-        choices=[Question.Kind.YES_NO, Question.Kind.CHOICE],
-        help_text="Only yes_no and choice questions have a design.",
-    )
+class DesignFieldsSerializer(serializers.Serializer):
+    """A design to evaluate, as the builder sends it: the spec, and a choice question's options
+    or k (shared by the design preview and the power request)."""
+
     design = serializers.JSONField(required=False, allow_null=True)
     options = serializers.ListField(
         child=serializers.CharField(max_length=MAX_OPTION_LENGTH),
@@ -31,6 +30,13 @@ class DesignPreviewRequestSerializer(serializers.Serializer):
         min_value=MIN_OPTIONS,
         max_value=MAX_OPTIONS,
         help_text="choice, if no options",
+    )
+
+
+class DesignPreviewRequestSerializer(DesignFieldsSerializer):
+    kind = serializers.ChoiceField(
+        choices=[Question.Kind.YES_NO, Question.Kind.CHOICE],
+        help_text="Only yes_no and choice questions have a design.",
     )
     planned_n = StrictIntegerField(
         required=False, min_value=1, max_value=2_000_000_000, default=1000
