@@ -211,8 +211,8 @@ def crosswise_randomizer(spec: dict[str, Any]) -> dict[str, Any]:
         "how": (
             f"No coin is needed. Say only whether your answers to the two statements are the "
             f"same (both true or both false) or different. “{text}” is true for about "
-            f"{percent(p)} of people, so nobody can tell from SAME or DIFFERENT what your answer "
-            f"to the first statement is. {CROSSWISE_ASSUMPTION}"
+            f"{percent(p)} of people, so nobody can be sure from SAME or DIFFERENT what your "
+            f"answer to the first statement is. {CROSSWISE_ASSUMPTION}"
         ),
         "assumption": CROSSWISE_ASSUMPTION,
         "innocuous_text": text,
