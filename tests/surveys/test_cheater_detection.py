@@ -105,6 +105,7 @@ def test_bad_answers_are_400(api, anon, answer):
     assert "answers.cdm" in r.json()["errors"]
 
 
+@pytest.mark.slow  # 2,000 respondents posted through the API (~14 s): make test and CI run it
 def test_simulated_respondents_recover_pi_and_gamma(api, anon):
     """n = 2000 respondents, group drawn ½ each; π = 0.3 honest yes, γ = 0.15 cheaters (always
     "no"), β = 0.55 honest no.

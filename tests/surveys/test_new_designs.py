@@ -113,6 +113,7 @@ def test_one_sided_two_probability_is_refused(api):
     assert r.status_code == 400 and "ε = ∞" in str(r.json())
 
 
+@pytest.mark.slow  # 1,600 respondents posted through the API (~9 s): make test and CI run it
 def test_simulated_respondents_through_the_api_recover_the_prevalences(api, anon):
     """n = 1600 respondents through the JSON endpoint; π(cross) = 0.3, π(kuk) = 0.2.
 
