@@ -80,10 +80,11 @@ def researcher_pages(server: Server, new_page: Any, width: int, findings: Findin
     page.goto(f"{server.base}/surveys/{DEMO}/")
     panel = ui.release_panel(page)
     panel.get_by_label(ui.EPSILON).first.fill("0.1")
+    ui.wait_until_settled(page)
     ui.release_button(panel).click()
     dialog = ui.confirm_dialog(page)
     try:
-        dialog.wait_for(state="visible", timeout=3_000)
+        dialog.wait_for(state="visible", timeout=10_000)
         has_dialog = True
     except Exception:  # noqa: BLE001 — a panel without a confirmation step
         has_dialog = False

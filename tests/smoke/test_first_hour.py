@@ -86,10 +86,11 @@ def request_release(page: Any) -> Any:
     """Request a Laplace release at ε = 0.1 through the panel (confirming if it asks)."""
     panel = ui.release_panel(page)
     panel.get_by_label(ui.EPSILON).first.fill("0.1")
+    ui.wait_until_settled(page)
     ui.release_button(panel).click()
     dialog = ui.confirm_dialog(page)
     try:
-        dialog.wait_for(state="visible", timeout=3_000)
+        dialog.wait_for(state="visible", timeout=10_000)
     except Exception:  # noqa: BLE001 — a panel without a confirmation step
         dialog = None
     if dialog is not None:

@@ -90,6 +90,15 @@ def confirm_dialog(page: Any) -> Any:
     return page.get_by_role("dialog")
 
 
+def wait_until_settled(page: Any) -> None:
+    """The release panel sets aria-busy while its preview, a request or a poll is under way
+    (static/js/releases.js): act on it only once it has settled, as a person reads the settled text.
+    Clicking "Release" during a debounced preview raced the dialog on a loaded machine."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#releases")).to_have_attribute("aria-busy", "false", timeout=30_000)
+
+
 def history_done(panel: Any) -> Any:
     return panel.get_by_role("cell", name=DONE)
 
