@@ -44,8 +44,10 @@ class Survey(models.Model):
         DRAFT = "draft", "Draft"
         OPEN = "open", "Open"
         CLOSED = "closed", "Closed"
+        ARCHIVED = "archived", "Archived"
 
-    slug = models.CharField(max_length=32, unique=True, default=new_survey_slug, editable=False)
+    # Random by default; the researcher may choose one while the survey is a draft (issue 16).
+    slug = models.CharField(max_length=32, unique=True, default=new_survey_slug)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="surveys"
     )
@@ -59,6 +61,11 @@ class Survey(models.Model):
     budget_epsilon = models.FloatField(default=1.0)
     budget_delta = models.FloatField(default=1e-6)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # The respondent-facing languages, the first is the default (docs/translations.md), and the
+    # content in every other one: {lang: {"title","description","questions":{key:{"text",
+    # "options":{option: label}}}}}. Stored option values never change with the language.
+    languages = models.JSONField(default=list, blank=True)
+    translations = models.JSONField(default=dict, blank=True)
     # Not a column: the instance's memo of its slot layout, set on first use
     # (surveys.services.submission_rows.survey_tally_layout).
     _tally_layout: TallyLayout
@@ -83,8 +90,9 @@ class Question(models.Model):
         CHOICE = "choice", "Sensitive choice (k-ary randomized response)"
         CATEGORY = "category", "Non-sensitive category (asked directly)"
         NUMBER = "number", "Non-sensitive number (asked directly)"
+        MULTI = "multi", "Sensitive multi-select (one randomized yes/no per option)"
 
-    RANDOMIZED_KINDS = (Kind.YES_NO, Kind.CHOICE)
+    RANDOMIZED_KINDS = (Kind.YES_NO, Kind.CHOICE, Kind.MULTI)
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     key = models.SlugField(max_length=64)
@@ -96,6 +104,12 @@ class Question(models.Model):
     options = models.JSONField(default=list, blank=True)
     min_value = models.FloatField(null=True, blank=True)
     max_value = models.FloatField(null=True, blank=True)
+    # An optional question may be left unanswered (its estimates count n per question).
+    required = models.BooleanField(default=True)
+    # Skip logic on direct questions only: {"key": <category key>, "in": [options]} or null.
+    show_if = models.JSONField(null=True, blank=True, default=None)
+    # A choice whose options are ordered (Likert): estimates add a debiased mean score.
+    ordered = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["survey", "position", "id"]
@@ -198,3 +212,28 @@ class Invitation(models.Model):
     used = models.BooleanField(default=False)
     revoked = models.BooleanField(default=False)
     created_on = models.DateField(default=timezone.localdate)
+
+
+class Collaborator(models.Model):
+    """A researcher the owner shared a survey with: a viewer reads it, an editor also changes it
+    (questions while draft, open/close, invitations). Only the owner spends the privacy budget
+    or deletes the survey (docs/teams.md)."""
+
+    class Role(models.TextChoices):
+        VIEWER = "viewer", "Viewer"
+        EDITOR = "editor", "Editor"
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="collaborators")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="shared_surveys"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices)
+    added_on = models.DateField(default=timezone.localdate)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "user"], name="collaborator_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.survey.slug}:{self.user_id}:{self.role}"
