@@ -3,7 +3,7 @@
 Each size is a 10-question bench survey bulk-loaded by :mod:`bench.bulkload` (tallies checked
 against the answers with one aggregate query). Per size, interleaved round-robin over the sizes:
 
-* server time in-process: ``survey_get_for_owner`` + ``survey_estimates`` (what the endpoint runs);
+* server time in-process: ``survey_get_for_user`` + ``survey_estimates`` (what the endpoint runs);
 * ``GET /api/v1/surveys/<slug>/estimates/`` and the dashboard page ``/surveys/<slug>/`` over HTTP
   against gunicorn (1 worker), with a logged-in session cookie.
 
@@ -72,7 +72,7 @@ def run(quick: bool) -> dict[str, Any]:
             for n in sizes:
                 slug = surveys[n].slug
                 start = time.perf_counter()
-                s = selectors.survey_get_for_owner(user=owner, slug=slug)
+                s = selectors.survey_get_for_user(user=owner, slug=slug, need="view")
                 selectors.survey_estimates(survey=s)
                 times[(n, "server")].append(time.perf_counter() - start)
                 times[(n, "api")].append(_get(f"{base}/api/v1/surveys/{slug}/estimates/", cookie))

@@ -3,7 +3,7 @@
 Survey: a coin-design yes/no outcome, three category predictors (3, 2 and 4 options) and one
 number predictor (whole ages 18–90). Reports are generated inside PostgreSQL from a known
 logistic model (``generate_series``; no rows cross the wire), published (sealed). Server time
-is what ``GET …/regression/`` runs in-process: ``survey_get_for_owner`` + ``survey_regression``
+is what ``GET …/regression/`` runs in-process: ``survey_get_for_user`` + ``survey_regression``
 (one ``GROUP BY`` over the reports' JSON documents, pooling, Newton fit), median of repeats;
 the fit alone is timed too. Goal: ≤ 1 s at 10⁵, ≤ 10 s at 10⁶.
 
@@ -87,7 +87,7 @@ def _server_time(slug: str) -> tuple[float, dict[str, Any]]:
     from surveys import analysis, selectors
 
     start = time.perf_counter()
-    survey = selectors.survey_get_for_owner(user=stack.bench_owner(), slug=slug)
+    survey = selectors.survey_get_for_user(user=stack.bench_owner(), slug=slug, need="view")
     body = analysis.survey_regression(
         survey=survey, outcome="y", predictors=("g", "r", "h", "age"), confidence=0.95
     )

@@ -48,6 +48,14 @@ class NotFound(DomainError):
     code = "not_found"
 
 
+class Forbidden(DomainError):
+    """403: a member of the survey's team whose role does not allow this (docs/teams.md).
+    Anyone outside the team gets :class:`NotFound` instead, so existence is not leaked."""
+
+    status_code = 403
+    code = "forbidden"
+
+
 class Conflict(DomainError):
     """409: the request is well formed but the state forbids it (closed, used, over budget)."""
 

@@ -13,6 +13,7 @@ from deniable.users import RequestUser, signed_in
 from dpcore.central import accounting, event_codec
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
+from surveys.selectors import survey_role
 
 
 def survey_ledger_events(*, survey: Survey) -> list[accounting.Event]:
@@ -50,16 +51,16 @@ def release_list_for_survey(*, survey: Survey) -> QuerySet[Release]:
     )
 
 
-def release_get_for_owner(*, user: RequestUser, release_id: Any) -> Release:
-    """The release if it belongs to one of ``user``'s surveys; else NotFound (never 403)."""
-    owner = signed_in(user)
-    if owner is None:
+def release_get_for_user(*, user: RequestUser, release_id: Any) -> Release:
+    """The release if ``user`` is on its survey's team (any role reads results,
+    docs/teams.md#roles); else NotFound (never 403)."""
+    if signed_in(user) is None:
         raise NotFound("No such release.")
     try:
         pk = uuid.UUID(str(release_id))
     except ValueError:
         raise NotFound("No such release.") from None
-    release = Release.objects.select_related("survey").filter(pk=pk, survey__owner=owner).first()
-    if release is None:
+    release = Release.objects.select_related("survey").filter(pk=pk).first()
+    if release is None or survey_role(user=user, survey=release.survey) is None:
         raise NotFound("No such release.")
     return release

@@ -30,7 +30,7 @@ from privacy.models import Release
 from privacy.specs import ReleaseSpec
 from surveys.api.serializers import ErrorSerializer, FieldErrorsSerializer
 from surveys.models import Survey
-from surveys.selectors import survey_get_for_owner
+from surveys.selectors import survey_get_for_user
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
 ERRORS_400 = OpenApiResponse(FieldErrorsSerializer, description="Invalid input, per field.")
@@ -59,7 +59,7 @@ class SurveyReleasesView(APIView):
         summary="List a survey's releases",
     )
     def get(self, request: Request, slug: str) -> Response:
-        survey = survey_get_for_owner(user=request.user, slug=slug)
+        survey = survey_get_for_user(user=request.user, slug=slug, need="view")
         services.releases_sweep_embedded()
         releases = selectors.release_list_for_survey(survey=survey)
         return Response(s.ReleaseSummarySerializer(releases, many=True).data)
@@ -71,6 +71,7 @@ class SurveyReleasesView(APIView):
             202: s.ReleaseAcceptedSerializer,
             200: OpenApiResponse(s.ReleaseAcceptedSerializer, description="Same request_id."),
             400: ERRORS_400,
+            403: OpenApiResponse(ErrorSerializer, description="A viewer or editor: only the owner spends the budget."),
             404: ERROR_404,
             409: OpenApiResponse(
                 s.BudgetExceededSerializer, description="budget_exceeded, with `remaining`."
@@ -79,7 +80,8 @@ class SurveyReleasesView(APIView):
         summary="Request a central-DP release (charges the budget)",
     )
     def post(self, request: Request, slug: str) -> Response:
-        survey = survey_get_for_owner(user=request.user, slug=slug)
+        # Only the owner spends the privacy budget (docs/teams.md#roles): 403 for the team.
+        survey = survey_get_for_user(user=request.user, slug=slug, need="own")
         spec = _release_spec(survey, request)
         release, created = services.release_request(
             survey=survey, user=signed_in(request.user), spec=spec
@@ -98,7 +100,7 @@ class ReleasePreviewView(APIView):
         summary="Preview a release's ε cost and expected error (charges nothing)",
     )
     def post(self, request: Request, slug: str) -> Response:
-        survey = survey_get_for_owner(user=request.user, slug=slug)
+        survey = survey_get_for_user(user=request.user, slug=slug, need="view")
         spec = _release_spec(survey, request)
         return Response(services.release_preview(survey=survey, spec=spec))
 
@@ -131,7 +133,7 @@ class ReleaseDetailView(FormatNegotiationMixin, APIView):
     def get(self, request: Request, release_id: str) -> Response:
         fmt = self.negotiated_format(request)
         services.releases_sweep_embedded()
-        release = selectors.release_get_for_owner(user=request.user, release_id=release_id)
+        release = selectors.release_get_for_user(user=request.user, release_id=release_id)
         if fmt == "csv":
             if release.status != Release.Status.DONE:
                 raise Conflict(
@@ -150,7 +152,7 @@ class SurveyBudgetView(APIView):
         parameters=[SLUG], responses={200: s.BudgetSerializer, 404: ERROR_404}, summary="Budget"
     )
     def get(self, request: Request, slug: str) -> Response:
-        survey = survey_get_for_owner(user=request.user, slug=slug)
+        survey = survey_get_for_user(user=request.user, slug=slug, need="view")
         body = selectors.survey_budget(survey=survey)
         releases = selectors.release_list_for_survey(survey=survey)
         body["releases"] = s.ReleaseSummarySerializer(releases, many=True).data

@@ -47,7 +47,7 @@ class RegressionView(FormatNegotiationMixin, APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> Response:
-        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         fmt = self.negotiated_format(request)
         query = inputs.regression_query(request.query_params)
         status, body = analysis_jobs.regression_or_job(

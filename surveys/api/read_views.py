@@ -53,7 +53,7 @@ class EstimatesView(FormatNegotiationMixin, APIView):
         description="Debiased estimates from the tallies (one aggregate query).",
     )
     def get(self, request: Request, slug: str) -> Response:
-        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         fmt = self.negotiated_format(request)
         group_by = request.query_params.get("group_by") or None
         compare = analysis.wants_compare(request.query_params.get("compare"), group_by)
@@ -92,7 +92,7 @@ class ExportView(FormatNegotiationMixin, APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> StreamingHttpResponse:
-        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         # Streamed (one row per respondent, any number of them): the renderers are bypassed, the
         # format is still the negotiated one.
         if self.negotiated_format(request) == "json":
@@ -119,5 +119,5 @@ class ExportMetadataView(APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> Response:
-        survey = selectors.survey_get_for_owner(user=request.user, slug=slug)
+        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         return Response(export.export_metadata(survey))

@@ -4,7 +4,8 @@ Selectors return data (models, querysets, frozen dataclasses), never response bo
 output serializers and renderers shape them (``surveys.api.estimates``), the pages' presenters
 draw them (``surveys.charts``). The modules:
 
-* ``surveys`` — surveys as respondents and owners see them;
+* ``surveys`` — surveys as respondents and researchers see them, and the permission resolver
+  (``survey_get_for_user``, docs/teams.md);
 * ``sql`` — the vendor-specific SQL of the tally reads;
 * ``counts`` — report counts per cell (releases and estimates start there);
 * ``estimates`` — debiased estimates as typed values.
@@ -21,23 +22,33 @@ from surveys.selectors.estimates import (
     validate_confidence,
 )
 from surveys.selectors.surveys import (
+    OWNER,
+    Need,
     estimate_batch,
-    survey_get_for_owner,
+    survey_collaborators,
+    survey_get_for_user,
     survey_get_public,
-    survey_list_for_owner,
+    survey_list_for_user,
+    survey_require,
     survey_respondent_count,
+    survey_role,
 )
 
 __all__ = [
+    "OWNER",
+    "Need",
     "NumberSums",
     "SurveyCounts",
     "SurveyEstimates",
     "estimate_batch",
     "survey_counts",
     "survey_estimates",
-    "survey_get_for_owner",
+    "survey_collaborators",
+    "survey_get_for_user",
     "survey_get_public",
-    "survey_list_for_owner",
+    "survey_list_for_user",
+    "survey_require",
     "survey_respondent_count",
+    "survey_role",
     "validate_confidence",
 ]

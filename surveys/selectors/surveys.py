@@ -1,14 +1,17 @@
-"""Surveys as respondents and owners see them."""
+"""Surveys as respondents and researchers see them, and the teams permission resolver."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet, Sum, Value
+from django.contrib.auth.models import User
+from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from deniable.errors import NotFound
+from deniable.errors import Forbidden, NotFound
 from deniable.users import RequestUser, signed_in
-from surveys.models import Question, Submission, Survey, Tally
+from surveys.models import Collaborator, Question, Submission, Survey, Tally
 from surveys.selectors.sql import RespondentsSlot, respondents_subquery
 
 
@@ -30,25 +33,105 @@ def survey_get_public(*, slug: str) -> Survey:
     return survey
 
 
-def survey_get_for_owner(*, user: RequestUser, slug: str) -> Survey:
-    """The user's own survey. Someone else's is a 404 (never 403), so existence is not leaked."""
-    owner = signed_in(user)
-    if owner is None:
+# --- teams: one permission resolver (docs/teams.md#roles) ----------------------------------------
+
+# What a request needs, and the roles that have it: owner > editor > viewer.
+Need = Literal["view", "edit", "own"]
+OWNER = "owner"
+ROLE_RANK = {Collaborator.Role.VIEWER.value: 1, Collaborator.Role.EDITOR.value: 2, OWNER: 3}
+NEED_RANK: dict[str, int] = {"view": 1, "edit": 2, "own": 3}
+NEED_WORDS = {
+    "view": "a member of this survey's team",
+    "edit": "an editor or the owner",
+    "own": "the survey's owner",
+}
+
+
+def survey_role(*, user: RequestUser, survey: Survey) -> str | None:
+    """``"owner"``, ``"editor"``, ``"viewer"`` or None (not on the survey's team)."""
+    member = signed_in(user)
+    if member is None:
+        return None
+    if survey.owner_id == member.pk:
+        return OWNER
+    role = (
+        Collaborator.objects.filter(survey=survey, user=member).values_list("role", flat=True).first()
+    )
+    return role
+
+
+def _allow(role: str | None, need: Need) -> str:
+    if role is None:
         raise NotFound("No such survey.")
-    survey = _with_questions(Survey.objects.filter(owner=owner, slug=slug)).first()
+    if ROLE_RANK[role] < NEED_RANK[need]:
+        raise Forbidden(
+            f"Your role on this survey is {role}: only {NEED_WORDS[need]} can do this.",
+            role=role,
+            needs=need,
+        )
+    return role
+
+
+def survey_require(*, user: RequestUser, survey: Survey, need: Need) -> str:
+    """The user's role on ``survey`` if it allows ``need``. Outside the team: NotFound (the
+    survey's existence is not leaked); on the team without the role: Forbidden (403)."""
+    return _allow(survey_role(user=user, survey=survey), need)
+
+
+def survey_get_for_user(*, user: RequestUser, slug: str, need: Need) -> Survey:
+    """THE lookup of a researcher's survey: the survey if ``user`` may do ``need`` on it.
+
+    Every researcher endpoint and page goes through here (the releases app too), and the
+    permission walk (tests/security/test_object_permissions.py) checks each route against its
+    need for a stranger, a viewer, an editor and the owner. The survey carries ``role``.
+    """
+    member = signed_in(user)
+    if member is None:
+        raise NotFound("No such survey.")
+    survey = (
+        _with_questions(Survey.objects.filter(slug=slug))
+        .filter(Q(owner=member) | Q(collaborators__user=member))
+        .annotate(
+            shared_role=Subquery(
+                Collaborator.objects.filter(survey=OuterRef("pk"), user=member).values("role")[:1]
+            )
+        )
+        .first()
+    )
     if survey is None:
         raise NotFound("No such survey.")
+    # Not a column: the resolved role, read by the pages (which buttons show) and the API.
+    survey.role = OWNER if survey.owner_id == member.pk else getattr(survey, "shared_role")  # type: ignore[attr-defined]
+    _allow(survey.role, need)  # type: ignore[attr-defined]
     return survey
 
 
-def survey_list_for_owner(*, user: RequestUser) -> QuerySet[Survey]:
-    """The user's surveys, newest first, each annotated with ``respondents``."""
-    owner = signed_in(user)
-    if owner is None:
+def survey_list_for_user(*, user: RequestUser) -> QuerySet[Survey]:
+    """The user's surveys and those shared with them, newest first, each annotated with
+    ``respondents`` and ``shared_role`` (None on the user's own)."""
+    member = signed_in(user)
+    if member is None:
         return Survey.objects.none()
-    return _with_questions(Survey.objects.filter(owner=owner)).annotate(
-        respondents=Coalesce(respondents_subquery(), Value(0))
+    shared = Collaborator.objects.filter(survey=OuterRef("pk"), user=member).values("role")[:1]
+    return (
+        _with_questions(
+            Survey.objects.filter(Q(owner=member) | Q(pk__in=shared_ids(member)))
+        )
+        .select_related("owner")
+        .annotate(
+            respondents=Coalesce(respondents_subquery(), Value(0)),
+            shared_role=Subquery(shared),
+        )
     )
+
+
+def shared_ids(member: User) -> QuerySet[Collaborator]:
+    return Collaborator.objects.filter(user=member).values("survey_id")
+
+
+def survey_collaborators(*, survey: Survey) -> QuerySet[Collaborator]:
+    """The survey's team besides its owner, by username."""
+    return Collaborator.objects.filter(survey=survey).select_related("user").order_by("user__username")
 
 
 def survey_respondent_count(*, survey: Survey) -> int:

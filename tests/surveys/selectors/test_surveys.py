@@ -24,11 +24,11 @@ def test_public_visibility(draft):
 
 
 def test_owner_visibility(draft, alice, bob):
-    assert selectors.survey_get_for_owner(user=alice, slug=draft.slug).pk == draft.pk
+    assert selectors.survey_get_for_user(user=alice, slug=draft.slug, need="own").pk == draft.pk
     with pytest.raises(NotFound):
-        selectors.survey_get_for_owner(user=bob, slug=draft.slug)
-    assert list(selectors.survey_list_for_owner(user=bob)) == []
-    listed = list(selectors.survey_list_for_owner(user=alice))
+        selectors.survey_get_for_user(user=bob, slug=draft.slug, need="own")
+    assert list(selectors.survey_list_for_user(user=bob)) == []
+    listed = list(selectors.survey_list_for_user(user=alice))
     assert [s.pk for s in listed] == [draft.pk] and listed[0].respondents == 0
 
 
@@ -48,5 +48,5 @@ def test_owner_selectors_refuse_anonymous(draft):
     from django.contrib.auth.models import AnonymousUser
 
     with pytest.raises(NotFound):
-        selectors.survey_get_for_owner(user=AnonymousUser(), slug=draft.slug)
-    assert list(selectors.survey_list_for_owner(user=AnonymousUser())) == []
+        selectors.survey_get_for_user(user=AnonymousUser(), slug=draft.slug, need="own")
+    assert list(selectors.survey_list_for_user(user=AnonymousUser())) == []
