@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import QuerySet
@@ -40,6 +41,22 @@ def survey_budget(*, survey: Survey) -> dict[str, Any]:
         "epsilon_remaining": max(0.0, survey.budget_epsilon - result.epsilon),
         "method": result.method,
         "candidates": {k: _finite(v) for k, v in result.candidates.items()},
+    }
+
+
+def surveys_epsilon_remaining(surveys: Sequence[Survey]) -> dict[int, float]:
+    """ε remaining of each survey (as ``survey_budget`` computes it), with one ledger query for
+    the whole list: the survey list's "budget left" column (``surveys.summaries``)."""
+    events: dict[int, list[accounting.Event]] = {s.pk: [] for s in surveys}
+    entries = LedgerEntry.objects.filter(survey_id__in=list(events), refunded=False)
+    for survey_id, stored in entries.values_list("survey_id", "event"):
+        events[survey_id].extend(event_codec.decode(stored))
+    return {
+        s.pk: max(
+            0.0,
+            s.budget_epsilon - accounting.epsilon_spent(events[s.pk], s.budget_delta).epsilon,
+        )
+        for s in surveys
     }
 
 

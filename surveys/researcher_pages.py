@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
@@ -19,30 +20,82 @@ from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from deniable.errors import NotFound
+from deniable.errors import Forbidden, NotFound
 from surveys import analysis_pages, charts, designs
 from surveys.forms import design_spec
 from surveys.innocuous import CROSSWISE_RESEARCHER_ASSUMPTION, INNOCUOUS_STATEMENTS
 from surveys.models import Question, Survey
-from surveys.selectors import survey_estimates, survey_get_for_owner, survey_list_for_owner
+from surveys.inputs import ORDERINGS
+from surveys.selectors import (
+    Need,
+    survey_collaborators,
+    survey_estimates,
+    survey_get_for_user,
+    survey_list_sorted,
+)
 from surveys.shuffle_guarantee import shuffled_export_guarantee
 
 RELEASES_TEMPLATE = "privacy/_releases.html"
 
 
-def owned_or_404(request: HttpRequest, slug: str) -> Survey:
-    """The user's own survey, else a 404 page (never a 403: existence is not leaked)."""
+def survey_or_404(request: HttpRequest, slug: str, need: Need) -> Survey:
+    """The survey if the user's role allows ``need`` (docs/teams.md#roles): a 404 page outside
+    the survey's team (existence is not leaked), a 403 page for a member without the role."""
     try:
-        return survey_get_for_owner(user=request.user, slug=slug)
+        return survey_get_for_user(user=request.user, slug=slug, need=need)
     except NotFound as exc:
         raise Http404("No such survey.") from exc
+    except Forbidden as exc:
+        raise PermissionDenied(exc.detail) from exc
+
+
+# The list's sortable columns: (query value, heading).
+LIST_COLUMNS = [
+    ("title", "Title"),
+    ("status", "Status"),
+    ("responses", "Responses"),
+    ("budget_left", "Budget left (ε)"),
+    ("created", "Created"),
+]
+
+
+def _sort_links(ordering: str, archived: bool) -> list[dict[str, Any]]:
+    """Each column heading's link: sorts by it, or reverses it when it is the current sort
+    (plain links: sorting works without JavaScript)."""
+    current = ordering.lstrip("-")
+    descending = ordering.startswith("-")
+    links = []
+    for name, label in LIST_COLUMNS:
+        next_desc = (not descending) if name == current else name in ("created", "responses")
+        query = {"ordering": f"-{name}" if next_desc else name}
+        if archived:
+            query["archived"] = "true"
+        links.append(
+            {
+                "name": name,
+                "label": label,
+                "href": "?" + urlencode(query),
+                "sorted": ("descending" if descending else "ascending") if name == current else "",
+            }
+        )
+    return links
 
 
 @login_required
 @require_GET
 def survey_list(request: HttpRequest) -> HttpResponse:
-    surveys = survey_list_for_owner(user=request.user)
-    return render(request, "surveys/list.html", {"surveys": surveys})
+    ordering = request.GET.get("ordering") or "-created"
+    if ordering.lstrip("-") not in ORDERINGS:
+        ordering = "-created"  # a hand-edited link: the default order rather than an error page
+    archived = request.GET.get("archived") == "true"
+    surveys = survey_list_sorted(user=request.user, ordering=ordering, archived=archived)
+    context = {
+        "surveys": surveys,
+        "archived": archived,
+        "ordering": ordering,
+        "columns": _sort_links(ordering, archived),
+    }
+    return render(request, "surveys/list.html", context)
 
 
 def _builder_question(q: Question) -> dict[str, Any]:
@@ -84,7 +137,7 @@ def _builder_survey(survey: Survey | None) -> dict[str, Any]:
 @login_required
 @require_GET
 def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpResponse:
-    survey = owned_or_404(request, slug) if slug else None
+    survey = survey_or_404(request, slug, "edit") if slug else None
     if survey is not None and survey.status != Survey.Status.DRAFT:
         messages.warning(
             request, "Only draft surveys can be edited: an open survey's designs are fixed."
@@ -139,7 +192,7 @@ def _any_clipped(rows: list[dict[str, Any]], crosstab: dict[str, Any] | None) ->
 @login_required
 @require_GET
 def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    survey = owned_or_404(request, slug)
+    survey = survey_or_404(request, slug, "view")
     questions = list(survey.questions.all())
     category_questions = [q for q in questions if q.kind == Question.Kind.CATEGORY]
     group_by = request.GET.get("group_by") or None
@@ -169,6 +222,11 @@ def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "shuffle_guarantee": shuffled_export_guarantee(survey),
         "crosswise_notes": _crosswise_notes(questions),
         "any_at_boundary": any(r.get("at_boundary") for r in rows),
+        # Teams (docs/teams.md#roles): which controls show. The server refuses the rest anyway.
+        "role": survey.role,  # type: ignore[attr-defined]
+        "can_edit": survey.role in ("owner", "editor"),  # type: ignore[attr-defined]
+        "is_owner": survey.role == "owner",  # type: ignore[attr-defined]
+        "collaborators": list(survey_collaborators(survey=survey)),
     }
     context.update(analysis_pages.detail_context(request, survey, questions, estimates, group_by))
     return render(request, "surveys/detail.html", context)

@@ -25,6 +25,13 @@ MAX_OPTION_LENGTH = 200
 TITLE_MAX = 200
 MAX_INVITATIONS = 10_000
 MAX_TOKEN_LENGTH = 200  # an invitation token as a client may send it
+# A custom survey slug (docs/api.md#slugs): lowercase letters, digits and inner hyphens, 3–32
+# characters (the column's length), so a link reads well and is typed without ambiguity.
+SLUG_MAX = 32
+SLUG_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$"
+SLUG_RE = re.compile(SLUG_PATTERN)
+# Slugs a page path already uses (/surveys/new/ is the builder).
+RESERVED_SLUGS = frozenset({"new"})
 
 # Number questions' bounds: |min|, |max| ≤ 1e9. Each answer adds x² ≤ 1e18 to a float64 tally,
 # so even 2⁵³ respondents sum to ≤ 9e33, far below the float maximum 1.8e308: the tallies stay
@@ -75,6 +82,7 @@ class SurveySpec:
     response_cap: int | None = None
     planned_n: int = 1000
     questions: tuple[QuestionSpec, ...] = ()
+    slug: str | None = None  # None: a random one
 
     def kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :func:`surveys.services.survey_create`."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from surveys import researcher_pages, views
+from surveys import management_pages, researcher_pages, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -32,6 +32,32 @@ urlpatterns = [
         views.survey_transition,
         {"action": "close"},
         name="survey-close",
+    ),
+    path(
+        "surveys/<slug:slug>/preview/", management_pages.survey_preview, name="survey-preview"
+    ),
+    path(
+        "surveys/<slug:slug>/duplicate/",
+        management_pages.survey_duplicate_page,
+        name="survey-duplicate",
+    ),
+    path(
+        "surveys/<slug:slug>/archive/",
+        management_pages.survey_archive_page,
+        {"action": "archive"},
+        name="survey-archive",
+    ),
+    path(
+        "surveys/<slug:slug>/unarchive/",
+        management_pages.survey_archive_page,
+        {"action": "unarchive"},
+        name="survey-unarchive",
+    ),
+    path("surveys/<slug:slug>/delete/", management_pages.survey_delete_page, name="survey-delete"),
+    path("surveys/<slug:slug>/slug/", management_pages.survey_slug_page, name="survey-slug"),
+    path("surveys/<slug:slug>/share/", management_pages.survey_share_page, name="survey-share"),
+    path(
+        "surveys/<slug:slug>/unshare/", management_pages.survey_unshare_page, name="survey-unshare"
     ),
     path("surveys/<slug:slug>/invitations/", views.survey_invitations, name="survey-invitations"),
     path(

@@ -28,7 +28,7 @@ from surveys.forms import RespondForm, design_spec, field_name, physical_protoco
 from surveys.inputs import invitation_request, submission_spec
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
-from surveys.researcher_pages import owned_or_404 as _owned_or_404
+from surveys.researcher_pages import survey_or_404
 from surveys.selectors import survey_get_public
 from surveys.services import (
     MAX_INVITATIONS,
@@ -91,8 +91,15 @@ def _question_data(q: Question) -> dict[str, Any]:
 
 
 def _respond_page(
-    request: HttpRequest, survey: Survey, form: RespondForm, *, status: int = 200
+    request: HttpRequest,
+    survey: Survey,
+    form: RespondForm,
+    *,
+    status: int = 200,
+    preview: bool = False,
 ) -> HttpResponse:
+    """The respondent page. ``preview``: the researcher's preview (surveys.management_pages),
+    the same page with a banner, no API URL to send to and draws kept in page memory only."""
     questions = form.questions
     items = []
     for q in questions:
@@ -114,10 +121,11 @@ def _respond_page(
     data = {
         "slug": survey.slug,
         "access": survey.access,
-        "api_url": reverse("api-survey-responses", args=[survey.slug]),
+        "api_url": None if preview else reverse("api-survey-responses", args=[survey.slug]),
         "invitation_check_url": reverse("api-survey-invitations-check", args=[survey.slug])
-        if survey.access == Survey.Access.INVITE
+        if survey.access == Survey.Access.INVITE and not preview
         else None,
+        "preview": preview,
         "epsilon_total": designs.epsilon_local_total(questions),
         "questions": [_question_data(q) for q in questions],
     }
@@ -130,6 +138,7 @@ def _respond_page(
         "physical_possible": all(item["protocol"].possible for item in items),
         "handling": protection.survey_handling(questions),
         "error_summary": _error_summary(form, questions) if form.is_bound else [],
+        "preview": preview,
     }
     response = render(request, "respond/survey.html", context, status=status)
     # The page can carry an invitation token in its form: keep it out of shared caches.
@@ -315,7 +324,7 @@ def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def survey_transition(request: HttpRequest, slug: str, action: str) -> HttpResponse:
-    survey = _owned_or_404(request, slug)
+    survey = survey_or_404(request, slug, "edit")
     service = {"open": survey_open, "close": survey_close}.get(action)
     if service is None:
         raise Http404("Unknown action.")
@@ -342,7 +351,10 @@ def _invitations_page(
         "survey": survey,
         "counts": counts,
         "can_create": survey.access == Survey.Access.INVITE
-        and survey.status != Survey.Status.CLOSED,
+        and survey.status not in (Survey.Status.CLOSED, Survey.Status.ARCHIVED)
+        and getattr(survey, "role", None) in ("owner", "editor"),
+        "can_revoke": survey.status != Survey.Status.ARCHIVED
+        and getattr(survey, "role", None) in ("owner", "editor"),
         "max_count": MAX_INVITATIONS,
         "links": links or [],
         # The links exist only in this response (digests are stored), so the CSV download is
@@ -364,7 +376,7 @@ def _invitations_page(
 def survey_invitations(request: HttpRequest, slug: str) -> HttpResponse:
     """Invitation counts (GET); create tokens and show them once (POST) — they are stored only
     as HMAC digests, so this response is the only place the links ever appear."""
-    survey = _owned_or_404(request, slug)
+    survey = survey_or_404(request, slug, "view" if request.method == "GET" else "edit")
     if request.method == "GET":
         return _invitations_page(request, survey)
     raw = request.POST.get("count", "").strip()
@@ -390,11 +402,15 @@ def survey_invitations(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def survey_invitations_revoke(request: HttpRequest, slug: str) -> HttpResponse:
     """Revoke every unused invitation, after an explicit confirmation checkbox."""
-    survey = _owned_or_404(request, slug)
+    survey = survey_or_404(request, slug, "edit")
     if request.POST.get("confirm") != "yes":
         messages.error(request, "Tick the box to confirm: revoked links cannot be restored.")
         return redirect("survey-invitations", slug=survey.slug)
-    revoked = invitations_revoke(survey=survey)
+    try:
+        revoked = invitations_revoke(survey=survey)
+    except Conflict as exc:
+        messages.error(request, exc.detail)
+        return redirect("survey-invitations", slug=survey.slug)
     messages.success(
         request,
         f"Revoked {revoked} unused invitation link{'s' if revoked != 1 else ''}: "

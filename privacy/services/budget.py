@@ -65,6 +65,12 @@ def release_request(
     plan = release_plan(survey=survey, spec=spec)
     with transaction.atomic():
         locked = _lock_survey(survey)
+        if locked.status == Survey.Status.ARCHIVED:
+            # Read-only (docs/teams.md#archiving): unarchive to publish anything new.
+            raise Conflict(
+                "The survey is archived: it is read-only. Unarchive it to request a release.",
+                code="survey_archived",
+            )
         if plan.request_id is not None:
             existing = Release.objects.filter(survey=locked, request_id=plan.request_id).first()
             if existing is not None:

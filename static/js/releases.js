@@ -364,6 +364,10 @@ export function releasesPanel(root) {
     });
   }
 
+  // A viewer or an editor: the budget, the history and the results, but no request form (only
+  // the owner spends the budget, docs/teams.md#roles).
+  if (!form) { loadBudget(); return; }
+
   form.elements.epsilon.addEventListener("input", (event) => {
     if (event.isTrusted) state.epsilonTouched = true;
   });

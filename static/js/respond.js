@@ -261,6 +261,7 @@ async function send() {
   errorBox.hidden = true;
   const answers = collectAnswers();
   if (!answers) return;
+  if (data.preview) { done(); return; } // the researcher's preview: nothing is sent or stored
   if (data.access === "invite" && !token()) {
     errorBox.textContent = "Enter your invitation code at the top of the page.";
     errorBox.hidden = false;
@@ -374,10 +375,21 @@ function wireSteps() {
   document.getElementById("send-button").addEventListener("click", send);
 }
 
+function pageMemory() {
+  const items = new Map();
+  return {
+    getItem: (k) => (items.has(k) ? items.get(k) : null),
+    setItem: (k, v) => { items.set(k, String(v)); },
+    removeItem: (k) => { items.delete(k); },
+  };
+}
+
 function start() {
   if (!data) return;
   if (!globalThis.crypto?.getRandomValues) return; // keep the no-JS (physical) page
-  memo = openMemo(() => window.localStorage, data.slug);
+  // The researcher's preview keeps its draws in this page's memory only: nothing in site storage,
+  // so it never stands in for a real answer from this browser.
+  memo = openMemo(() => (data.preview ? pageMemory() : window.localStorage), data.slug);
   if (!memo) { storageBlocked(); return; } // never fail open: coins instead
   if (memo.get(DONE)) {
     form.hidden = true;

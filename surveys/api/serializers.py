@@ -14,8 +14,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from surveys import designs
-from surveys.models import Question, Survey
+from surveys.models import Collaborator, Question, Survey
 from surveys.selectors import survey_respondent_count
+from surveys.summaries import budget_remaining
 
 # --- Errors -------------------------------------------------------------------------------------
 
@@ -83,6 +84,12 @@ class LinksSerializer(serializers.Serializer):
     invitations = serializers.URLField()
 
 
+class CollaboratorOutSerializer(serializers.Serializer):
+    username = serializers.CharField(source="user.username")
+    role = serializers.ChoiceField(choices=Collaborator.Role.choices)
+    added_on = serializers.DateField()
+
+
 class SurveyOutSerializer(serializers.Serializer):
     slug = serializers.CharField()
     title = serializers.CharField()
@@ -98,6 +105,24 @@ class SurveyOutSerializer(serializers.Serializer):
     epsilon_local_total = serializers.SerializerMethodField()
     questions = QuestionOutSerializer(many=True, source="questions.all")
     links = serializers.SerializerMethodField()
+    owner = serializers.CharField(source="owner.username", help_text="The owner's username.")
+    role = serializers.SerializerMethodField()
+    budget_left = serializers.SerializerMethodField()
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["owner", "editor", "viewer"], allow_null=True)
+    )
+    def get_role(self, survey: Survey) -> str | None:
+        """The requester's role (docs/teams.md#roles)."""
+        return getattr(survey, "role", None)
+
+    @extend_schema_field(OpenApiTypes.DOUBLE)
+    def get_budget_left(self, survey: Survey) -> float:
+        """ε remaining of the central-DP budget (GET …/budget/ has the details)."""
+        left = getattr(survey, "budget_left", None)
+        if left is None:
+            left = budget_remaining([survey])[survey.pk]
+        return float(left)
 
     @extend_schema_field(SurveyBudgetSerializer)
     def get_budget(self, survey: Survey) -> dict[str, float]:

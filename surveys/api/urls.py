@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from surveys.api import analysis_views, read_views, views
+from surveys.api import analysis_views, management_views, read_views, views
 
 urlpatterns = [
     path("auth/token/", views.AuthTokenView.as_view(), name="api-auth-token"),
@@ -15,6 +15,31 @@ urlpatterns = [
     path("surveys/<slug:slug>/", views.SurveyDetailView.as_view(), name="api-survey"),
     path("surveys/<slug:slug>/open/", views.SurveyOpenView.as_view(), name="api-survey-open"),
     path("surveys/<slug:slug>/close/", views.SurveyCloseView.as_view(), name="api-survey-close"),
+    path(
+        "surveys/<slug:slug>/duplicate/",
+        management_views.SurveyDuplicateView.as_view(),
+        name="api-survey-duplicate",
+    ),
+    path(
+        "surveys/<slug:slug>/archive/",
+        management_views.SurveyArchiveView.as_view(),
+        name="api-survey-archive",
+    ),
+    path(
+        "surveys/<slug:slug>/unarchive/",
+        management_views.SurveyUnarchiveView.as_view(),
+        name="api-survey-unarchive",
+    ),
+    path(
+        "surveys/<slug:slug>/collaborators/",
+        management_views.CollaboratorsView.as_view(),
+        name="api-survey-collaborators",
+    ),
+    path(
+        "surveys/<slug:slug>/collaborators/<str:username>/",
+        management_views.CollaboratorDetailView.as_view(),
+        name="api-survey-collaborator",
+    ),
     path(
         "surveys/<slug:slug>/invitations/",
         views.InvitationCreateView.as_view(),

@@ -4,7 +4,10 @@
 The read views with a CSV form (estimates, the export) are in ``surveys.api.read_views``.
 
 Thin: parse the request, call a service or selector, serialize. Researcher endpoints look the
-survey up with ``survey_get_for_owner`` — someone else's survey is a 404 on every endpoint.
+survey up with ``survey_get_for_user(need=…)`` — a survey not shared with the requester is a 404
+on every endpoint, and a team member whose role is too low gets a 403 (docs/teams.md#roles).
+The management endpoints (duplicate, archive, delete, collaborators) are in
+``surveys.api.management_views``.
 The respondent endpoint has no authentication at all (no session → no CSRF, no cookies needed).
 """
 
@@ -39,7 +42,10 @@ from surveys.ratelimit import submission_rate_check
 from surveys.services.invitation_check import invitation_check
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
-ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
+ERROR_403 = OpenApiResponse(
+    s.ErrorSerializer, description="forbidden: your role on this survey does not allow it."
+)
+ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not shared).")
 ERROR_409 = OpenApiResponse(s.ErrorSerializer, description="The survey's state forbids it.")
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
 
@@ -87,14 +93,24 @@ def _survey_out(survey: Any, request: Request) -> dict[str, Any]:
     return s.SurveyOutSerializer(survey, context={"request": request}).data
 
 
-def _reload(request: Request, slug: str) -> Any:
-    return selectors.survey_get_for_owner(user=request.user, slug=slug)
+def _reload(request: Request, slug: str, need: selectors.Need = "view") -> Any:
+    return selectors.survey_get_for_user(user=request.user, slug=slug, need=need)
 
 
 class SurveyListCreateView(APIView):
-    @extend_schema(responses={200: s.SurveyOutSerializer(many=True)}, tags=["surveys"])
+    @extend_schema(
+        parameters=[inputs.SurveyListQuerySerializer],
+        responses={200: s.SurveyOutSerializer(many=True), 400: ERRORS_400},
+        tags=["surveys"],
+        description="Your surveys and those shared with you (`role`), archived ones only with "
+        "`?archived=true`; `?ordering=` title, created, status, responses or budget_left "
+        "(-name: descending; default -created).",
+    )
     def get(self, request: Request) -> Response:
-        surveys = selectors.survey_list_for_owner(user=request.user)
+        query = inputs.survey_list_query(request.query_params)
+        surveys = selectors.survey_list_sorted(
+            user=request.user, ordering=query.ordering, archived=query.archived
+        )
         return Response(
             s.SurveyOutSerializer(surveys, many=True, context={"request": request}).data
         )
@@ -120,15 +136,37 @@ class SurveyDetailView(APIView):
     @extend_schema(
         parameters=[SLUG],
         request=inputs.SurveyPatchSerializer,
-        responses={200: s.SurveyOutSerializer, 400: ERRORS_400, 404: ERROR_404, 409: ERROR_409},
+        responses={
+            200: s.SurveyOutSerializer,
+            400: ERRORS_400,
+            403: ERROR_403,
+            404: ERROR_404,
+            409: ERROR_409,
+        },
         tags=["surveys"],
-        description="Drafts only (409 once open). `questions`, when given, replaces them all.",
+        description="Drafts only (409 once open; `slug_fixed` for a new slug). Editors and the "
+        "owner. `questions`, when given, replaces them all.",
     )
     def patch(self, request: Request, slug: str) -> Response:
-        survey = _reload(request, slug)
+        survey = _reload(request, slug, "edit")
         changes = inputs.survey_changes(json_object_body(request))
         services.survey_update(survey=survey, changes=changes)
-        return Response(_survey_out(_reload(request, slug), request))
+        return Response(_survey_out(_reload(request, survey.slug), request))
+
+    @extend_schema(
+        parameters=[SLUG],
+        request=inputs.SurveyDeleteSerializer,
+        responses={204: None, 400: ERRORS_400, 403: ERROR_403, 404: ERROR_404, 409: ERROR_409},
+        tags=["surveys"],
+        description="Owner only. Deletes the survey with its reports, tallies, invitations, "
+        "team, releases and privacy ledger, irreversibly. Body `{\"confirm\": <slug>}`; an "
+        "open survey must be closed first (409).",
+    )
+    def delete(self, request: Request, slug: str) -> Response:
+        survey = _reload(request, slug, "own")
+        body = json_object_body(request)
+        services.survey_delete(survey=survey, confirm=body.get("confirm"))
+        return Response(status=204)
 
 
 class SurveyOpenView(APIView):
@@ -140,7 +178,7 @@ class SurveyOpenView(APIView):
         description="draft → open.",
     )
     def post(self, request: Request, slug: str) -> Response:
-        services.survey_open(survey=_reload(request, slug))
+        services.survey_open(survey=_reload(request, slug, "edit"))
         return Response(_survey_out(_reload(request, slug), request))
 
 
@@ -153,7 +191,7 @@ class SurveyCloseView(APIView):
         description="open → closed.",
     )
     def post(self, request: Request, slug: str) -> Response:
-        services.survey_close(survey=_reload(request, slug))
+        services.survey_close(survey=_reload(request, slug, "edit"))
         return Response(_survey_out(_reload(request, slug), request))
 
 
@@ -193,7 +231,7 @@ class InvitationCreateView(APIView):
         ),
     )
     def post(self, request: Request, slug: str) -> Response | HttpResponse:
-        survey = _reload(request, slug)
+        survey = _reload(request, slug, "edit")
         wanted = inputs.invitation_request(json_object_body(request))
         tokens = services.invitations_create(survey=survey, count=wanted.count)
         links = _invitation_links(request, survey, tokens)
@@ -218,7 +256,7 @@ class InvitationRevokeView(APIView):
         description="Revokes every unused token of the survey; used ones stay counted as used.",
     )
     def post(self, request: Request, slug: str) -> Response:
-        survey = _reload(request, slug)
+        survey = _reload(request, slug, "edit")
         json_object_body(request)  # no fields, but a list or a scalar is still a 400
         revoked = services.invitations_revoke(survey=survey)
         counts = services.invitation_counts(survey=survey)

@@ -15,6 +15,16 @@ from surveys.inputs.analysis import (
     regression_query,
 )
 from surveys.inputs.invitations import InvitationRequestSerializer, invitation_request
+from surveys.inputs.management import (
+    ORDERINGS,
+    CollaboratorInSerializer,
+    CollaboratorSpec,
+    SurveyDeleteSerializer,
+    SurveyListQuery,
+    SurveyListQuerySerializer,
+    collaborator_spec,
+    survey_list_query,
+)
 from surveys.inputs.previews import DesignPreviewRequestSerializer, design_preview_request
 from surveys.inputs.responses import SubmissionRequestSerializer, answers_clean, submission_spec
 from surveys.inputs.surveys import (
@@ -28,6 +38,14 @@ from surveys.inputs.surveys import (
 )
 
 __all__ = [
+    "ORDERINGS",
+    "CollaboratorInSerializer",
+    "CollaboratorSpec",
+    "SurveyDeleteSerializer",
+    "SurveyListQuery",
+    "SurveyListQuerySerializer",
+    "collaborator_spec",
+    "survey_list_query",
     "DesignPreviewRequestSerializer",
     "InvitationCheckRequestSerializer",
     "InvitationRequestSerializer",

@@ -40,6 +40,9 @@ from surveys.specs import (
     MAX_OPTIONS,
     MAX_QUESTIONS,
     MIN_OPTIONS,
+    RESERVED_SLUGS,
+    SLUG_MAX,
+    SLUG_PATTERN,
     TITLE_MAX,
     QuestionSpec,
     SurveyChanges,
@@ -49,6 +52,10 @@ from surveys.specs import (
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise  # a dev-only package: for the annotation only
 
+SLUG_MESSAGE = (
+    f"Use 3 to {SLUG_MAX} lowercase letters, digits or hyphens, starting and ending with a "
+    "letter or digit."
+)
 KEY_MESSAGE = "Use a slug: letters, digits, - or _ (at most 64 characters)."
 MAX_COUNT = 2_000_000_000  # response_cap, planned_n
 BOUND_MESSAGE = f"Must lie between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."
@@ -245,6 +252,13 @@ class _SurveyFieldsSerializer(serializers.Serializer):
     child, because each validates into its own value (SurveyChanges, SurveySpec)."""
 
     title = StrictCharField(max_length=TITLE_MAX, required=False)
+    slug = serializers.RegexField(
+        SLUG_PATTERN,
+        required=False,
+        max_length=SLUG_MAX,
+        error_messages={"invalid": SLUG_MESSAGE, "max_length": SLUG_MESSAGE, "blank": SLUG_MESSAGE},
+        help_text="The survey's link, /s/<slug>/ (default: random). Unique; editable while draft.",
+    )
     description = StrictCharField(
         required=False, allow_blank=True, allow_null=True, trim_whitespace=False
     )
@@ -264,6 +278,11 @@ class _SurveyFieldsSerializer(serializers.Serializer):
 
     def validate_questions(self, value: Sequence[QuestionSpec]) -> Sequence[QuestionSpec]:
         return _unique_keys(value)
+
+    def validate_slug(self, value: str) -> str:
+        if value in RESERVED_SLUGS:
+            raise serializers.ValidationError(f"{value!r} is reserved; choose another slug.")
+        return value
 
     def _values(self, attrs: Mapping[str, Any]) -> dict[str, Any]:
         values = {k: v for k, v in attrs.items() if k not in ("budget", "questions")}

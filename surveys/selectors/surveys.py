@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -12,6 +13,7 @@ from django.db.models.functions import Coalesce
 from deniable.errors import Forbidden, NotFound
 from deniable.users import RequestUser, signed_in
 from surveys.models import Collaborator, Question, Submission, Survey, Tally
+from surveys.summaries import budget_remaining
 from surveys.selectors.sql import RespondentsSlot, respondents_subquery
 
 
@@ -123,6 +125,44 @@ def survey_list_for_user(*, user: RequestUser) -> QuerySet[Survey]:
             shared_role=Subquery(shared),
         )
     )
+
+
+def survey_list_sorted(*, user: RequestUser, ordering: str, archived: bool) -> list[Survey]:
+    """The survey list of the page and the API: archived surveys only, or all the others; each
+    survey carries ``respondents``, ``budget_left`` (ε remaining, from the releases app through
+    ``surveys.summaries``) and ``role``; sorted by ``ordering`` (``surveys.inputs.ORDERINGS``,
+    "-" for descending), ties newest first. Sorted here rather than in SQL because the budget
+    left is computed from the ledger, not stored; a researcher's list is small."""
+    member = signed_in(user)
+    qs = survey_list_for_user(user=user)
+    qs = qs.filter(status=Survey.Status.ARCHIVED) if archived else qs.exclude(
+        status=Survey.Status.ARCHIVED
+    )
+    surveys = list(qs.order_by("-created_at", "-id"))
+    remaining = budget_remaining(surveys)
+    for survey in surveys:
+        survey.budget_left = remaining[survey.pk]  # type: ignore[attr-defined]
+        shared = getattr(survey, "shared_role", None)
+        survey.role = OWNER if member and survey.owner_id == member.pk else shared  # type: ignore[attr-defined]
+    name = ordering.lstrip("-")
+    keys: dict[str, Callable[[Survey], Any]] = {
+        "title": lambda s: s.title.casefold(),
+        "created": lambda s: s.created_at,
+        "status": lambda s: STATUS_ORDER.get(s.status, 9),
+        "responses": lambda s: getattr(s, "respondents", 0),
+        "budget_left": lambda s: getattr(s, "budget_left", 0.0),
+    }
+    # A stable sort on the newest-first list: equal keys stay newest first.
+    return sorted(surveys, key=keys[name], reverse=ordering.startswith("-"))
+
+
+# Status sorts by life cycle, not alphabetically.
+STATUS_ORDER = {
+    Survey.Status.DRAFT.value: 0,
+    Survey.Status.OPEN.value: 1,
+    Survey.Status.CLOSED.value: 2,
+    Survey.Status.ARCHIVED.value: 3,
+}
 
 
 def shared_ids(member: User) -> QuerySet[Collaborator]:

@@ -16,6 +16,7 @@ Privacy invariants enforced here (docs/privacy-model.md#unlinkability):
   read reports and a rejected submission leaves no trace.
 
 Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
+:mod:`~surveys.services.management` (duplicate, archive, delete, collaborators),
 :mod:`~surveys.services.invitations`, :mod:`~surveys.services.submissions`
 (:func:`submission_create`), :mod:`~surveys.services.submission_rows` (reports and tally cells),
 :mod:`~surveys.services.submission_storage` (the SQL).
@@ -29,6 +30,14 @@ from surveys.services.invitations import (
     invitation_links_csv,
     invitations_create,
     invitations_revoke,
+)
+from surveys.services.management import (
+    collaborator_remove,
+    collaborator_set,
+    survey_archive,
+    survey_delete,
+    survey_duplicate,
+    survey_unarchive,
 )
 from surveys.services.submissions import SubmissionOutcome, submission_create
 from surveys.services.surveys import (
@@ -56,14 +65,20 @@ __all__ = [
     "TITLE_MAX",
     "InvitationCounts",
     "SubmissionOutcome",
+    "collaborator_remove",
+    "collaborator_set",
     "invitation_counts",
     "invitation_digest",
     "invitation_links_csv",
     "invitations_create",
     "invitations_revoke",
     "submission_create",
+    "survey_archive",
     "survey_close",
     "survey_create",
+    "survey_delete",
+    "survey_duplicate",
     "survey_open",
+    "survey_unarchive",
     "survey_update",
 ]

@@ -74,6 +74,8 @@ def invitations_create(*, survey: Survey, count: int) -> list[str]:
         )
     if survey.status == Survey.Status.CLOSED:
         raise Conflict("The survey is closed.", code="survey_closed")
+    if survey.status == Survey.Status.ARCHIVED:
+        raise Conflict("The survey is archived: it is read-only.", code="survey_archived")
     tokens = [secrets.token_urlsafe(16) for _ in range(count)]
     with transaction.atomic():
         Invitation.objects.bulk_create(
@@ -94,7 +96,10 @@ def invitation_counts(*, survey: Survey) -> InvitationCounts:
 
 
 def invitations_revoke(*, survey: Survey) -> int:
-    """Revoke every unused token of the survey; returns how many were revoked."""
+    """Revoke every unused token of the survey; returns how many were revoked. An archived
+    survey is read-only (its unused tokens already work nowhere: it accepts no answers)."""
+    if survey.status == Survey.Status.ARCHIVED:
+        raise Conflict("The survey is archived: it is read-only.", code="survey_archived")
     with transaction.atomic():
         return Invitation.objects.filter(survey=survey, used=False).update(used=True, revoked=True)
 

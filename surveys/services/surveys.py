@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from deniable.errors import Conflict, InvalidInput
 from surveys.models import Question, Survey
@@ -21,6 +21,7 @@ from surveys.specs import (
     MAX_OPTIONS,
     MAX_QUESTIONS,
     MIN_OPTIONS,
+    SLUG_MAX,
     TITLE_MAX,
     QuestionSpec,
     SurveyChanges,
@@ -78,11 +79,13 @@ def survey_create(
     """Create a draft survey and its questions in one transaction.
 
     The arguments are a validated :class:`surveys.specs.SurveySpec` (``spec.kwargs()``; the
-    rules are :class:`surveys.inputs.SurveyInSerializer`'s). ``slug`` is for fixtures such as
-    the demo survey; an invalid or taken one is refused.
+    rules are :class:`surveys.inputs.SurveyInSerializer`'s). ``slug`` is the researcher's
+    custom one (or a fixture's, such as the demo survey); an invalid or taken one is refused.
     """
-    if slug is not None and (not KEY_RE.match(slug) or Survey.objects.filter(slug=slug).exists()):
-        raise InvalidInput.single("slug", "Invalid or taken slug.")
+    if slug is not None and (not KEY_RE.match(slug) or len(slug) > SLUG_MAX):
+        raise InvalidInput.single("slug", "Invalid slug.")
+    if slug is not None:
+        _slug_free(slug)
     survey = Survey(
         owner=owner,
         title=title,
@@ -96,9 +99,29 @@ def survey_create(
     )
     if slug is not None:
         survey.slug = slug
-    survey.save()
+    _save_with_slug(survey)
     _questions_replace(survey=survey, questions=questions)
     return survey
+
+
+def _slug_free(slug: str, *, survey: Survey | None = None) -> None:
+    taken = Survey.objects.filter(slug=slug)
+    if survey is not None:
+        taken = taken.exclude(pk=survey.pk)
+    if taken.exists():
+        raise InvalidInput.single("slug", f"The slug {slug!r} is taken; choose another.")
+
+
+def _save_with_slug(survey: Survey) -> None:
+    """Save; a slug taken between the check and the write (a concurrent request) is the same
+    400 as one taken before, not a 500."""
+    try:
+        with transaction.atomic():
+            survey.save()
+    except IntegrityError:
+        raise InvalidInput.single(
+            "slug", f"The slug {survey.slug!r} is taken; choose another."
+        ) from None
 
 
 def survey_update(*, survey: Survey, changes: SurveyChanges) -> Survey:
@@ -110,16 +133,23 @@ def survey_update(*, survey: Survey, changes: SurveyChanges) -> Survey:
     with transaction.atomic():
         locked = Survey.objects.select_for_update().get(pk=survey.pk)
         if locked.status != Survey.Status.DRAFT:
+            if changes.values.get("slug", locked.slug) != locked.slug:
+                raise Conflict(
+                    "The slug is fixed once the survey is open: respondents' links use it.",
+                    code="slug_fixed",
+                )
             raise Conflict(
                 "Only draft surveys can be edited: the designs of an open survey are fixed.",
                 code="not_draft",
             )
+        if "slug" in changes.values:
+            _slug_free(changes.values["slug"], survey=locked)
         for name, value in changes.values.items():
             setattr(locked, name, value)
-        locked.save()
+        _save_with_slug(locked)
         if changes.questions is not None:
             _questions_replace(survey=locked, questions=changes.questions)
-    survey.refresh_from_db()
+    survey.refresh_from_db()  # by pk: a new slug is read back too
     return survey
 
 

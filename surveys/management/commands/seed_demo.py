@@ -195,7 +195,7 @@ class Command(BaseCommand):
         survey = Survey.objects.filter(slug=DEMO_SLUG).first()
         if survey is None:
             spec = inputs.survey_spec(DEMO_SURVEY)
-            survey = services.survey_create(owner=user, slug=DEMO_SLUG, **spec.kwargs())
+            survey = services.survey_create(owner=user, **{**spec.kwargs(), "slug": DEMO_SLUG})
             self.stdout.write(f"Created survey {DEMO_SLUG!r}.")
         if survey.status == Survey.Status.DRAFT:
             services.survey_open(survey=survey)
