@@ -1,4 +1,5 @@
-"""Fixtures for the security tests: two researchers, A's surveys (open, draft, invite-only) with
+"""Fixtures for the security tests: two researchers, A's team on her open survey (a viewer and an
+editor), A's surveys (open, draft, invite-only) with
 submissions and a finished release (built by :mod:`testsupport.factories`). The helpers are in
 :mod:`tests.security.support`; import that, never this file."""
 
@@ -8,6 +9,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from privacy.models import Release
+from surveys.models import Collaborator
 from tests.security.support import PASSWORD_A, PASSWORD_B, World
 from testsupport.factories import (
     make_physical_survey,
@@ -27,6 +29,10 @@ def world(db) -> World:
     # The task is enqueued on commit, which a test transaction never reaches: run it here.
     release = make_release(survey, alice, {"mechanism": "laplace", "epsilon": 0.5})
     assert release.status == Release.Status.DONE
+    viewer = make_user("vera", "vera-secure-pw-2024")
+    editor = make_user("eddie", "eddie-secure-pw-2024")
+    Collaborator.objects.create(survey=survey, user=viewer, role="viewer")
+    Collaborator.objects.create(survey=survey, user=editor, role="editor")
     return World(
         alice=alice,
         bob=bob,
@@ -37,4 +43,7 @@ def world(db) -> World:
         invite=make_physical_survey(alice, title="Alice invite survey", access="invite"),
         release=release,
         bob_survey=make_physical_survey(bob, title="Bob survey"),
+        viewer=viewer,
+        editor=editor,
+        carol=make_user("carol", "carol-secure-pw-2024"),
     )

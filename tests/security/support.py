@@ -45,6 +45,10 @@ class World:
     invite: Survey  # A's, invite-only, open
     release: Release  # A's, done
     bob_survey: Survey
+    # A's team on ``survey`` (docs/teams.md#roles); carol is on no team (a username to share with).
+    viewer: Any = None
+    editor: Any = None
+    carol: Any = None
 
 
 # --- URLconf walking -----------------------------------------------------------------------------

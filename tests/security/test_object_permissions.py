@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 from django.test import Client, override_settings
+from rest_framework.authtoken.models import Token
 from django.urls import clear_url_caches
 
-from surveys.models import Invitation
+from surveys.models import Collaborator, Invitation, Survey
 from tests.security.support import Route, World, walk_urlconf
 
 pytestmark = pytest.mark.django_db
@@ -50,11 +51,15 @@ BODIES: dict[str, dict[str, Any]] = {
     "survey-invitations-revoke": {"confirm": "yes"},
     "privacy-survey-releases": {"mechanism": "laplace", "epsilon": 0.1},
     "privacy-release-preview": {"mechanism": "laplace", "epsilon": 0.1},
+    "api-survey-collaborators": {"username": "carol", "role": "editor"},
+    "survey-share": {"username": "carol", "role": "editor"},
+    "survey-unshare": {"username": "vera"},
+    "survey-slug": {"slug": "hijacked-slug"},
 }
 
 
 def _fillers(w: World) -> dict[str, str]:
-    return {"slug": w.survey.slug, "release_id": str(w.release.pk)}
+    return {"slug": w.survey.slug, "release_id": str(w.release.pk), "username": w.viewer.username}
 
 
 # Routes whose GET needs a query parameter: the field the owner's bare GET is refused for.
@@ -93,7 +98,7 @@ def test_allowlist_and_fillers_are_current():
     assert set(NEEDS_QUERY) <= names, f"stale NEEDS_QUERY: {sorted(set(NEEDS_QUERY) - names)}"
     # Every object route can be filled (a new parameter name fails here, naming the route).
     for route in _object_routes():
-        route.url({"slug": "x", "release_id": "x"})
+        route.url({"slug": "x", "release_id": "x", "username": "x"})
 
 
 def test_the_walk_covers_the_known_researcher_routes():
@@ -118,6 +123,13 @@ def test_the_walk_covers_the_known_researcher_routes():
         "privacy-release-preview",
         "privacy-survey-budget",
         "privacy-release-detail",
+        "api-survey-duplicate",
+        "api-survey-archive",
+        "api-survey-collaborators",
+        "api-survey-collaborator",
+        "survey-preview",
+        "survey-delete",
+        "survey-share",
     } <= names
     assert len(_object_routes()) >= 15
 
@@ -176,6 +188,11 @@ def test_second_researcher_gets_404_or_403_everywhere(world):
     assert world.draft.title == "Alice draft survey"
     assert Invitation.objects.filter(survey__owner=world.alice).count() == 0
     assert world.release.survey.releases.count() == 1
+    assert Survey.objects.filter(owner=world.bob).count() == 1  # B duplicated nothing
+    assert set(world.survey.collaborators.values_list("user__username", flat=True)) == {
+        "vera",
+        "eddie",
+    }
 
 
 @override_settings(ROOT_URLCONF="tests.security.leaky_urls")
@@ -228,3 +245,129 @@ def test_anonymous_is_refused_everywhere_but_the_public_routes(world):
                 bad.append(f"anonymous {method.upper()} {url} ({route.name}) → {status}")
     assert not bad, "\n".join(bad)
     assert count >= 20 * len(METHODS)
+
+
+# --- roles: every survey-scoped route × method × {stranger, viewer, editor, owner} ----------------
+
+# The need of every (route, method) a survey's team can call (docs/teams.md#roles). Any other
+# method must be a 405 for everyone; a new route or method fails the walk until it is listed.
+NEED: dict[tuple[str, str], str] = {
+    # pages
+    ("survey-detail", "get"): "view",
+    ("survey-preview", "get"): "view",
+    ("survey-preview", "post"): "view",
+    ("survey-invitations", "get"): "view",
+    ("survey-edit", "get"): "edit",
+    ("survey-open", "post"): "edit",
+    ("survey-close", "post"): "edit",
+    ("survey-invitations", "post"): "edit",
+    ("survey-invitations-revoke", "post"): "edit",
+    ("survey-duplicate", "post"): "edit",
+    ("survey-slug", "post"): "edit",
+    ("survey-archive", "post"): "own",
+    ("survey-unarchive", "post"): "own",
+    ("survey-delete", "get"): "own",
+    ("survey-delete", "post"): "own",
+    ("survey-share", "post"): "own",
+    ("survey-unshare", "post"): "own",
+    # API
+    ("api-survey", "get"): "view",
+    ("api-survey-estimates", "get"): "view",
+    ("api-survey-export", "get"): "view",
+    ("api-survey-export-metadata", "get"): "view",
+    ("api-survey-regression", "get"): "view",
+    ("api-survey-invitations", "get"): "view",
+    ("api-survey-collaborators", "get"): "view",
+    ("privacy-survey-budget", "get"): "view",
+    ("privacy-survey-releases", "get"): "view",
+    ("privacy-release-preview", "post"): "view",
+    ("privacy-release-detail", "get"): "view",
+    ("api-survey", "patch"): "edit",
+    ("api-survey-open", "post"): "edit",
+    ("api-survey-close", "post"): "edit",
+    ("api-survey-invitations", "post"): "edit",
+    ("api-survey-invitations-revoke", "post"): "edit",
+    ("api-survey-duplicate", "post"): "edit",
+    ("api-survey", "delete"): "own",
+    ("api-survey-archive", "post"): "own",
+    ("api-survey-unarchive", "post"): "own",
+    ("api-survey-collaborators", "post"): "own",
+    ("api-survey-collaborator", "delete"): "own",
+    ("privacy-survey-releases", "post"): "own",  # only the owner spends the budget
+}
+RANK = {"stranger": 0, "viewer": 1, "editor": 2, "owner": 3}
+NEED_RANK = {"view": 1, "edit": 2, "own": 3}
+
+
+def _role_clients(w: World) -> dict[str, Client]:
+    users = {"stranger": w.bob, "viewer": w.viewer, "editor": w.editor, "owner": w.alice}
+    clients = {}
+    for role, user in users.items():
+        client = Client()
+        client.force_login(user)
+        clients[role] = client
+    return clients
+
+
+def _keep_team(w: World) -> None:
+    """The walk's owner may remove the viewer (unshare) or the editor may close the survey;
+    memberships are put back before every request so each check meets the same team."""
+    for user, role in ((w.viewer, "viewer"), (w.editor, "editor")):
+        Collaborator.objects.update_or_create(survey=w.survey, user=user, defaults={"role": role})
+
+
+def _expected(need: str | None, role: str, status: int) -> str | None:
+    """None when ``status`` is right for ``role`` on a route needing ``need``, else why not."""
+    if need is None:
+        return None if status == 405 else "expected 405 (method not listed in NEED)"
+    if role == "stranger":
+        return None if status == 404 else "expected 404 for a stranger"
+    if RANK[role] < NEED_RANK[need]:
+        return None if status == 403 else f"expected 403 ({role} lacks {need})"
+    if status in (403, 404, 405) or status >= 500:
+        return f"expected success or a 400/409 past the check ({role} may {need})"
+    return None
+
+
+def test_every_survey_route_enforces_its_role_for_every_member(world):
+    """The resolver walk: each survey-scoped route and method against a stranger (404), the
+    members whose role is too low (403) and those whose role suffices (past the check: 2xx, 3xx,
+    or the view's own 400/409). A route or method missing from NEED fails here."""
+    routes = [r for r in _object_routes()]
+    names = {r.name for r in routes}
+    assert {name for name, _ in NEED} <= names, sorted({n for n, _ in NEED} - names)
+    fillers = _fillers(world)
+    clients = _role_clients(world)
+    bad: list[str] = []
+    checked = 0
+    for route in routes:
+        url = route.url(fillers)
+        for method in METHODS:
+            need = NEED.get((route.name or "", method))
+            for role, client in clients.items():  # stranger, viewer, editor, owner
+                _keep_team(world)
+                response = _request(client, method, url, route.name)
+                why = _expected(need, role, response.status_code)
+                checked += 1
+                if why:
+                    bad.append(f"{role} {method.upper()} {url} ({route.name}) → "
+                               f"{response.status_code}: {why}")
+                elif need and role != "stranger" and response.status_code == 403:
+                    body = response.json() if route.name.startswith(("api-", "privacy-")) else {}
+                    assert body.get("error", "forbidden") == "forbidden"
+    assert not bad, "\n".join(bad)
+    assert checked == len(routes) * len(METHODS) * 4
+
+
+def test_forbidden_is_json_naming_the_role(world):
+    client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=world.viewer).key}")
+    response = client.post(
+        f"/api/v1/surveys/{world.survey.slug}/releases/",
+        json.dumps({"mechanism": "laplace", "epsilon": 0.1}),
+        content_type="application/json",
+    )
+    assert response.status_code == 403
+    body = response.json()
+    assert body["error"] == "forbidden" and body["role"] == "viewer" and body["needs"] == "own"
+    assert "owner" in body["detail"]
+    assert world.survey.releases.count() == 1  # nothing was charged
