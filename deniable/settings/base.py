@@ -293,6 +293,9 @@ SPECTACULAR_SETTINGS = {
         "RandomizerEnum": "surveys.models.Submission.Randomizer",
         "ReleaseStatusEnum": "privacy.models.Release.Status",
         "ReleaseMechanismEnum": "privacy.models.Release.Mechanism",
+        "CollaboratorRoleEnum": "surveys.models.Collaborator.Role",
+        # owner | editor | viewer: the requester's role on a survey (docs/teams.md#roles).
+        "SurveyRoleEnum": "surveys.api.serializers.SURVEY_ROLES",
     },
 }
 

@@ -84,6 +84,10 @@ class LinksSerializer(serializers.Serializer):
     invitations = serializers.URLField()
 
 
+# The requester's role on a survey (docs/teams.md#roles): the owner, or a collaborator's role.
+SURVEY_ROLES = [("owner", "Owner"), *Collaborator.Role.choices]
+
+
 class CollaboratorOutSerializer(serializers.Serializer):
     username = serializers.CharField(source="user.username")
     role = serializers.ChoiceField(choices=Collaborator.Role.choices)
@@ -109,9 +113,7 @@ class SurveyOutSerializer(serializers.Serializer):
     role = serializers.SerializerMethodField()
     budget_left = serializers.SerializerMethodField()
 
-    @extend_schema_field(
-        serializers.ChoiceField(choices=["owner", "editor", "viewer"], allow_null=True)
-    )
+    @extend_schema_field(serializers.ChoiceField(choices=SURVEY_ROLES, allow_null=True))
     def get_role(self, survey: Survey) -> str | None:
         """The requester's role (docs/teams.md#roles)."""
         return getattr(survey, "role", None)
