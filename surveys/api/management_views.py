@@ -55,7 +55,7 @@ class SurveyArchiveView(APIView):
         responses={200: s.SurveyOutSerializer, 403: ERROR_403, 404: ERROR_404, 409: ERROR_409},
         tags=["surveys"],
         description="Owner only. closed → archived: read-only and hidden from the default list "
-        "(`GET /api/v1/surveys/?archived=true` lists them). 409 unless closed.",
+        "(the survey list shows them with `?archived=true`). 409 unless closed.",
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="own")
