@@ -1,4 +1,4 @@
-"""Per-survey figures that other apps own, for the survey lists (docs/architecture.md#apps).
+"""Per-survey figures that other apps own, for the survey lists (docs/architecture.md#dependencies).
 
 The survey list (page and API) shows each survey's privacy budget left, which the releases app
 (``privacy``) computes from its ledger. ``surveys`` never imports ``privacy`` (an import-linter
