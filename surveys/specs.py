@@ -25,7 +25,7 @@ MAX_OPTION_LENGTH = 200
 TITLE_MAX = 200
 MAX_INVITATIONS = 10_000
 MAX_TOKEN_LENGTH = 200  # an invitation token as a client may send it
-# A custom survey slug (docs/api.md#slugs): lowercase letters, digits and inner hyphens, 3–32
+# A custom survey slug (docs/api.md#surveys): lowercase letters, digits and inner hyphens, 3–32
 # characters (the column's length), so a link reads well and is typed without ambiguity.
 SLUG_MAX = 32
 SLUG_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$"
