@@ -12,6 +12,7 @@ class PrivacyConfig(AppConfig):
         # Register the Celery tasks in every process (web too): the services enqueue the compute
         # task by its name (privacy.services.enqueue), never by importing privacy.tasks.
         from privacy import tasks  # noqa: F401
+
         # The survey lists show each survey's budget left; surveys cannot import this app.
         from privacy.selectors import surveys_epsilon_remaining
         from surveys.summaries import register_budget_remaining

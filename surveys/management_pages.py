@@ -90,9 +90,7 @@ def survey_delete_page(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, f"“{survey.title}” and all its reports were deleted.")
             return redirect("researcher-home")
-    return render(
-        request, "surveys/delete.html", {"survey": survey, "error": error}, status=status
-    )
+    return render(request, "surveys/delete.html", {"survey": survey, "error": error}, status=status)
 
 
 @login_required

@@ -24,8 +24,8 @@ from deniable.errors import Forbidden, NotFound
 from surveys import analysis_pages, charts, designs
 from surveys.forms import design_spec
 from surveys.innocuous import CROSSWISE_RESEARCHER_ASSUMPTION, INNOCUOUS_STATEMENTS
-from surveys.models import Question, Survey
 from surveys.inputs import ORDERINGS
+from surveys.models import Question, Survey
 from surveys.selectors import (
     Need,
     survey_collaborators,

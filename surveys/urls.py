@@ -33,9 +33,7 @@ urlpatterns = [
         {"action": "close"},
         name="survey-close",
     ),
-    path(
-        "surveys/<slug:slug>/preview/", management_pages.survey_preview, name="survey-preview"
-    ),
+    path("surveys/<slug:slug>/preview/", management_pages.survey_preview, name="survey-preview"),
     path(
         "surveys/<slug:slug>/duplicate/",
         management_pages.survey_duplicate_page,

@@ -71,7 +71,9 @@ class SurveyReleasesView(APIView):
             202: s.ReleaseAcceptedSerializer,
             200: OpenApiResponse(s.ReleaseAcceptedSerializer, description="Same request_id."),
             400: ERRORS_400,
-            403: OpenApiResponse(ErrorSerializer, description="A viewer or editor: only the owner spends the budget."),
+            403: OpenApiResponse(
+                ErrorSerializer, description="A viewer or editor: only the owner spends the budget."
+            ),
             404: ERROR_404,
             409: OpenApiResponse(
                 s.BudgetExceededSerializer, description="budget_exceeded, with `remaining`."

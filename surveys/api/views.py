@@ -159,7 +159,7 @@ class SurveyDetailView(APIView):
         responses={204: None, 400: ERRORS_400, 403: ERROR_403, 404: ERROR_404, 409: ERROR_409},
         tags=["surveys"],
         description="Owner only. Deletes the survey with its reports, tallies, invitations, "
-        "team, releases and privacy ledger, irreversibly. Body `{\"confirm\": <slug>}`; an "
+        'team, releases and privacy ledger, irreversibly. Body `{"confirm": <slug>}`; an '
         "open survey must be closed first (409).",
     )
     def delete(self, request: Request, slug: str) -> Response:

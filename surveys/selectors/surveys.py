@@ -13,8 +13,8 @@ from django.db.models.functions import Coalesce
 from deniable.errors import Forbidden, NotFound
 from deniable.users import RequestUser, signed_in
 from surveys.models import Collaborator, Question, Submission, Survey, Tally
-from surveys.summaries import budget_remaining
 from surveys.selectors.sql import RespondentsSlot, respondents_subquery
+from surveys.summaries import budget_remaining
 
 
 def _with_questions(qs: QuerySet[Survey]) -> QuerySet[Survey]:
@@ -57,7 +57,9 @@ def survey_role(*, user: RequestUser, survey: Survey) -> str | None:
     if survey.owner_id == member.pk:
         return OWNER
     role = (
-        Collaborator.objects.filter(survey=survey, user=member).values_list("role", flat=True).first()
+        Collaborator.objects.filter(survey=survey, user=member)
+        .values_list("role", flat=True)
+        .first()
     )
     return role
 
@@ -103,7 +105,7 @@ def survey_get_for_user(*, user: RequestUser, slug: str, need: Need) -> Survey:
     if survey is None:
         raise NotFound("No such survey.")
     # Not a column: the resolved role, read by the pages (which buttons show) and the API.
-    survey.role = OWNER if survey.owner_id == member.pk else getattr(survey, "shared_role")  # type: ignore[attr-defined]
+    survey.role = OWNER if survey.owner_id == member.pk else survey.shared_role  # type: ignore[attr-defined]
     _allow(survey.role, need)  # type: ignore[attr-defined]
     return survey
 
@@ -116,9 +118,7 @@ def survey_list_for_user(*, user: RequestUser) -> QuerySet[Survey]:
         return Survey.objects.none()
     shared = Collaborator.objects.filter(survey=OuterRef("pk"), user=member).values("role")[:1]
     return (
-        _with_questions(
-            Survey.objects.filter(Q(owner=member) | Q(pk__in=shared_ids(member)))
-        )
+        _with_questions(Survey.objects.filter(Q(owner=member) | Q(pk__in=shared_ids(member))))
         .select_related("owner")
         .annotate(
             respondents=Coalesce(respondents_subquery(), Value(0)),
@@ -135,8 +135,10 @@ def survey_list_sorted(*, user: RequestUser, ordering: str, archived: bool) -> l
     left is computed from the ledger, not stored; a researcher's list is small."""
     member = signed_in(user)
     qs = survey_list_for_user(user=user)
-    qs = qs.filter(status=Survey.Status.ARCHIVED) if archived else qs.exclude(
-        status=Survey.Status.ARCHIVED
+    qs = (
+        qs.filter(status=Survey.Status.ARCHIVED)
+        if archived
+        else qs.exclude(status=Survey.Status.ARCHIVED)
     )
     surveys = list(qs.order_by("-created_at", "-id"))
     remaining = budget_remaining(surveys)
@@ -171,7 +173,9 @@ def shared_ids(member: User) -> QuerySet[Collaborator]:
 
 def survey_collaborators(*, survey: Survey) -> QuerySet[Collaborator]:
     """The survey's team besides its owner, by username."""
-    return Collaborator.objects.filter(survey=survey).select_related("user").order_by("user__username")
+    return (
+        Collaborator.objects.filter(survey=survey).select_related("user").order_by("user__username")
+    )
 
 
 def survey_respondent_count(*, survey: Survey) -> int:

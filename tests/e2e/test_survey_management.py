@@ -161,7 +161,10 @@ def test_the_survey_list_sorts_by_column_links(live_server, new_page):
     _log_in(page, live_server.url, "owner5", "/surveys/")
 
     def titles() -> list[str]:
-        return [t.strip() for t in page.locator("#survey-list tbody tr td:first-child").all_inner_texts()]
+        return [
+            t.strip()
+            for t in page.locator("#survey-list tbody tr td:first-child").all_inner_texts()
+        ]
 
     assert titles() == ["Charlie", "alpha", "Bravo"]  # newest first
     page.locator("a.sort-link[data-sort=title]").click()

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from django.test import Client, override_settings
-from rest_framework.authtoken.models import Token
 from django.urls import clear_url_caches
+from rest_framework.authtoken.models import Token
 
 from surveys.models import Collaborator, Invitation, Survey
 from tests.security.support import Route, World, walk_urlconf
@@ -350,8 +350,10 @@ def test_every_survey_route_enforces_its_role_for_every_member(world):
                 why = _expected(need, role, response.status_code)
                 checked += 1
                 if why:
-                    bad.append(f"{role} {method.upper()} {url} ({route.name}) → "
-                               f"{response.status_code}: {why}")
+                    bad.append(
+                        f"{role} {method.upper()} {url} ({route.name}) → "
+                        f"{response.status_code}: {why}"
+                    )
                 elif need and role != "stranger" and response.status_code == 403:
                     body = response.json() if route.name.startswith(("api-", "privacy-")) else {}
                     assert body.get("error", "forbidden") == "forbidden"

@@ -206,7 +206,9 @@ def test_only_the_owner_deletes(alice, bob, draft):
     _share(draft, bob, "editor")
     response = _delete(api_client(bob), f"{BASE}{draft.slug}/", {"confirm": draft.slug})
     assert response.status_code == 403
-    stranger = _delete(api_client(make_user("eve")), f"{BASE}{draft.slug}/", {"confirm": draft.slug})
+    stranger = _delete(
+        api_client(make_user("eve")), f"{BASE}{draft.slug}/", {"confirm": draft.slug}
+    )
     assert stranger.status_code == 404
     assert Survey.objects.filter(pk=draft.pk).exists()
 
