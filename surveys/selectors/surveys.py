@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
@@ -118,7 +117,12 @@ def survey_list_for_user(*, user: RequestUser) -> QuerySet[Survey]:
         return Survey.objects.none()
     shared = Collaborator.objects.filter(survey=OuterRef("pk"), user=member).values("role")[:1]
     return (
-        _with_questions(Survey.objects.filter(Q(owner=member) | Q(pk__in=shared_ids(member))))
+        _with_questions(
+            Survey.objects.filter(
+                Q(owner=member)
+                | Q(pk__in=Collaborator.objects.filter(user=member).values("survey_id"))
+            )
+        )
         .select_related("owner")
         .annotate(
             respondents=Coalesce(respondents_subquery(), Value(0)),
@@ -165,10 +169,6 @@ STATUS_ORDER = {
     Survey.Status.CLOSED.value: 2,
     Survey.Status.ARCHIVED.value: 3,
 }
-
-
-def shared_ids(member: User) -> QuerySet[Collaborator]:
-    return Collaborator.objects.filter(user=member).values("survey_id")
 
 
 def survey_collaborators(*, survey: Survey) -> QuerySet[Collaborator]:
