@@ -173,9 +173,9 @@ class SurveyOpenView(APIView):
     @extend_schema(
         parameters=[SLUG],
         request=None,
-        responses={200: s.SurveyOutSerializer, 404: ERROR_404, 409: ERROR_409},
+        responses={200: s.SurveyOutSerializer, 403: ERROR_403, 404: ERROR_404, 409: ERROR_409},
         tags=["surveys"],
-        description="draft → open.",
+        description="draft → open. Editors and the owner.",
     )
     def post(self, request: Request, slug: str) -> Response:
         services.survey_open(survey=_reload(request, slug, "edit"))
@@ -186,9 +186,9 @@ class SurveyCloseView(APIView):
     @extend_schema(
         parameters=[SLUG],
         request=None,
-        responses={200: s.SurveyOutSerializer, 404: ERROR_404, 409: ERROR_409},
+        responses={200: s.SurveyOutSerializer, 403: ERROR_403, 404: ERROR_404, 409: ERROR_409},
         tags=["surveys"],
-        description="open → closed.",
+        description="open → closed. Editors and the owner.",
     )
     def post(self, request: Request, slug: str) -> Response:
         services.survey_close(survey=_reload(request, slug, "edit"))
@@ -221,12 +221,14 @@ class InvitationCreateView(APIView):
             (201, "application/json"): s.InvitationResponseSerializer,
             (201, "text/csv"): OpenApiTypes.STR,
             400: ERRORS_400,
+            403: ERROR_403,
             404: ERROR_404,
             409: ERROR_409,
         },
         tags=["surveys"],
         description=(
-            "Invite-only surveys: one-time tokens, returned once (only digests are kept). With"
+            "Editors and the owner. Invite-only surveys: one-time tokens, returned once (only "
+            "digests are kept). With"
             ' "format": "csv" the answer is a download, <slug>-invitations.csv, one link per line.'
         ),
     )
@@ -251,9 +253,16 @@ class InvitationRevokeView(APIView):
     @extend_schema(
         parameters=[SLUG],
         request=None,
-        responses={200: s.InvitationRevokeSerializer, 400: ERRORS_400, 404: ERROR_404},
+        responses={
+            200: s.InvitationRevokeSerializer,
+            400: ERRORS_400,
+            403: ERROR_403,
+            404: ERROR_404,
+            409: ERROR_409,
+        },
         tags=["surveys"],
-        description="Revokes every unused token of the survey; used ones stay counted as used.",
+        description="Editors and the owner. Revokes every unused token of the survey; used ones "
+        "stay counted as used (409 `survey_archived` on an archived survey).",
     )
     def post(self, request: Request, slug: str) -> Response:
         survey = _reload(request, slug, "edit")
