@@ -126,6 +126,40 @@ PAGES = [
         "survey-invitations",
         _get(lambda w: reverse("survey-invitations", args=[w.invite.slug]), "alice"),
     ),
+    PageCase(
+        "preview (draft)",
+        "survey-preview",
+        _get(lambda w: reverse("survey-preview", args=[w.draft.slug]), "alice"),
+    ),
+    PageCase(
+        "preview no-JS post",
+        "survey-preview",
+        _post(
+            lambda w: reverse("survey-preview", args=[w.survey.slug]),
+            lambda w: physical_post(),
+            "alice",
+        ),
+    ),
+    PageCase(
+        "delete confirmation",
+        "survey-delete",
+        _get(lambda w: reverse("survey-delete", args=[w.draft.slug]), "alice"),
+    ),
+    PageCase(
+        "delete wrong slug",
+        "survey-delete",
+        _post(
+            lambda w: reverse("survey-delete", args=[w.draft.slug]),
+            lambda w: {"confirm": "nope"},
+            "alice",
+        ),
+        status=400,
+    ),
+    PageCase(
+        "detail as a viewer",
+        "survey-detail",
+        _get(lambda w: reverse("survey-detail", args=[w.survey.slug]), "viewer"),
+    ),
     PageCase("api docs", "api-docs", _get(lambda w: reverse("api-docs")), third_party_ui=True),
 ]
 
@@ -135,6 +169,12 @@ NOT_PAGES = {
     "survey-open",
     "survey-close",
     "survey-invitations-revoke",
+    "survey-duplicate",
+    "survey-archive",
+    "survey-unarchive",
+    "survey-slug",
+    "survey-share",
+    "survey-unshare",
     "healthz",
     "api-schema",
 }
