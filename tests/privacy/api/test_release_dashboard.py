@@ -32,3 +32,18 @@ def test_a_team_member_gets_the_budget_and_history_but_no_request_form(rf, owner
     assert 'data-role="budget-gauge"' in html and 'data-role="history"' in html
     assert 'data-role="release-form"' not in html and 'data-role="confirm-dialog"' not in html
     assert "Only the survey's owner requests releases" in html
+
+
+def test_an_archived_survey_shows_its_owner_no_request_form(rf, owner, survey):
+    from django.template.loader import render_to_string
+
+    from surveys.services import survey_archive, survey_close
+
+    survey_close(survey=survey)
+    survey_archive(survey=survey)
+    request = rf.get("/")
+    request.user = owner
+    context = {"survey": survey, "is_owner": True}
+    html = render_to_string("privacy/_releases.html", context, request=request)
+    assert 'data-role="release-form"' not in html
+    assert "unarchive it to request a release" in html
