@@ -68,6 +68,7 @@ def test_delete_needs_the_slug_typed_and_says_reports_go(live_server, new_page):
     said = page.locator("main").inner_text()
     assert "irreversible" in said and "every report respondents sent" in said
     # A wrong slug deletes nothing and says why at the field.
+    page.screenshot(path="/tmp/deniable-manage-delete.png", full_page=True)
     page.fill("#delete-confirm", "not-the-slug")
     page.locator("#delete-button").click()
     page.locator("#delete-error").wait_for()
@@ -131,6 +132,7 @@ def test_share_with_a_viewer_who_sees_the_dashboard_but_no_release_form(live_ser
     page.locator("#team-list").wait_for()
     assert "viewer4" in page.locator("#team-list").inner_text()
     assert Collaborator.objects.get(survey=survey).role == "viewer"
+    page.screenshot(path="/tmp/deniable-manage-owner-detail.png", full_page=True)
     assert page.locator("[data-role=release-form]").count() == 1  # the owner's
 
     other, other_problems = new_page()
@@ -147,6 +149,7 @@ def test_share_with_a_viewer_who_sees_the_dashboard_but_no_release_form(live_ser
     )
     assert other.locator("[data-role=release-form]").count() == 0
     assert "Only the survey's owner requests releases" in panel.inner_text()
+    other.screenshot(path="/tmp/deniable-manage-viewer-detail.png", full_page=True)
     for control in ("#duplicate-button", "#delete-link", "#share-form", "#archive-button"):
         assert other.locator(control).count() == 0, control
     assert problems.messages == [] and other_problems.messages == []
@@ -177,4 +180,5 @@ def test_the_survey_list_sorts_by_column_links(live_server, new_page):
     page.locator("a.sort-link[data-sort=responses]").click()
     page.wait_for_url("**ordering=-responses")
     assert titles()[0] == "Charlie"
+    page.screenshot(path="/tmp/deniable-manage-list.png", full_page=True)
     assert problems.messages == []
