@@ -37,12 +37,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",
     # Researcher login lockout; it sees login attempts only, never a respondent request.
     "axes",
+    "accounts",
     "surveys",
     "privacy",
 ]
@@ -236,6 +236,8 @@ AXES_VERBOSE = False
 # axes' attempt table, which holds researcher IPs only (respondent requests never reach axes).
 AXES_DISABLE_ACCESS_LOG = True
 LOGIN_URL = "login"
+# Password-reset links stay valid this long (Django's default is three days).
+PASSWORD_RESET_TIMEOUT = env.int("DENIABLE_PASSWORD_RESET_SECONDS", default=2 * 3600)
 LOGIN_REDIRECT_URL = "researcher-home"
 LOGOUT_REDIRECT_URL = "login"
 
@@ -257,8 +259,9 @@ STORAGES = {
 # --- API ------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # First: DRF takes the 401 challenge from the first class (accounts/authentication.py).
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -295,6 +298,38 @@ SPECTACULAR_SETTINGS = {
         "ReleaseMechanismEnum": "privacy.models.Release.Mechanism",
     },
 }
+
+# --- Accounts (docs/accounts.md) ---------------------------------------------------------------
+# Anyone may create a researcher account at /accounts/signup/ when on; else by invitation only.
+DENIABLE_OPEN_SIGNUP = env.bool("DENIABLE_OPEN_SIGNUP", default=False)
+# Sign-up invitation links expire after this many days (the page and command may choose 1–90).
+DENIABLE_SIGNUP_INVITATION_DAYS = env.int("DENIABLE_SIGNUP_INVITATION_DAYS", default=7)
+# API tokens: default and longest lifetime in days, and unexpired tokens per researcher.
+DENIABLE_API_TOKEN_DAYS = env.int("DENIABLE_API_TOKEN_DAYS", default=90)
+DENIABLE_API_TOKEN_MAX_DAYS = env.int("DENIABLE_API_TOKEN_MAX_DAYS", default=365)
+DENIABLE_API_TOKENS_PER_USER = env.int("DENIABLE_API_TOKENS_PER_USER", default=50)
+# Sign-up form posts per hour (all visitors together) and password-reset requests per hour, per
+# address and in total; 0 = no limit. Keyed by what is attempted, never by client address.
+DENIABLE_SIGNUP_RATE_LIMIT = env.int("DENIABLE_SIGNUP_RATE_LIMIT", default=30)
+DENIABLE_RESET_RATE_LIMIT_PER_EMAIL = env.int("DENIABLE_RESET_RATE_LIMIT_PER_EMAIL", default=3)
+DENIABLE_RESET_RATE_LIMIT = env.int("DENIABLE_RESET_RATE_LIMIT", default=60)
+
+# --- Email (docs/deployment.md#email) ------------------------------------------------------------
+# EMAIL_URL (django-environ: smtp+tls://user:pw@host:587, consolemail://, filemail:///path) or
+# DJANGO_EMAIL_BACKEND (a dotted path). Neither: the console in debug mode (`make run` prints the
+# reset link in its terminal); otherwise a backend that refuses to send, so production never
+# prints reset links to a log nor drops them silently (accounts/mail.py, check --deploy warns).
+if env.str("EMAIL_URL", default=""):
+    vars().update(env.email_url("EMAIL_URL"))
+elif env.str("DJANGO_EMAIL_BACKEND", default=""):
+    EMAIL_BACKEND = env.str("DJANGO_EMAIL_BACKEND")
+    EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
+elif DEBUG:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+else:
+    EMAIL_BACKEND = "accounts.mail.NotConfiguredBackend"
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Deniable <deniable@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # --- Logging: never answers, tokens, IPs or user agents -------------------------------------------
 LOGGING = {

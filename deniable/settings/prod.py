@@ -28,3 +28,7 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 # No admin at the well-known /admin/ unless asked for: set DJANGO_ADMIN_URL (e.g. "ops-4f2a/")
 # to mount it. Obscurity is not the protection (staff login + lockout are); it keeps scanners off.
 ADMIN_URL = env.str("DJANGO_ADMIN_URL", default="")
+# Email: only what is configured explicitly (EMAIL_URL or DJANGO_EMAIL_BACKEND); never the console
+# fallback of debug mode, whatever DJANGO_DEBUG says (docs/deployment.md#email).
+if not env.str("EMAIL_URL", default="") and not env.str("DJANGO_EMAIL_BACKEND", default=""):
+    EMAIL_BACKEND = "accounts.mail.NotConfiguredBackend"

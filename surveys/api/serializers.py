@@ -34,13 +34,6 @@ class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
-# --- Auth ---------------------------------------------------------------------------------------
-
-
-class TokenResponseSerializer(serializers.Serializer):
-    token = serializers.CharField()
-
-
 # --- Surveys (responses) ------------------------------------------------------------------------
 
 

@@ -4,8 +4,6 @@ pages, management commands and tests all go through them. Each returns a frozen 
 
 from surveys.inputs.access import (
     InvitationCheckRequestSerializer,
-    TokenRequestSerializer,
-    credentials,
     invitation_token,
 )
 from surveys.inputs.analysis import (
@@ -38,9 +36,7 @@ __all__ = [
     "SurveyBudgetInSerializer",
     "SurveyInSerializer",
     "SurveyPatchSerializer",
-    "TokenRequestSerializer",
     "answers_clean",
-    "credentials",
     "design_preview_request",
     "design_spec",
     "invitation_request",
