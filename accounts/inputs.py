@@ -12,7 +12,7 @@ from deniable.input_fields import StrictCharField, StrictIntegerField
 from deniable.inputs import validate_input
 
 REQUIRED = "This field is required."
-DEFAULT_TOKEN_NAME = "API"
+DEFAULT_TOKEN_NAME = "API"  # noqa: S105 — a label, not a secret
 MAX_NAME = 100
 
 
@@ -40,7 +40,7 @@ class TokenRequestSerializer(serializers.Serializer):
         required=False,
         allow_blank=True,
         max_length=MAX_NAME,
-        help_text=f'A label for the token, shown in the token list (default "{DEFAULT_TOKEN_NAME}").',
+        help_text=f'A label shown in the token list (default "{DEFAULT_TOKEN_NAME}").',
     )
     expires_in_days = StrictIntegerField(
         required=False,

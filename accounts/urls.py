@@ -13,9 +13,7 @@ urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/", views.account, name="account"),
     path("accounts/tokens/", views.tokens, name="account-tokens"),
-    path(
-        "accounts/tokens/<int:token_id>/revoke/", views.token_revoke, name="account-token-revoke"
-    ),
+    path("accounts/tokens/<int:token_id>/revoke/", views.token_revoke, name="account-token-revoke"),
     path("accounts/invitations/", views.invitations, name="account-invitations"),
     path(
         "accounts/invitations/<int:invitation_id>/revoke/",

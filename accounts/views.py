@@ -12,7 +12,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.mail import send_mail
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse, reverse_lazy
@@ -88,11 +88,16 @@ def signup(request: HttpRequest) -> HttpResponse:
             return _signup_page(request, None, refused=exc.detail, status=400)
     elif not settings.DENIABLE_OPEN_SIGNUP:
         return _signup_page(request, None)  # explains that sign-up is by invitation
-    invited_email = invitation.email if invitation else None
     if request.method == "GET":
-        form = SignupForm(initial={"invite": token}, invited_email=invited_email)
+        form = SignupForm(
+            initial={"invite": token}, invited_email=invitation.email if invitation else None
+        )
         return _signup_page(request, form, invitation=invitation)
-    form = SignupForm(request.POST, invited_email=invited_email)
+    return _signup_post(request, token, invitation)
+
+
+def _signup_post(request: HttpRequest, token: str, invitation: Any) -> HttpResponse:
+    form = SignupForm(request.POST, invited_email=invitation.email if invitation else None)
     if not form.is_valid():
         return _signup_page(request, form, invitation=invitation, status=400)
     try:
@@ -218,9 +223,9 @@ def tokens(request: HttpRequest) -> HttpResponse:
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     try:
         services.api_token_revoke(user=signed_in_user(request.user), token_id=token_id)
-    except NotFound:
-        messages.error(request, "No such token: it may have been revoked already.")
-        return redirect("account-tokens")
+    except NotFound as exc:
+        # Someone else's token is a 404 like a missing one (existence is never leaked).
+        raise Http404("No such token.") from exc
     messages.success(request, "Token revoked: it no longer works.")
     return redirect("account-tokens")
 
@@ -295,8 +300,7 @@ def invitation_revoke(request: HttpRequest, invitation_id: int) -> HttpResponse:
     _staff(request)
     try:
         services.signup_invitation_revoke(invitation_id=invitation_id)
-    except NotFound:
-        messages.error(request, "No such unused invitation.")
-        return redirect("account-invitations")
+    except NotFound as exc:
+        raise Http404("No such unused invitation.") from exc
     messages.success(request, "Invitation revoked: its link no longer works.")
     return redirect("account-invitations")

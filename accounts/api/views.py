@@ -16,9 +16,9 @@ from accounts.api import serializers as s
 from deniable.api import json_object_body
 from deniable.errors import InvalidInput
 from deniable.users import signed_in_user
+
 # The API's one error shape (docs/api.md#errors): the same OpenAPI components as every endpoint.
 from surveys.api.serializers import ErrorSerializer, FieldErrorsSerializer
-
 
 ERRORS_400 = OpenApiResponse(FieldErrorsSerializer, description="Invalid input, per field.")
 

@@ -17,6 +17,8 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import clear_url_caches
 
+from accounts.models import ApiToken, SignupInvitation
+from accounts.services import signup_invitation_create
 from surveys.models import Invitation
 from tests.security.support import Route, World, walk_urlconf
 
@@ -36,6 +38,13 @@ PUBLIC = {
     # for a token they hold, and consumes nothing.
     "api-survey-invitations-check",
     "api-auth-token",
+    # Account pages for visitors (accounts.urls): sign-up refuses without an invitation unless
+    # open sign-up is on; reset links are Django's signed, expiring tokens.
+    "signup",
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",
+    "password_reset_complete",
     "healthz",
     "api-schema",
     "api-docs",
@@ -54,7 +63,18 @@ BODIES: dict[str, dict[str, Any]] = {
 
 
 def _fillers(w: World) -> dict[str, str]:
-    return {"slug": w.survey.slug, "release_id": str(w.release.pk)}
+    return {
+        "slug": w.survey.slug,
+        "release_id": str(w.release.pk),
+        "token_id": str(ApiToken.objects.filter(user=w.alice).values_list("pk", flat=True)[0]),
+        "invitation_id": str(_invitation(w).pk),
+    }
+
+
+def _invitation(w: World) -> SignupInvitation:
+    """An unused sign-up invitation issued by an administrator (neither A nor B is staff)."""
+    found = SignupInvitation.objects.filter(used__isnull=True).first()
+    return found or signup_invitation_create(email="new@example.org", created_by=None).invitation
 
 
 # Routes whose GET needs a query parameter: the field the owner's bare GET is refused for.
@@ -93,7 +113,7 @@ def test_allowlist_and_fillers_are_current():
     assert set(NEEDS_QUERY) <= names, f"stale NEEDS_QUERY: {sorted(set(NEEDS_QUERY) - names)}"
     # Every object route can be filled (a new parameter name fails here, naming the route).
     for route in _object_routes():
-        route.url({"slug": "x", "release_id": "x"})
+        route.url({"slug": "x", "release_id": "x", "token_id": "1", "invitation_id": "1"})
 
 
 def test_the_walk_covers_the_known_researcher_routes():
@@ -118,6 +138,9 @@ def test_the_walk_covers_the_known_researcher_routes():
         "privacy-release-preview",
         "privacy-survey-budget",
         "privacy-release-detail",
+        "api-auth-token-detail",
+        "account-token-revoke",
+        "account-invitation-revoke",
     } <= names
     assert len(_object_routes()) >= 15
 
@@ -176,6 +199,8 @@ def test_second_researcher_gets_404_or_403_everywhere(world):
     assert world.draft.title == "Alice draft survey"
     assert Invitation.objects.filter(survey__owner=world.alice).count() == 0
     assert world.release.survey.releases.count() == 1
+    assert ApiToken.objects.filter(user=world.alice).count() == 1
+    assert SignupInvitation.objects.filter(used__isnull=True).count() == 1
 
 
 @override_settings(ROOT_URLCONF="tests.security.leaky_urls")

@@ -14,9 +14,7 @@ from accounts.services import api_token_create
 
 
 class Command(BaseCommand):
-    help = (
-        "Create a researcher account (or update it with --update) and print a new API token."
-    )
+    help = "Create a researcher account (or update it with --update) and print a new API token."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")

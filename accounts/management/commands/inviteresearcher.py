@@ -42,15 +42,18 @@ class Command(BaseCommand):
             raise CommandError(" ".join(m for ms in exc.errors.values() for m in ms)) from exc
         link = invitation_link(None, issued.token, options["base_url"])
         days = (issued.invitation.expires - issued.invitation.created).days
-        self.stdout.write(f"Sign-up link for {email} (one use, until {issued.invitation.expires:%Y-%m-%d %H:%M} UTC):")
+        until = f"{issued.invitation.expires:%Y-%m-%d %H:%M} UTC"
+        self.stdout.write(f"Sign-up link for {email} (one use, until {until}):")
         self.stdout.write(link)
         if options["no_email"]:
             return
         if not email_configured():
-            self.stdout.write("Not emailed: no email backend is configured (send the link yourself).")
+            self.stdout.write(
+                "Not emailed: no email backend is configured (send the link yourself)."
+            )
             return
         try:
             send_invitation(email=email, link=link, days=days)
-        except Exception as exc:  # noqa: BLE001 — the link is printed; report the failure
+        except Exception as exc:
             raise CommandError(f"The link above is valid but the email failed: {exc}") from exc
         self.stdout.write(f"Emailed to {email}.")

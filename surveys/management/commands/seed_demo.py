@@ -27,7 +27,7 @@ from surveys.selectors import survey_respondent_count
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo-password-123"  # noqa: S105 — a published demo credential, local only
 DEMO_SLUG = "demo"
-DEMO_TOKEN_NAME = "make run (demo)"
+DEMO_TOKEN_NAME = "make run (demo)"  # noqa: S105 — a label, not a secret
 SEED = 20240611
 
 AGE_GROUPS = ["18-29", "30-44", "45-64", "65+"]
