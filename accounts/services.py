@@ -27,7 +27,12 @@ class IssuedToken:
 
 def api_token_create(*, user: User, name: str, expires_in_days: int | None = None) -> IssuedToken:
     """A new named token for ``user``; its key is returned here and nowhere else."""
-    days = expires_in_days or settings.DENIABLE_API_TOKEN_DAYS
+    days = settings.DENIABLE_API_TOKEN_DAYS if expires_in_days is None else expires_in_days
+    if not 1 <= days <= settings.DENIABLE_API_TOKEN_MAX_DAYS:
+        raise InvalidInput.single(
+            "expires_in_days",
+            f"A whole number of days from 1 to {settings.DENIABLE_API_TOKEN_MAX_DAYS}.",
+        )
     with transaction.atomic():
         # Lock the user's row: two concurrent creations cannot both pass the cap.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
@@ -102,7 +107,7 @@ class IssuedInvitation:
 def signup_invitation_create(
     *, email: str, created_by: User | None, days: int | None = None
 ) -> IssuedInvitation:
-    days = days or settings.DENIABLE_SIGNUP_INVITATION_DAYS
+    days = settings.DENIABLE_SIGNUP_INVITATION_DAYS if days is None else days
     if not 1 <= days <= 90:
         raise InvalidInput.single("days", "A whole number of days from 1 to 90.")
     token = keys.new_key()

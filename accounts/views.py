@@ -39,13 +39,14 @@ class LoginView(auth_views.LoginView):
 
 
 def _rate_limited(request: HttpRequest, what: str) -> HttpResponse:
-    return render(
+    response = render(
         request,
         "accounts/rate_limited.html",
         {"what": what, "minutes": HOUR // 60},
         status=429,
-        headers={"Retry-After": str(HOUR)},
     )
+    response["Retry-After"] = str(HOUR)
+    return response
 
 
 # --- sign-up ------------------------------------------------------------------------------------
