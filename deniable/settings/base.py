@@ -13,6 +13,8 @@ from pathlib import Path
 import environ
 from csp.constants import NONCE, NONE, SELF
 
+from deniable.settings.mail import email_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(environ.Env().str("DENIABLE_VAR_DIR", default=str(BASE_DIR / "var")))
 
@@ -314,20 +316,8 @@ DENIABLE_SIGNUP_RATE_LIMIT = env.int("DENIABLE_SIGNUP_RATE_LIMIT", default=30)
 DENIABLE_RESET_RATE_LIMIT_PER_EMAIL = env.int("DENIABLE_RESET_RATE_LIMIT_PER_EMAIL", default=3)
 DENIABLE_RESET_RATE_LIMIT = env.int("DENIABLE_RESET_RATE_LIMIT", default=60)
 
-# --- Email (docs/deployment.md#email) ------------------------------------------------------------
-# EMAIL_URL (django-environ: smtp+tls://user:pw@host:587, consolemail://, filemail:///path) or
-# DJANGO_EMAIL_BACKEND (a dotted path). Neither: the console in debug mode (`make run` prints the
-# reset link in its terminal); otherwise a backend that refuses to send, so production never
-# prints reset links to a log nor drops them silently (accounts/mail.py, check --deploy warns).
-if env.str("EMAIL_URL", default=""):
-    vars().update(env.email_url("EMAIL_URL"))
-elif env.str("DJANGO_EMAIL_BACKEND", default=""):
-    EMAIL_BACKEND = env.str("DJANGO_EMAIL_BACKEND")
-    EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))
-elif DEBUG:
-    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
-else:
-    EMAIL_BACKEND = "accounts.mail.NotConfiguredBackend"
+# --- Email (docs/deployment.md#email; deniable/settings/mail.py) --------------------------------
+vars().update(email_settings(env, debug=DEBUG, var_dir=VAR_DIR))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Deniable <deniable@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
