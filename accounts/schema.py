@@ -17,7 +17,8 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             "in": "header",
             "name": "Authorization",
             "description": (
-                "`Token <key>`: a key from POST /api/v1/auth/token/ or the API tokens page. "
+                "`Token <key>`: a key from the token endpoint (auth/token/) or the API tokens "
+                "page. "
                 "Keys expire (90 days by default) and can be revoked; an expired, revoked or "
                 "unknown key is a 401."
             ),

@@ -40,7 +40,7 @@ def api_token_create(*, user: User, name: str, expires_in_days: int | None = Non
         if active >= settings.DENIABLE_API_TOKENS_PER_USER:
             raise Conflict(
                 f"You have {active} unexpired API tokens, the most allowed: revoke one "
-                "first (GET /api/v1/auth/tokens/ lists them).",
+                "first (the API tokens page, or DELETE on the token list's entries).",
                 code="too_many_tokens",
             )
         key = keys.new_key(keys.API_TOKEN_PREFIX)

@@ -193,7 +193,6 @@ def _tokens_page(
         "tokens": selectors.api_tokens_for(user=user),
         "new_key": new_key,
         "max_days": settings.DENIABLE_API_TOKEN_MAX_DAYS,
-        "token_url": request.build_absolute_uri(reverse("api-auth-tokens")),
     }
     return render(request, "accounts/tokens.html", context, status=status)
 

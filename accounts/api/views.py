@@ -41,7 +41,7 @@ class AuthTokenView(APIView):
             429: OpenApiResponse(ErrorSerializer, description="locked_out: too many failures."),
         },
         description="Every call issues a new token (name and lifetime optional); the key is in "
-        "this response only. List and revoke tokens at /api/v1/auth/tokens/.",
+        "this response only. List and revoke tokens at auth/tokens/.",
         auth=[],
         tags=["auth"],
     )

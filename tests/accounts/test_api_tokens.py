@@ -206,3 +206,20 @@ def test_the_openapi_schema_documents_the_token_scheme_and_endpoints(carol):
     )
     assert "409" in created["responses"]
     assert {"tokenAuth": []} in schema["paths"]["/api/v1/auth/tokens/"]["get"]["security"]
+
+
+def test_the_accounts_api_schema_is_valid_without_warnings(tmp_path):
+    from django.core.management import call_command
+
+    target = tmp_path / "accounts.yaml"
+    call_command(
+        "spectacular",
+        "--validate",
+        "--fail-on-warn",
+        "--file",
+        str(target),
+        "--urlconf",
+        "tests.accounts.schema_urls",
+    )
+    text = target.read_text()
+    assert "tokenAuth" in text and "/api/v1/auth/tokens/{token_id}/" in text
