@@ -13,7 +13,7 @@ from django.core.validators import MaxValueValidator
 from accounts.inputs import DEFAULT_TOKEN_NAME, MAX_NAME
 
 
-class SignupForm(UserCreationForm):  # type: ignore[type-arg]
+class SignupForm(UserCreationForm):
     """Username and password under Django's validators (AUTH_PASSWORD_VALIDATORS); the email
     comes from the invitation, or is asked for in open sign-up."""
 
@@ -32,13 +32,15 @@ class SignupForm(UserCreationForm):  # type: ignore[type-arg]
         # UserCreationForm (Django 5.1+) offers "usable_password"; researchers always set one.
         self.fields.pop("usable_password", None)
 
-    def _post_clean(self) -> None:
-        # The password validators compare with the email too (UserAttributeSimilarityValidator).
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or self.cleaned_data
+        # Before the password validators run (ModelForm's post-clean, after this): they compare
+        # the password with the email too (UserAttributeSimilarityValidator).
         if self.invited_email is not None:
             self.instance.email = self.invited_email
         else:
-            self.instance.email = self.cleaned_data.get("email", "")
-        super()._post_clean()
+            self.instance.email = cleaned.get("email") or ""
+        return cleaned
 
 
 class TokenForm(forms.Form):

@@ -16,7 +16,7 @@ class TokenCreatedSerializer(serializers.Serializer):
     expires = serializers.DateTimeField()
 
 
-class TokenOutSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class TokenOutSerializer(serializers.ModelSerializer):
     """A token as listed: never its key (the server does not have it)."""
 
     expired = serializers.SerializerMethodField()
