@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
+from tests.accounts.support import PASSWORD
 from testsupport.factories import make_user
-
-PASSWORD = "carol-secure-pw-2024"
 
 
 @pytest.fixture(autouse=True)

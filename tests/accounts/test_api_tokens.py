@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from accounts import keys
 from accounts.models import ApiToken
 from accounts.services import api_token_authenticate
-from tests.accounts.conftest import PASSWORD
+from tests.accounts.support import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

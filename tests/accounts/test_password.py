@@ -9,7 +9,7 @@ import pytest
 from django.core import mail
 from django.test import Client, override_settings
 
-from tests.accounts.conftest import PASSWORD
+from tests.accounts.support import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
