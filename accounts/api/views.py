@@ -14,11 +14,9 @@ from rest_framework.views import APIView
 from accounts import inputs, selectors, services
 from accounts.api import serializers as s
 from deniable.api import json_object_body
+from deniable.api_schema import ErrorSerializer, FieldErrorsSerializer
 from deniable.errors import InvalidInput
 from deniable.users import signed_in_user
-
-# The API's one error shape (docs/api.md#errors): the same OpenAPI components as every endpoint.
-from surveys.api.serializers import ErrorSerializer, FieldErrorsSerializer
 
 ERRORS_400 = OpenApiResponse(FieldErrorsSerializer, description="Invalid input, per field.")
 
