@@ -44,11 +44,13 @@ def api_token_create(*, user: User, name: str, expires_in_days: int | None = Non
                 code="too_many_tokens",
             )
         key = keys.new_key(keys.API_TOKEN_PREFIX)
+        now = timezone.now()
         token = ApiToken.objects.create(
             user=user,
             name=name,
             digest=keys.digest(key),
-            expires=timezone.now() + timedelta(days=days),
+            created=now,
+            expires=now + timedelta(days=days),
         )
     return IssuedToken(token=token, key=key)
 
@@ -111,10 +113,12 @@ def signup_invitation_create(
     if not 1 <= days <= 90:
         raise InvalidInput.single("days", "A whole number of days from 1 to 90.")
     token = keys.new_key()
+    now = timezone.now()
     invitation = SignupInvitation.objects.create(
         email=email,
         digest=keys.digest(token),
-        expires=timezone.now() + timedelta(days=days),
+        created=now,
+        expires=now + timedelta(days=days),
         created_by=created_by,
     )
     return IssuedInvitation(invitation=invitation, token=token)

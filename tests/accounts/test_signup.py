@@ -206,6 +206,7 @@ def test_inviteresearcher_prints_and_emails_a_working_link(db):
     link = re.search(r"https://rr\.example/accounts/signup/\?invite=\S+", text).group(0)
     assert "Emailed to hal@example.org." in text
     assert len(mail.outbox) == 1 and link in mail.outbox[0].body
+    assert "it works once, for 2 days" in mail.outbox[0].body
     token = link.split("invite=", 1)[1]
     assert _post(token, username="hal").status_code == 302
     assert User.objects.get(username="hal").email == "hal@example.org"
