@@ -123,8 +123,14 @@ def _signup_post(request: HttpRequest, token: str, invitation: Any) -> HttpRespo
 # --- password reset and change ------------------------------------------------------------------
 
 
-def _reset_hours() -> int:
-    return max(1, settings.PASSWORD_RESET_TIMEOUT // HOUR)
+def _reset_valid_for() -> str:
+    """How long a reset link works, in words: "2 hours", "90 minutes", "1 hour"."""
+    seconds = int(settings.PASSWORD_RESET_TIMEOUT)
+    if seconds % HOUR == 0:
+        hours = seconds // HOUR
+        return f"{hours} hour{'s' if hours != 1 else ''}"
+    minutes = max(1, seconds // 60)
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 class PasswordResetView(auth_views.PasswordResetView):
@@ -137,7 +143,7 @@ class PasswordResetView(auth_views.PasswordResetView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["email_configured"] = email_configured()
-        context["timeout_hours"] = _reset_hours()
+        context["valid_for"] = _reset_valid_for()
         return context
 
     def form_valid(self, form: Any) -> HttpResponse:
@@ -161,7 +167,7 @@ class PasswordResetView(auth_views.PasswordResetView):
         )
         if not (per_email and overall):
             return _rate_limited(request=self.request, what="password-reset requests")
-        self.extra_email_context = {"timeout_hours": _reset_hours()}
+        self.extra_email_context = {"valid_for": _reset_valid_for()}
         return super().form_valid(form)
 
 

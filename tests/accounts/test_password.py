@@ -120,3 +120,10 @@ def test_change_password_needs_the_old_one(carol):
 def test_anonymous_visitors_cannot_change_a_password(db):
     response = Client().get("/accounts/password/change/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+@override_settings(PASSWORD_RESET_TIMEOUT=90 * 60)
+def test_the_pages_say_how_long_the_link_works(carol):
+    assert "the link works once, for 90 minutes." in Client().get(RESET).content.decode()
+    Client().post(RESET, {"email": "carol@example.org"})
+    assert "(it works once, for 90 minutes)" in mail.outbox[0].body
