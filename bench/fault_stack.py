@@ -271,11 +271,11 @@ class Stack:
         code = f"""
 import json
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from accounts.services import api_token_replace
 from surveys.inputs import survey_spec
 from surveys.services import survey_create, survey_open
 user, _ = get_user_model().objects.get_or_create(username="faults")
-token, _ = Token.objects.get_or_create(user=user)
+token = api_token_replace(user=user, name="faults")
 spec = survey_spec({{"title": {title!r}, "budget": {{"epsilon": 10.0,
     "delta": 1e-6}}, "questions": json.loads({json.dumps(QUESTIONS)!r})}})
 survey = survey_create(owner=user, **spec.kwargs())

@@ -3,9 +3,9 @@
 Views document their own outcomes (200/201/400/404/409 …). Two kinds of error come from the
 layers around them and apply to whole classes of operations, so they are added here:
 
-* 401/403 on every operation that requires authentication (DRF answers a missing or bad
-  credential with 403 here, since session authentication comes first; 401 if a token-only
-  client is ever configured);
+* 401/403 on every operation that requires authentication (a missing, unknown, revoked or
+  expired credential is a 401, since token authentication comes first — accounts/authentication.py;
+  403 for a session request without its CSRF token);
 * 413 on every operation with a request body (``deniable.middleware.RequestSizeLimitMiddleware``
   refuses bodies over ``DENIABLE_MAX_REQUEST_BYTES`` before any view runs).
 
@@ -26,8 +26,8 @@ ERROR_SCHEMA: dict[str, Any] = {
     "required": ["error", "detail"],
 }
 COMMON: dict[str, str] = {
-    "401": "Authentication credentials are missing or invalid.",
-    "403": "Authentication credentials are missing or invalid, or the action is not allowed.",
+    "401": "Authentication credentials are missing, invalid, revoked or expired.",
+    "403": "A session request without its CSRF token, or an action that is not allowed.",
     "413": "The request body is over the size cap.",
 }
 BODY_METHODS = {"post", "put", "patch"}

@@ -1,7 +1,7 @@
 """Top-level URL configuration.
 
-Each app owns its URL modules: ``surveys.urls`` (pages), ``surveys.api.urls`` and
-``privacy.api.urls`` (API v1, docs/api.md).
+Each app owns its URL modules: ``accounts.urls`` and ``surveys.urls`` (pages),
+``accounts.api.urls``, ``surveys.api.urls`` and ``privacy.api.urls`` (API v1, docs/api.md).
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ urlpatterns = [
         ),
         name="api-docs",
     ),
+    path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("surveys.api.urls")),
     path("api/v1/", include("privacy.api.urls")),
+    path("", include("accounts.urls")),
     path("", include("surveys.urls")),
 ]
 # Where the admin lives is configuration (DJANGO_ADMIN_URL); production mounts none by default.

@@ -129,14 +129,6 @@ class InvitationRequest:
 
 
 @dataclass(frozen=True)
-class Credentials:
-    """``POST /api/v1/auth/token/``: strings a database can store (not yet checked)."""
-
-    username: str
-    password: str = field(repr=False)
-
-
-@dataclass(frozen=True)
 class DesignPreviewRequest:
     """``POST /api/v1/designs/preview/``: ``k`` is the number of options of a choice question."""
 

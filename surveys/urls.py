@@ -1,20 +1,14 @@
-"""Page URLs: the respondent form under /s/, the researcher pages under /surveys/ and /accounts/."""
+"""Page URLs: the respondent form under /s/, the researcher pages under /surveys/ (the account
+pages under /accounts/ are accounts.urls)."""
 
 from __future__ import annotations
 
-from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from surveys import management_pages, researcher_pages, views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),  # POST only
     # Respondents
     path("s/<slug:slug>/", views.respond, name="respond"),
     path("s/<slug:slug>/submit/", views.respond_submit, name="respond-submit"),

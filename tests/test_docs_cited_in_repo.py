@@ -9,7 +9,17 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DIRS = ("deniable", "surveys", "privacy", "dpcore", "templates", "static", "tests", "bench")
+DIRS = (
+    "deniable",
+    "accounts",
+    "surveys",
+    "privacy",
+    "dpcore",
+    "templates",
+    "static",
+    "tests",
+    "bench",
+)
 ROOT_FILES = ("manage.py", "gunicorn.conf.py", "pyproject.toml", "Makefile")
 SUFFIXES = {".py", ".js", ".mjs", ".html", ".css", ".toml"}
 # Spelled in two parts so that this file does not cite it itself.

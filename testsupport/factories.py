@@ -189,6 +189,13 @@ def make_user(username: str = "alice", password: str = DEFAULT_PASSWORD) -> Any:
     return get_user_model().objects.create_user(username=username, password=password)
 
 
+def make_api_token(user: Any, name: str = "test", days: int | None = None) -> str:
+    """A new API token's key for ``user`` (accounts.services.api_token_create)."""
+    from accounts.services import api_token_create
+
+    return api_token_create(user=user, name=name, expires_in_days=days).key
+
+
 def api_client(user: Any) -> Any:
     """A DRF test client authenticated as ``user`` (``force_authenticate``: no password, no
     CSRF, no rate limit on logins)."""

@@ -13,6 +13,8 @@ from pathlib import Path
 import environ
 from csp.constants import NONCE, NONE, SELF
 
+from deniable.settings.mail import email_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(environ.Env().str("DENIABLE_VAR_DIR", default=str(BASE_DIR / "var")))
 
@@ -37,12 +39,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",
     # Researcher login lockout; it sees login attempts only, never a respondent request.
     "axes",
+    "accounts",
     "surveys",
     "privacy",
 ]
@@ -236,6 +238,8 @@ AXES_VERBOSE = False
 # axes' attempt table, which holds researcher IPs only (respondent requests never reach axes).
 AXES_DISABLE_ACCESS_LOG = True
 LOGIN_URL = "login"
+# Password-reset links stay valid this long (Django's default is three days).
+PASSWORD_RESET_TIMEOUT = env.int("DENIABLE_PASSWORD_RESET_SECONDS", default=2 * 3600)
 LOGIN_REDIRECT_URL = "researcher-home"
 LOGOUT_REDIRECT_URL = "login"
 
@@ -257,8 +261,9 @@ STORAGES = {
 # --- API ------------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # First: DRF takes the 401 challenge from the first class (accounts/authentication.py).
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -298,6 +303,26 @@ SPECTACULAR_SETTINGS = {
         "SurveyRoleEnum": "surveys.api.serializers.SURVEY_ROLES",
     },
 }
+
+# --- Accounts (docs/accounts.md) ---------------------------------------------------------------
+# Anyone may create a researcher account at /accounts/signup/ when on; else by invitation only.
+DENIABLE_OPEN_SIGNUP = env.bool("DENIABLE_OPEN_SIGNUP", default=False)
+# Sign-up invitation links expire after this many days (the page and command may choose 1–90).
+DENIABLE_SIGNUP_INVITATION_DAYS = env.int("DENIABLE_SIGNUP_INVITATION_DAYS", default=7)
+# API tokens: default and longest lifetime in days, and unexpired tokens per researcher.
+DENIABLE_API_TOKEN_DAYS = env.int("DENIABLE_API_TOKEN_DAYS", default=90)
+DENIABLE_API_TOKEN_MAX_DAYS = env.int("DENIABLE_API_TOKEN_MAX_DAYS", default=365)
+DENIABLE_API_TOKENS_PER_USER = env.int("DENIABLE_API_TOKENS_PER_USER", default=50)
+# Sign-up form posts per hour (all visitors together) and password-reset requests per hour, per
+# address and in total; 0 = no limit. Keyed by what is attempted, never by client address.
+DENIABLE_SIGNUP_RATE_LIMIT = env.int("DENIABLE_SIGNUP_RATE_LIMIT", default=30)
+DENIABLE_RESET_RATE_LIMIT_PER_EMAIL = env.int("DENIABLE_RESET_RATE_LIMIT_PER_EMAIL", default=3)
+DENIABLE_RESET_RATE_LIMIT = env.int("DENIABLE_RESET_RATE_LIMIT", default=60)
+
+# --- Email (docs/deployment.md#email; deniable/settings/mail.py) --------------------------------
+vars().update(email_settings(env, debug=DEBUG, var_dir=VAR_DIR))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Deniable <deniable@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # --- Logging: never answers, tokens, IPs or user agents -------------------------------------------
 LOGGING = {

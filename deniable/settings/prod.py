@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from deniable.settings.base import *
-from deniable.settings.base import env
+from deniable.settings.base import VAR_DIR, env
+from deniable.settings.mail import email_settings
 
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")
@@ -28,3 +29,6 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 # No admin at the well-known /admin/ unless asked for: set DJANGO_ADMIN_URL (e.g. "ops-4f2a/")
 # to mount it. Obscurity is not the protection (staff login + lockout are); it keeps scanners off.
 ADMIN_URL = env.str("DJANGO_ADMIN_URL", default="")
+# Email: only what is configured explicitly (EMAIL_URL or DJANGO_EMAIL_BACKEND); never the console
+# fallback of debug mode, whatever DJANGO_DEBUG says (docs/deployment.md#email).
+vars().update(email_settings(env, debug=False, var_dir=VAR_DIR))

@@ -13,34 +13,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+# The error bodies, shared by every app's API (re-exported: views and privacy use them from here).
+from deniable.api_schema import ErrorSerializer as ErrorSerializer
+from deniable.api_schema import FieldErrorsSerializer as FieldErrorsSerializer
 from surveys import designs
 from surveys.models import Collaborator, Question, Survey
 from surveys.selectors import survey_respondent_count
 from surveys.summaries import budget_remaining
-
-# --- Errors -------------------------------------------------------------------------------------
-
-
-class FieldErrorsSerializer(serializers.Serializer):
-    # The API's field is named "errors" (docs/api.md#errors). DRF's metaclass moves declared
-    # fields out of the class, so Serializer.errors is untouched; the stubs cannot know that.
-    errors = serializers.DictField(  # type: ignore[assignment]
-        child=serializers.ListField(child=serializers.CharField()),
-        help_text='Messages per field, e.g. {"answers.q1": ["Must be a boolean …"]}.',
-    )
-
-
-class ErrorSerializer(serializers.Serializer):
-    error = serializers.CharField(help_text="A machine-readable code, e.g. survey_closed.")
-    detail = serializers.CharField()
-
-
-# --- Auth ---------------------------------------------------------------------------------------
-
-
-class TokenResponseSerializer(serializers.Serializer):
-    token = serializers.CharField()
-
 
 # --- Surveys (responses) ------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ from django.urls import path
 from surveys.api import analysis_views, management_views, read_views, views
 
 urlpatterns = [
-    path("auth/token/", views.AuthTokenView.as_view(), name="api-auth-token"),
     path("designs/preview/", views.DesignPreviewView.as_view(), name="api-design-preview"),
     path("designs/power/", analysis_views.PowerView.as_view(), name="api-design-power"),
     path("surveys/", views.SurveyListCreateView.as_view(), name="api-surveys"),

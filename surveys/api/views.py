@@ -17,15 +17,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from django.contrib.auth import authenticate
-from django.contrib.auth.signals import user_logged_in
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import RawPostDataException
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -48,42 +45,6 @@ ERROR_403 = OpenApiResponse(
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not shared).")
 ERROR_409 = OpenApiResponse(s.ErrorSerializer, description="The survey's state forbids it.")
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
-
-
-# --- Auth ---------------------------------------------------------------------------------------
-
-
-class AuthTokenView(APIView):
-    """Exchange a researcher's username and password for an API token."""
-
-    authentication_classes: list = []
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        request=inputs.TokenRequestSerializer,
-        responses={
-            200: s.TokenResponseSerializer,
-            400: ERRORS_400,
-            # django-axes (deniable.security.lockout_response): 5 failures lock the username.
-            429: OpenApiResponse(
-                s.ErrorSerializer, description="locked_out: too many failed attempts."
-            ),
-        },
-        auth=[],
-        tags=["auth"],
-    )
-    def post(self, request: Request) -> Response:
-        given = inputs.credentials(json_object_body(request))
-        user = authenticate(request._request, username=given.username, password=given.password)
-        if user is None or not user.is_active:
-            raise InvalidInput.single(
-                "non_field_errors", "Unable to log in with the provided credentials."
-            )
-        # A token exchange is a login: django-axes resets the username's failure count on this
-        # signal (AXES_RESET_ON_SUCCESS) and Django records last_login. No session is started.
-        user_logged_in.send(sender=user.__class__, request=request._request, user=user)
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
 
 
 # --- Surveys ------------------------------------------------------------------------------------

@@ -4,8 +4,6 @@ pages, management commands and tests all go through them. Each returns a frozen 
 
 from surveys.inputs.access import (
     InvitationCheckRequestSerializer,
-    TokenRequestSerializer,
-    credentials,
     invitation_token,
 )
 from surveys.inputs.analysis import (
@@ -54,10 +52,8 @@ __all__ = [
     "SurveyListQuery",
     "SurveyListQuerySerializer",
     "SurveyPatchSerializer",
-    "TokenRequestSerializer",
     "answers_clean",
     "collaborator_spec",
-    "credentials",
     "design_preview_request",
     "design_spec",
     "invitation_request",

@@ -1,6 +1,5 @@
-"""Input serializers of the two credential bodies: a researcher's token exchange and a
-respondent's invitation check. Both refuse strings a database cannot store (NUL was a database
-error on PostgreSQL's username lookup) before any query."""
+"""Input serializer of a respondent's invitation check. It refuses strings a database cannot
+store (NUL) before any query. (A researcher's token exchange is accounts.inputs.)"""
 
 from __future__ import annotations
 
@@ -10,27 +9,9 @@ from rest_framework import serializers
 
 from deniable.input_fields import StrictCharField
 from deniable.inputs import validate_input
-from surveys.specs import MAX_TOKEN_LENGTH, Credentials
+from surveys.specs import MAX_TOKEN_LENGTH
 
-REQUIRED = "This field is required."
 TOKEN_LENGTH_MESSAGE = f"Must be the invitation token: 1 to {MAX_TOKEN_LENGTH} characters."
-
-
-class TokenRequestSerializer(serializers.Serializer):
-    username = StrictCharField(trim_whitespace=False, error_messages={"invalid": REQUIRED})
-    password = StrictCharField(
-        trim_whitespace=False,
-        style={"input_type": "password"},
-        error_messages={"invalid": REQUIRED},
-    )
-
-    def validate(self, attrs: dict[str, Any]) -> Credentials:
-        return Credentials(username=attrs["username"], password=attrs["password"])
-
-
-def credentials(data: Any) -> Credentials:
-    """A token-exchange body, validated (raises ``InvalidInput`` naming the field)."""
-    return validate_input(TokenRequestSerializer, data, Credentials)
 
 
 class InvitationCheckRequestSerializer(serializers.Serializer):

@@ -37,7 +37,7 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from accounts.services import api_token_create
 from surveys import inputs, services
 user = get_user_model().objects.create_user("embedded", password="embedded-password-123")
 def make(title, cap=None):
@@ -54,7 +54,7 @@ def make(title, cap=None):
     survey = services.survey_create(owner=user, **inputs.survey_spec(data).kwargs())
     services.survey_open(survey=survey)
     return survey.slug
-print(json.dumps({"token": Token.objects.create(user=user).key,
+print(json.dumps({"token": api_token_create(user=user, name="embedded").key,
                   "open": make("open"), "capped": make("capped", cap=12)}))
 """
 

@@ -29,7 +29,6 @@ from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 
 from surveys.models import Submission, Tally
 from testsupport import factories
@@ -155,7 +154,7 @@ def bodies(draw: st.DrawFn, fields: list[str]) -> tuple[bytes, str]:
 def world(db: None) -> Iterator[dict[str, Any]]:
     cache.clear()
     owner = factories.make_user("rawfuzz", "pw-rawfuzz-123")
-    token = Token.objects.create(user=owner)
+    token = factories.make_api_token(owner)
 
     def survey(*, open_: bool = False, **extra: Any) -> Any:
         data = {"title": "Raw", "questions": QUESTIONS, "budget": {"epsilon": 1e6}, **extra}
@@ -166,7 +165,7 @@ def world(db: None) -> Iterator[dict[str, Any]]:
     release = factories.make_release(opened, owner, {"mechanism": "laplace", "epsilon": 1.0})
     invite = survey(open_=True, access="invite")
     yield {
-        "token": token.key,
+        "token": token,
         "slugs": [opened.slug, survey().slug, invite.slug],
         "release": str(release.pk),
     }

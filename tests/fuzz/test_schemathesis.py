@@ -21,7 +21,6 @@ from django.core.cache import cache
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 from schemathesis.checks import (
     content_type_conformance,
     not_a_server_error,
@@ -158,7 +157,7 @@ def world(db: None) -> Iterator[dict[str, str]]:
     cache.clear()  # rate-limit counters from other tests
     researcher = factories.make_user("fuzzer", "fuzz-password-123")
     other = factories.make_user("other", "other-password-123")
-    token = Token.objects.create(user=researcher)
+    token = factories.make_api_token(researcher)
 
     opened = survey_services.survey_open(survey=_survey(researcher, "fuzz-open"))
     factories.submit_many(opened, 12, _answers)
@@ -172,7 +171,7 @@ def world(db: None) -> Iterator[dict[str, str]]:
     survey_services.survey_close(survey=closed)
     survey_services.survey_open(survey=_survey(other, "fuzz-other"))
     yield {
-        "token": token.key,
+        "token": token,
         DONE_RELEASE: str(done.pk),
         PENDING_RELEASE: str(pending.pk),
     }

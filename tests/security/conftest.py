@@ -6,12 +6,12 @@ submissions and a finished release (built by :mod:`testsupport.factories`). The 
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from privacy.models import Release
 from surveys.models import Collaborator
 from tests.security.support import PASSWORD_A, PASSWORD_B, World
 from testsupport.factories import (
+    make_api_token,
     make_physical_survey,
     make_release,
     make_user,
@@ -36,8 +36,8 @@ def world(db) -> World:
     return World(
         alice=alice,
         bob=bob,
-        token_a=Token.objects.create(user=alice).key,
-        token_b=Token.objects.create(user=bob).key,
+        token_a=make_api_token(alice),
+        token_b=make_api_token(bob),
         survey=survey,
         draft=make_physical_survey(alice, title="Alice draft survey", open_=False),
         invite=make_physical_survey(alice, title="Alice invite survey", access="invite"),

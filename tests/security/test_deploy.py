@@ -25,6 +25,8 @@ def test_check_deploy_passes_with_production_settings():
         **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
         "DJANGO_SETTINGS_MODULE": "deniable.settings.prod",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+        # Production must configure email (accounts.W001 otherwise; docs/deployment.md#email).
+        "EMAIL_URL": "smtp+tls://deniable@mail.example.org:587",
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

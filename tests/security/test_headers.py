@@ -9,9 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.contrib.auth.tokens import default_token_generator
 from django.test import Client
 from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
+from accounts.services import signup_invitation_create
 from surveys.services import survey_close
 from tests.security.support import World, parse_html, physical_post, walk_urlconf
 
@@ -62,6 +66,27 @@ def _locked_out(w: World):
     for _ in range(5):
         response = client.post(reverse("login"), {"username": "alice", "password": "nope"})
     return response
+
+
+def _staff_invitations(w: World):
+    w.alice.is_staff = True
+    w.alice.save()
+    client = _as("alice")(w)
+    return client.post(reverse("account-invitations"), {"email": "new@example.org", "days": 3})
+
+
+def _signup_invited(w: World):
+    token = signup_invitation_create(email="new@example.org", created_by=None).token
+    return Client().get(reverse("signup"), {"invite": token})
+
+
+def _reset_confirm(w: World):
+    uid = urlsafe_base64_encode(force_bytes(w.alice.pk))
+    token = default_token_generator.make_token(w.alice)
+    client = Client()
+    moved = client.get(reverse("password_reset_confirm", args=[uid, token]))
+    assert moved.status_code == 302  # Django moves the token into the session
+    return client.get(moved["Location"])
 
 
 PAGES = [
@@ -161,11 +186,40 @@ PAGES = [
         _get(lambda w: reverse("survey-detail", args=[w.survey.slug]), "viewer"),
     ),
     PageCase("api docs", "api-docs", _get(lambda w: reverse("api-docs")), third_party_ui=True),
+    # Accounts (accounts.urls)
+    PageCase("account", "account", _get(lambda w: reverse("account"), "alice")),
+    PageCase("api tokens", "account-tokens", _get(lambda w: reverse("account-tokens"), "alice")),
+    PageCase(
+        "api token created (key shown once)",
+        "account-tokens",
+        _post(lambda w: reverse("account-tokens"), lambda w: {"expires_in_days": 5}, "alice"),
+    ),
+    PageCase("sign-up invitations", "account-invitations", _staff_invitations),
+    PageCase("sign-up (invitation only)", "signup", _get(lambda w: reverse("signup"))),
+    PageCase("sign-up with an invitation", "signup", _signup_invited),
+    PageCase(
+        "password change", "password_change", _get(lambda w: reverse("password_change"), "alice")
+    ),
+    PageCase(
+        "password changed",
+        "password_change_done",
+        _get(lambda w: reverse("password_change_done"), "alice"),
+    ),
+    PageCase("password reset", "password_reset", _get(lambda w: reverse("password_reset"))),
+    PageCase("reset sent", "password_reset_done", _get(lambda w: reverse("password_reset_done"))),
+    PageCase("reset: new password", "password_reset_confirm", _reset_confirm),
+    PageCase(
+        "reset complete",
+        "password_reset_complete",
+        _get(lambda w: reverse("password_reset_complete")),
+    ),
 ]
 
 # Routes that never render an HTML page of their own: POST-then-redirect actions, JSON.
 NOT_PAGES = {
     "logout",
+    "account-token-revoke",
+    "account-invitation-revoke",
     "survey-open",
     "survey-close",
     "survey-invitations-revoke",

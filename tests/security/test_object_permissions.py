@@ -16,10 +16,12 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 from django.urls import clear_url_caches
-from rest_framework.authtoken.models import Token
 
+from accounts.models import ApiToken, SignupInvitation
+from accounts.services import signup_invitation_create
 from surveys.models import Collaborator, Invitation, Survey
 from tests.security.support import Route, World, walk_urlconf
+from testsupport.factories import make_api_token
 
 pytestmark = pytest.mark.django_db
 
@@ -37,6 +39,13 @@ PUBLIC = {
     # for a token they hold, and consumes nothing.
     "api-survey-invitations-check",
     "api-auth-token",
+    # Account pages for visitors (accounts.urls): sign-up refuses without an invitation unless
+    # open sign-up is on; reset links are Django's signed, expiring tokens.
+    "signup",
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",
+    "password_reset_complete",
     "healthz",
     "api-schema",
     "api-docs",
@@ -59,7 +68,19 @@ BODIES: dict[str, dict[str, Any]] = {
 
 
 def _fillers(w: World) -> dict[str, str]:
-    return {"slug": w.survey.slug, "release_id": str(w.release.pk), "username": w.viewer.username}
+    return {
+        "slug": w.survey.slug,
+        "release_id": str(w.release.pk),
+        "token_id": str(ApiToken.objects.filter(user=w.alice).values_list("pk", flat=True)[0]),
+        "invitation_id": str(_invitation(w).pk),
+        "username": w.viewer.username,
+    }
+
+
+def _invitation(w: World) -> SignupInvitation:
+    """An unused sign-up invitation issued by an administrator (neither A nor B is staff)."""
+    found = SignupInvitation.objects.filter(used__isnull=True).first()
+    return found or signup_invitation_create(email="new@example.org", created_by=None).invitation
 
 
 # Routes whose GET needs a query parameter: the field the owner's bare GET is refused for.
@@ -98,7 +119,9 @@ def test_allowlist_and_fillers_are_current():
     assert set(NEEDS_QUERY) <= names, f"stale NEEDS_QUERY: {sorted(set(NEEDS_QUERY) - names)}"
     # Every object route can be filled (a new parameter name fails here, naming the route).
     for route in _object_routes():
-        route.url({"slug": "x", "release_id": "x", "username": "x"})
+        route.url(
+            {"slug": "x", "release_id": "x", "token_id": "1", "invitation_id": "1", "username": "x"}
+        )
 
 
 def test_the_walk_covers_the_known_researcher_routes():
@@ -130,6 +153,9 @@ def test_the_walk_covers_the_known_researcher_routes():
         "survey-preview",
         "survey-delete",
         "survey-share",
+        "api-auth-token-detail",
+        "account-token-revoke",
+        "account-invitation-revoke",
     } <= names
     assert len(_object_routes()) >= 15
 
@@ -193,6 +219,8 @@ def test_second_researcher_gets_404_or_403_everywhere(world):
         "vera",
         "eddie",
     }
+    assert ApiToken.objects.filter(user=world.alice).count() == 1
+    assert SignupInvitation.objects.filter(used__isnull=True).count() == 1
 
 
 @override_settings(ROOT_URLCONF="tests.security.leaky_urls")
@@ -362,7 +390,7 @@ def test_every_survey_route_enforces_its_role_for_every_member(world):
 
 
 def test_forbidden_is_json_naming_the_role(world):
-    client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=world.viewer).key}")
+    client = Client(HTTP_AUTHORIZATION=f"Token {make_api_token(world.viewer)}")
     response = client.post(
         f"/api/v1/surveys/{world.survey.slug}/releases/",
         json.dumps({"mechanism": "laplace", "epsilon": 0.1}),

@@ -1,13 +1,11 @@
-"""Management commands: createresearcher and seed_demo."""
+"""Management commands: seed_demo (createresearcher: tests/accounts/test_commands.py)."""
 
 from __future__ import annotations
 
 import io
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.core.management import CommandError, call_command
-from rest_framework.authtoken.models import Token
+from django.core.management import call_command
 
 from surveys import selectors
 from surveys.api.estimates import estimates_body
@@ -15,29 +13,6 @@ from surveys.management.commands import seed_demo
 from surveys.models import Question, Survey
 
 pytestmark = pytest.mark.django_db
-
-
-def test_createresearcher():
-    out = io.StringIO()
-    call_command(
-        "createresearcher", "carol", "--password", "pw-carol-123", "--email", "c@x.org", stdout=out
-    )
-    user = get_user_model().objects.get(username="carol")
-    assert user.check_password("pw-carol-123") and user.email == "c@x.org"
-    token = Token.objects.get(user=user).key
-    assert token in out.getvalue()
-    with pytest.raises(CommandError):
-        call_command("createresearcher", "carol", "--password", "other", stdout=io.StringIO())
-    with pytest.raises(CommandError, match="Password refused"):  # too short (validators)
-        call_command(
-            "createresearcher", "carol", "--password", "other-pw", "--update", stdout=io.StringIO()
-        )
-    call_command(
-        "createresearcher", "carol", "--password", "other-pw-4567", "--update", stdout=io.StringIO()
-    )
-    user.refresh_from_db()
-    assert user.check_password("other-pw-4567")
-    assert Token.objects.get(user=user).key == token
 
 
 def test_seed_demo_is_idempotent_and_has_every_kind():

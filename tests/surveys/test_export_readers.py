@@ -21,13 +21,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 
 from surveys import services
 from surveys.models import Question, Survey
 from tests.surveys.readme_snippets import README, readme_block
 from testsupport import factories
-from testsupport.factories import new_id
+from testsupport.factories import make_api_token, new_id
 from testsupport.services import require_service
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -135,7 +134,7 @@ def _row(values: list[Any]) -> tuple:
 @pytest.fixture
 def researcher(django_user_model) -> tuple[Any, str]:
     user = django_user_model.objects.create_user(username="reader", password="reader-pw-123")
-    return user, Token.objects.create(user=user).key
+    return user, make_api_token(user)
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 from django.urls import NoReverseMatch, reverse
-from rest_framework.authtoken.models import Token
 
+from accounts.services import api_token_replace
 from dpcore.local import default_yes_no_spec
 from surveys import designs, inputs, services, simulation
 from surveys.innocuous import INNOCUOUS_STATEMENTS
@@ -27,6 +27,7 @@ from surveys.selectors import survey_respondent_count
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo-password-123"  # noqa: S105 — a published demo credential, local only
 DEMO_SLUG = "demo"
+DEMO_TOKEN_NAME = "make run (demo)"  # noqa: S105 — a label, not a secret
 SEED = 20240611
 
 AGE_GROUPS = ["18-29", "30-44", "45-64", "65+"]
@@ -190,7 +191,9 @@ class Command(BaseCommand):
         if user is None:
             user = User.objects.create_user(username=DEMO_USERNAME, password=DEMO_PASSWORD)
             self.stdout.write(f"Created researcher {DEMO_USERNAME!r}.")
-        token, _ = Token.objects.get_or_create(user=user)
+        # A fresh token per run (keys are stored as digests and cannot be printed again); the
+        # previous run's is revoked so that `make run` does not pile them up.
+        token = api_token_replace(user=user, name=DEMO_TOKEN_NAME)
 
         survey = Survey.objects.filter(slug=DEMO_SLUG).first()
         if survey is None:

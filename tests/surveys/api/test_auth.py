@@ -1,4 +1,5 @@
-"""API v1 (docs/api.md): the token endpoint and the researcher endpoints that need it."""
+"""API v1 (docs/api.md): the researcher endpoints need authentication (the token endpoint:
+tests/accounts/test_api_tokens.py)."""
 
 from __future__ import annotations
 
@@ -8,27 +9,6 @@ from rest_framework.test import APIClient
 from tests.surveys.api.support import API, url
 
 pytestmark = pytest.mark.django_db
-
-
-def test_token_endpoint(alice):
-    client = APIClient()
-    r = client.post(
-        f"{API}/auth/token/", {"username": "alice", "password": "alice-pw-123"}, format="json"
-    )
-    assert r.status_code == 200
-    token = r.json()["token"]
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    assert client.get(f"{API}/surveys/").status_code == 200
-    creds = {"username": "alice", "password": "alice-pw-123"}
-    again = APIClient().post(f"{API}/auth/token/", creds, format="json")
-    assert again.json()["token"] == token
-
-    bad = APIClient().post(
-        f"{API}/auth/token/", {"username": "alice", "password": "wrong"}, format="json"
-    )
-    assert bad.status_code == 400 and "non_field_errors" in bad.json()["errors"]
-    missing = APIClient().post(f"{API}/auth/token/", {"username": "alice"}, format="json")
-    assert missing.status_code == 400 and "password" in missing.json()["errors"]
 
 
 def test_researcher_endpoints_need_auth(survey):

@@ -9,11 +9,12 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
-from rest_framework.authtoken.models import Token
+
+from accounts.services import api_token_create
 
 
 class Command(BaseCommand):
-    help = "Create a researcher account (or update it with --update) and print its API token."
+    help = "Create a researcher account (or update it with --update) and print a new API token."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
@@ -51,6 +52,10 @@ class Command(BaseCommand):
                 user.is_active = True
                 user.save()
                 verb = "Updated"
-            token, _ = Token.objects.get_or_create(user=user)
+            # Keys are stored as digests, so an existing one cannot be printed again: every run
+            # issues a new token (named after the command; list and revoke on /accounts/tokens/).
+            issued = api_token_create(user=user, name="createresearcher")
         self.stdout.write(f"{verb} researcher {username!r}.")
-        self.stdout.write(f"API token: {token.key}")
+        self.stdout.write(
+            f"API token: {issued.key} (expires {issued.token.expires:%Y-%m-%d}; shown once)"
+        )
