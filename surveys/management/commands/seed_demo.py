@@ -20,6 +20,7 @@ from rest_framework.authtoken.models import Token
 
 from dpcore.local import default_yes_no_spec
 from surveys import designs, inputs, services, simulation
+from surveys.demo_translations import with_spanish
 from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.models import Survey
 from surveys.selectors import survey_respondent_count
@@ -194,7 +195,7 @@ class Command(BaseCommand):
 
         survey = Survey.objects.filter(slug=DEMO_SLUG).first()
         if survey is None:
-            spec = inputs.survey_spec(DEMO_SURVEY)
+            spec = inputs.survey_spec(with_spanish(DEMO_SURVEY))
             survey = services.survey_create(owner=user, slug=DEMO_SLUG, **spec.kwargs())
             self.stdout.write(f"Created survey {DEMO_SLUG!r}.")
         if survey.status == Survey.Status.DRAFT:
