@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from django import forms
+from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
@@ -119,7 +120,7 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
                     "It keeps your answer with probability %(p)s, which coins or dice cannot "
                     "reproduce exactly, so this question needs JavaScript."
                 )
-                % {"p": f"{design.keep_probability:.3f}"},
+                % {"p": formats.number_format(design.keep_probability, 3)},
             )
         return PhysicalProtocol(False, reason=_NEEDS_JS())
     spec = design.to_spec()

@@ -54,7 +54,9 @@ def test_accept_language_es_gives_spanish_content_and_interface(client, alice):
     assert coin["protection"]["randomizer"]["button"] == "Lanzar las monedas"
     assert "cruz" in coin["protection"]["randomizer"]["how"]
     # The page script's words and the endpoint it posts to follow the same language.
-    assert _data(html, "respond-strings")["coins_truth"] == "Cruz: se registra tu respuesta verdadera."
+    assert (
+        _data(html, "respond-strings")["coins_truth"] == "Cruz: se registra tu respuesta verdadera."
+    )
     assert data["api_url"].endswith("?lang=es")
     # The no-JS physical protocol and its radios are Spanish too; radio values stay the options.
     assert "Lanza una moneda donde nadie pueda verla." in html
@@ -91,9 +93,7 @@ def test_the_switcher_overrides_accept_language_without_javascript(client, alice
     assert not r.cookies
 
 
-def test_a_language_without_a_catalogue_shows_its_content_with_an_english_interface(
-    client, alice
-):
+def test_a_language_without_a_catalogue_shows_its_content_with_an_english_interface(client, alice):
     fr = copy.deepcopy(ES)
     fr["title"] = "Toutes les sortes"
     survey = _open(alice, languages=["en", "fr"], translations={"fr": fr})
@@ -143,5 +143,7 @@ def test_the_responses_endpoint_refuses_in_the_page_language(client, alice):
     assert r.status_code == 400
     assert r.json()["errors"]["answers.party"] == ["Debe ser una de las opciones de la pregunta."]
     # Researcher endpoints keep English whatever the header says (the API contract's words).
-    r = client.post("/api/v1/surveys/", {}, content_type="application/json", HTTP_ACCEPT_LANGUAGE="es")
+    r = client.post(
+        "/api/v1/surveys/", {}, content_type="application/json", HTTP_ACCEPT_LANGUAGE="es"
+    )
     assert "Content-Language" not in r
