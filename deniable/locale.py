@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
 
@@ -38,7 +38,9 @@ class RespondentLocaleMiddleware(LocaleMiddleware):
         translation.activate(settings.LANGUAGE_CODE)
         request.LANGUAGE_CODE = translation.get_language()
 
-    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
         if not is_respondent_path(request.path_info):
             return response
         return super().process_response(request, response)

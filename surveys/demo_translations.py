@@ -51,7 +51,7 @@ def with_spanish(survey: dict[str, Any]) -> dict[str, Any]:
     """The demo survey body with Spanish added, when every question has its translation.
 
     A question added to the demo without one leaves the demo in English only (rather than
-    breaking ``seed_demo``); ``tests/surveys/test_translations_demo.py`` fails until it is added.
+    breaking ``seed_demo``); ``tests/surveys/translations/test_demo.py`` fails until it is added.
     """
     keys = {q["key"] for q in survey["questions"]}
     if not keys <= set(DEMO_ES["questions"]):

@@ -187,7 +187,7 @@ CHEATER_CHOICES = [
 def _cheater_field() -> _PaddedChoiceField:
     """Cheating detection's radios: group × report, posted as ``{"group", "report"}``."""
     return _PaddedChoiceField(
-        choices=_padded(CHEATER_CHOICES),
+        choices=_padded([(value, str(label)) for value, label in CHEATER_CHOICES]),
         coerce=lambda v: {"group": int(v[1]), "report": v.endswith("yes")},
         widget=forms.RadioSelect,
         error_messages={"required": _("Tick your group and the answer the coins told you.")},

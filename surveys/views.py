@@ -104,7 +104,7 @@ def _respond_page(
     status: int = 200,
 ) -> HttpResponse:
     questions = form.questions
-    items = []
+    items: list[dict[str, Any]] = []
     for q in questions:
         protocol = physical_protocol(q)
         labels = language.labels.get(q.key, {})
