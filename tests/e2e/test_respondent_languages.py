@@ -177,3 +177,21 @@ def test_right_to_left_at_phone_width(live_server, new_page):
     no_sideways_scroll(page)
     assert Submission.objects.filter(survey=survey).count() == 1
     assert problems.messages == []
+
+
+def test_switching_language_keeps_the_invitation_code(live_server, new_page):
+    from testsupport.factories import make_invitations
+
+    owner = ensure_user("alice", "pw-alice-123")
+    body = {**with_spanish(copy.deepcopy(DEMO_SURVEY)), "access": "invite"}
+    survey = make_survey(owner, body)
+    token = make_invitations(survey, 1)[0]
+    page, problems = new_page(locale="en-US")
+    page.goto(f"{live_server.url}/s/{survey.slug}/#t={token}")
+    assert page.locator("#id_token").input_value() == token
+    assert "#" not in page.url  # taken out of the address bar, as before
+    page.locator("#language-switcher a", has_text="español").click()
+    page.wait_for_function("document.documentElement.lang === 'es'")
+    assert page.locator("#id_token").input_value() == token
+    assert "#" not in page.url
+    assert problems.messages == []

@@ -24,3 +24,13 @@ export function tParts(key, vars = {}) {
 
 /** A number with two decimals, written the page's way (0.69 / 0,69). */
 export const fixed2 = (x) => Number(x).toLocaleString(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+// The language switcher is plain links (it works without JavaScript). An invitation code already
+// in the form would be lost by the new page load: carry it in the fragment (#t=…, never sent to
+// the server), where the page takes it from, as it does from an invitation link.
+for (const link of globalThis.document?.querySelectorAll("#language-switcher a") ?? []) {
+  link.addEventListener("click", () => {
+    const code = document.getElementById("id_token")?.value.trim();
+    if (code) link.hash = `t=${encodeURIComponent(code)}`;
+  });
+}
