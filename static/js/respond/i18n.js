@@ -5,22 +5,23 @@
  * a value filled in here. Numbers are formatted in the page's language (<html lang>).
  */
 
+/** `t` and `tParts` over one table of strings (the page's, below; tests/js/i18n.test.mjs). */
+export function translator(strings) {
+  const text = (key) => strings[key] ?? key;
+  return {
+    // The string `key` with `{name}` replaced by `vars.name` (the key itself if unknown).
+    t: (key, vars = {}) => text(key).replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m)),
+    // Like `t`, as a list of strings and nodes: a `{name}` whose value is a DOM node stays a node.
+    tParts: (key, vars = {}) => text(key).split(/(\{\w+\})/).filter(Boolean).map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      return name && name in vars ? vars[name] : part;
+    }),
+  };
+}
+
 const node = globalThis.document?.getElementById("respond-strings");
-const strings = node ? JSON.parse(node.textContent) : {};
 const lang = globalThis.document?.documentElement.lang || "en";
-
-/** The string `key` with `{name}` replaced by `vars.name` (the key itself if unknown). */
-export function t(key, vars = {}) {
-  return (strings[key] ?? key).replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
-}
-
-/** Like `t`, as a list of strings and nodes: a `{name}` whose value is a DOM node stays a node. */
-export function tParts(key, vars = {}) {
-  return (strings[key] ?? key).split(/(\{\w+\})/).filter(Boolean).map((part) => {
-    const name = /^\{(\w+)\}$/.exec(part)?.[1];
-    return name && name in vars ? vars[name] : part;
-  });
-}
+export const { t, tParts } = translator(node ? JSON.parse(node.textContent) : {});
 
 /** A number with two decimals, written the page's way (0.69 / 0,69). */
 export const fixed2 = (x) => Number(x).toLocaleString(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
