@@ -147,3 +147,10 @@ def test_the_responses_endpoint_refuses_in_the_page_language(client, alice):
         "/api/v1/surveys/", {}, content_type="application/json", HTTP_ACCEPT_LANGUAGE="es"
     )
     assert "Content-Language" not in r
+
+
+def test_a_survey_written_in_spanish_only_has_a_spanish_interface(client, alice):
+    survey = _open(alice, languages=["es"], translations={})
+    r, html = _get(client, survey, HTTP_ACCEPT_LANGUAGE="en-US,en")
+    assert r["Content-Language"] == "es" and "Enviar mis respuestas" in html
+    assert 'id="language-switcher"' not in html
