@@ -23,8 +23,10 @@ const node = globalThis.document?.getElementById("respond-strings");
 const lang = globalThis.document?.documentElement.lang || "en";
 export const { t, tParts } = translator(node ? JSON.parse(node.textContent) : {});
 
-/** A number with two decimals, written the page's way (0.69 / 0,69). */
-export const fixed2 = (x) => Number(x).toLocaleString(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** A number with two decimals, written the page's way (0.69 / 0,69), in Latin digits as the
+ * server writes every other number on the page. */
+const twoDecimals = new Intl.NumberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2, numberingSystem: "latn" });
+export const fixed2 = (x) => twoDecimals.format(Number(x));
 
 // The language switcher is plain links (it works without JavaScript). An invitation code already
 // in the form would be lost by the new page load: carry it in the fragment (#t=…, never sent to
