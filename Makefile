@@ -10,7 +10,7 @@ PORT ?= 8000
 RUN_STAMP := $(VENV)/.installed-run-$(shell cat requirements.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 
-.PHONY: install install-run run test test-fast test-js smoke lint bench bench-quick check clean
+.PHONY: install install-run run test test-fast test-js smoke lint bench bench-quick check clean messages
 NODE_STAMP := node_modules/.package-lock.json
 
 install: $(DEV_STAMP)
@@ -75,6 +75,18 @@ test-fast: install
 smoke: install $(NODE_STAMP)
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest -m smoke tests/smoke $(PYTEST_ARGS)
+
+# The respondent interface's catalogues (docs/translations.md#maintainers): collect every marked
+# string into locale/en and locale/es, give English its own words (msgen), compile the .mo files.
+# Needs GNU gettext (Debian: apt-get install gettext). Then translate the new Spanish entries
+# (no empty or fuzzy msgstr: tests/i18n/test_catalogues.py) and run it again to compile.
+MESSAGE_IGNORES := --ignore='.venv*' --ignore=node_modules --ignore=var --ignore=tests \
+	--ignore=bench --ignore=testsupport --ignore=docs
+messages: install-run
+	@command -v msgfmt >/dev/null || { echo "GNU gettext is missing (sudo apt-get install -y gettext)"; exit 1; }
+	$(BIN)/python manage.py makemessages -l en -l es --no-location $(MESSAGE_IGNORES)
+	msgen locale/en/LC_MESSAGES/django.po -o locale/en/LC_MESSAGES/django.po
+	$(BIN)/python manage.py compilemessages -l en -l es $(MESSAGE_IGNORES)
 
 lint: install
 	$(BIN)/ruff check .

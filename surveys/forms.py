@@ -7,11 +7,15 @@ The true answer is never asked for by this form.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote_plus
 
 from django import forms
+from django.utils import formats
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from dpcore.local import DEFAULT_YES_NO_SPEC, DesignError
@@ -42,18 +46,22 @@ def design_spec(question: Question) -> dict[str, Any]:
 # The device and its faces come from ``surveys.physical`` (exact fractions, no dropped outcome);
 # here they become instructions. No device → the question needs JavaScript, and the page says so.
 
+# Lazy: module-level words are translated when shown, in the respondent's language.
 _ACTIONS = {
-    physical.TRUTH: "answer truthfully (tick your true answer)",
-    physical.YES: "tick YES, whatever your true answer",
-    physical.NO: "tick NO, whatever your true answer",
-    physical.OPPOSITE: "tick the opposite of your true answer",
-    physical.KEEP: "tick your true answer",
-    physical.OTHER: "tick a random other option",
+    physical.TRUTH: gettext_lazy("answer truthfully (tick your true answer)"),
+    physical.YES: gettext_lazy("tick YES, whatever your true answer"),
+    physical.NO: gettext_lazy("tick NO, whatever your true answer"),
+    physical.OPPOSITE: gettext_lazy("tick the opposite of your true answer"),
+    physical.KEEP: gettext_lazy("tick your true answer"),
+    physical.OTHER: gettext_lazy("tick a random other option"),
 }
 _COIN_STEPS = [
-    "Flip a coin, where nobody can see it.",
-    "Tails: answer truthfully — tick your true answer below.",
-    "Heads: flip again. Heads: tick YES. Tails: tick NO. (Do this whatever your true answer is.)",
+    gettext_lazy("Flip a coin, where nobody can see it."),
+    gettext_lazy("Tails: answer truthfully — tick your true answer below."),
+    gettext_lazy(
+        "Heads: flip again. Heads: tick YES. Tails: tick NO. (Do this whatever your true "
+        "answer is.)"
+    ),
 ]
 
 
@@ -67,19 +75,26 @@ class PhysicalProtocol:
 def _rows(realisation: physical.Realisation) -> list[str]:
     steps, start = [], 0
     for outcome, count in realisation.counts:
-        chosen = realisation.face_names[start : start + count]
+        # Face names are marked for translation in surveys.physical (digits stay digits).
+        chosen = [_(name) for name in realisation.face_names[start : start + count]]
         start += count
         if realisation.faces in (6, 36) and len(chosen) > 1:
             label = f"{chosen[0]}–{chosen[-1]}"
         else:
-            label = " or ".join(chosen)
-        steps.append(f"{label.capitalize()}: {_ACTIONS[outcome]}.")
+            label = _(" or ").join(chosen)
+        step = _("%(faces)s: %(action)s.") % {
+            "faces": label[:1].upper() + label[1:],
+            "action": _ACTIONS[outcome],
+        }
+        steps.append(step)
     return steps
 
 
 CROSSWISE_STEPS = [
-    "Think of your true answer to each of the two statements. Nobody needs a coin.",
-    "Both true, or both false: tick SAME. One true and the other false: tick DIFFERENT.",
+    gettext_lazy("Think of your true answer to each of the two statements. Nobody needs a coin."),
+    gettext_lazy(
+        "Both true, or both false: tick SAME. One true and the other false: tick DIFFERENT."
+    ),
 ]
 
 
@@ -89,7 +104,7 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
         return PhysicalProtocol(True)
     if (question.design or {}).get("name") == "crosswise":
         # No randomizer: the page asks SAME/DIFFERENT identically with and without JavaScript.
-        return PhysicalProtocol(True, list(CROSSWISE_STEPS))
+        return PhysicalProtocol(True, [str(step) for step in CROSSWISE_STEPS])
     try:
         design = designs.question_design(question)
     except DesignError:
@@ -101,33 +116,46 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
         if question.kind == Question.Kind.CHOICE and design is not None:
             return PhysicalProtocol(
                 False,
-                reason=f"It keeps your answer with probability {design.keep_probability:.3f}, "
-                "which coins or dice cannot reproduce exactly, so this question needs JavaScript.",
+                reason=_(
+                    "It keeps your answer with probability %(p)s, which coins or dice cannot "
+                    "reproduce exactly, so this question needs JavaScript."
+                )
+                % {"p": formats.number_format(design.keep_probability, 3)},
             )
-        return PhysicalProtocol(
-            False,
-            reason="Its probabilities cannot be reproduced exactly with coins or dice, "
-            "so this question needs JavaScript.",
-        )
+        return PhysicalProtocol(False, reason=_NEEDS_JS())
     spec = design.to_spec()
     if (
         question.kind == Question.Kind.YES_NO
         and {k: spec.get(k) for k in COIN_DESIGN} == COIN_DESIGN
         and spec["name"] == "forced_response"
     ):
-        return PhysicalProtocol(True, list(_COIN_STEPS))
-    steps = [realisation.instruction + " Do it where nobody can see.", *_rows(realisation)]
+        return PhysicalProtocol(True, [str(step) for step in _COIN_STEPS])
+    steps = [
+        _("%(instruction)s Do it where nobody can see.")
+        % {"instruction": _(realisation.instruction)},
+        *_rows(realisation),
+    ]
     if question.kind == Question.Kind.CHOICE:
         k = design.k
         if k - 1 > 1:
             steps.append(
-                f"To pick a random other option: leave out your true answer, number the other "
-                f"{k - 1} options 1 to {k - 1} in the order shown, and roll a die until it shows "
-                f"a number from 1 to {k - 1}. Tick that option."
+                _(
+                    "To pick a random other option: leave out your true answer, number the "
+                    "other %(n)s options 1 to %(n)s in the order shown, and roll a die until it "
+                    "shows a number from 1 to %(n)s. Tick that option."
+                )
+                % {"n": k - 1}
             )
         else:
-            steps.append("The random other option is simply the option that is not your answer.")
+            steps.append(_("The random other option is simply the option that is not your answer."))
     return PhysicalProtocol(True, steps)
+
+
+def _NEEDS_JS() -> str:
+    return _(
+        "Its probabilities cannot be reproduced exactly with coins or dice, so this question "
+        "needs JavaScript."
+    )
 
 
 def _cheater_protocol(design: Any) -> PhysicalProtocol:
@@ -136,34 +164,33 @@ def _cheater_protocol(design: Any) -> PhysicalProtocol:
     the report."""
     realisations = physical.cheater_realisation(design)
     if realisations is None:
-        return PhysicalProtocol(
-            False,
-            reason="Its probabilities cannot be reproduced exactly with coins or dice, "
-            "so this question needs JavaScript.",
-        )
-    steps = ["Flip a coin where nobody can see it. Heads: you are in group 1. Tails: group 2."]
+        return PhysicalProtocol(False, reason=_NEEDS_JS())
+    steps = [_("Flip a coin where nobody can see it. Heads: you are in group 1. Tails: group 2.")]
     for i, realisation in enumerate(realisations, start=1):
         rows = " ".join(_rows(realisation))
-        steps.append(f"Group {i} only: {realisation.instruction} {rows}")
-    steps.append("Tick the box with your group and the answer you ended up with.")
+        steps.append(
+            _("Group %(n)s only: %(instruction)s %(rows)s")
+            % {"n": i, "instruction": _(realisation.instruction), "rows": rows}
+        )
+    steps.append(_("Tick the box with your group and the answer you ended up with."))
     return PhysicalProtocol(True, steps)
 
 
 CHEATER_CHOICES = [
-    ("g1_yes", "Group 1: YES"),
-    ("g1_no", "Group 1: NO"),
-    ("g2_yes", "Group 2: YES"),
-    ("g2_no", "Group 2: NO"),
+    ("g1_yes", gettext_lazy("Group 1: YES")),
+    ("g1_no", gettext_lazy("Group 1: NO")),
+    ("g2_yes", gettext_lazy("Group 2: YES")),
+    ("g2_no", gettext_lazy("Group 2: NO")),
 ]
 
 
 def _cheater_field() -> _PaddedChoiceField:
     """Cheating detection's radios: group × report, posted as ``{"group", "report"}``."""
     return _PaddedChoiceField(
-        choices=_padded(CHEATER_CHOICES),
+        choices=_padded([(value, str(label)) for value, label in CHEATER_CHOICES]),
         coerce=lambda v: {"group": int(v[1]), "report": v.endswith("yes")},
         widget=forms.RadioSelect,
-        error_messages={"required": "Tick your group and the answer the coins told you."},
+        error_messages={"required": _("Tick your group and the answer the coins told you.")},
     )
 
 
@@ -199,10 +226,10 @@ def _crosswise_field() -> _PaddedChoiceField:
     The model: docs/formulas.md#crosswise.
     """
     return _PaddedChoiceField(
-        choices=_padded([("same", "Same"), ("different", "Different")]),
+        choices=_padded([("same", _("Same")), ("different", _("Different"))]),
         coerce=lambda v: v == "same",
         widget=forms.RadioSelect,
-        error_messages={"required": "Tick SAME or DIFFERENT."},
+        error_messages={"required": _("Tick SAME or DIFFERENT.")},
     )
 
 
@@ -211,8 +238,16 @@ class RespondForm(forms.Form):
 
     token = forms.CharField(required=False, max_length=200, strip=True)
 
-    def __init__(self, *args: Any, survey: Survey, questions: list[Question], **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        survey: Survey,
+        questions: list[Question],
+        labels: Mapping[str, Mapping[str, str]] | None = None,
+        **kwargs: Any,
+    ):
         super().__init__(*args, **kwargs)
+        labels = labels or {}
         self.survey = survey
         self.questions = questions
         if survey.access != Survey.Access.INVITE:
@@ -227,18 +262,22 @@ class RespondForm(forms.Form):
                 self.fields[name] = _cheater_field()
             elif q.kind == Question.Kind.YES_NO:
                 self.fields[name] = _PaddedChoiceField(
-                    choices=_padded([("yes", "Yes"), ("no", "No")]),
+                    choices=_padded([("yes", _("Yes")), ("no", _("No"))]),
                     coerce=lambda v: v == "yes",
                     widget=forms.RadioSelect,
-                    error_messages={"required": "Tick the answer the coins told you to record."},
+                    error_messages={"required": _("Tick the answer the coins told you to record.")},
                 )
             elif q.kind == Question.Kind.CHOICE:
+                # The value sent is the stored option; the label is the respondent's language.
+                shown = labels.get(q.key, {})
                 self.fields[name] = _PaddedChoiceField(
-                    choices=_padded([(o, o) for o in q.options]), widget=forms.RadioSelect
+                    choices=_padded([(o, shown.get(o, o)) for o in q.options]),
+                    widget=forms.RadioSelect,
                 )
             elif q.kind == Question.Kind.CATEGORY:
+                shown = labels.get(q.key, {})
                 self.fields[name] = forms.ChoiceField(
-                    choices=[(o, o) for o in q.options], widget=forms.RadioSelect
+                    choices=[(o, shown.get(o, o)) for o in q.options], widget=forms.RadioSelect
                 )
             else:
                 # Parsing only: the bounds are checked by the submission serializer's rule

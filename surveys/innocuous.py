@@ -23,9 +23,12 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
+from django.utils.translation import gettext_noop
+
 #: The assumption the crosswise model's protection rests on: shown on the respondent page, in the
 #: builder's preview and on the dashboard, wherever its ε is.
-CROSSWISE_ASSUMPTION: Final = (
+# Marked for the catalogues; translated where shown (surveys.protection).
+CROSSWISE_ASSUMPTION: Final = gettext_noop(
     "This protection holds only if the researcher cannot find out whether the second statement "
     "is true for you."
 )

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from deniable.errors import Conflict, InvalidInput
 from deniable.users import signed_in_user
+from surveys import respond_i18n
 from surveys.forms import RespondForm
 from surveys.inputs import collaborator_spec, survey_changes
 from surveys.researcher_pages import survey_or_404
@@ -149,15 +150,19 @@ def survey_preview(request: HttpRequest, slug: str) -> HttpResponse:
     is stored" banner. The script sends nothing and keeps its draws in page memory; the no-JS
     form posts back here, where the answers are checked and thrown away."""
     survey = survey_or_404(request, slug, "view")
-    questions = list(survey.questions.all())
+    # The language a respondent would get (?lang=, Accept-Language), so each translation can be
+    # previewed through the switcher.
+    language = respond_i18n.activate(request, survey, list(survey.questions.all()))
     if request.method == "GET":
-        form = RespondForm(survey=survey, questions=questions)
-        return _respond_page(request, survey, form, preview=True)
-    form = RespondForm(request.POST, survey=survey, questions=questions)
+        form = RespondForm(survey=survey, questions=language.questions, labels=language.labels)
+        return _respond_page(request, survey, form, language, preview=True)
+    form = RespondForm(
+        request.POST, survey=survey, questions=language.questions, labels=language.labels
+    )
     if "token" in form.fields:
         form.fields["token"].required = False  # no invitation is used up by a preview
     if not form.is_valid():
-        return _respond_page(request, survey, form, status=400, preview=True)
+        return _respond_page(request, survey, form, language, status=400, preview=True)
     return render(
         request,
         "respond/message.html",

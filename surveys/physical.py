@@ -22,19 +22,33 @@ from dpcore.local import BinaryDesign, KRRDesign
 from dpcore.local.browser import epsilon_of_ratios, krr_epsilon
 from dpcore.local.cheater import CheaterDetectionDesign, group_designs
 
+
+def gettext_noop(text: str) -> str:
+    """Marks a word for the translation catalogues (``makemessages`` extracts every
+    ``gettext_noop("…")``) without importing Django: ``surveys.forms`` translates it when shown."""
+    return text
+
+
 #: (faces n, instruction, face names), smallest first: the first device that fits is used.
 DEVICES: Final[list[tuple[int, str, list[str]]]] = [
-    (2, "Flip a coin.", ["heads", "tails"]),
+    (2, gettext_noop("Flip a coin."), [gettext_noop("heads"), gettext_noop("tails")]),
     (
         4,
-        "Flip a coin twice.",
-        ["heads then heads", "heads then tails", "tails then heads", "tails then tails"],
+        gettext_noop("Flip a coin twice."),
+        [
+            gettext_noop("heads then heads"),
+            gettext_noop("heads then tails"),
+            gettext_noop("tails then heads"),
+            gettext_noop("tails then tails"),
+        ],
     ),
-    (6, "Roll a die.", [str(i) for i in range(1, 7)]),
+    (6, gettext_noop("Roll a die."), [str(i) for i in range(1, 7)]),
     (
         36,
-        "Roll two dice, one after the other, and work out (first − 1) × 6 + second, "
-        "a number from 1 to 36.",
+        gettext_noop(
+            "Roll two dice, one after the other, and work out (first − 1) × 6 + second, "
+            "a number from 1 to 36."
+        ),
         [str(i) for i in range(1, 37)],
     ),
 ]

@@ -18,8 +18,13 @@ The rule is documented in ``docs/respondent-pages.md``:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+
+from django.utils import formats
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from dpcore import local as rr
 from surveys import designs
@@ -34,7 +39,7 @@ def _fraction(p: float) -> str:
     """ "1 in 4" for simple shares, else a percentage."""
     for n in range(2, 11):
         if math.isclose(p, 1 / n, abs_tol=1e-9):
-            return f"1 in {n}"
+            return _("1 in %(n)s") % {"n": n}
     return percent(p)
 
 
@@ -45,17 +50,31 @@ def _rounded(x: float, places: int) -> str:
     return str(clean.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
 
 
+def _localized(number: str) -> str:
+    """A rounded number's text with the active language's decimal separator ("87,5" in es)."""
+    return number.replace(".", str(formats.get_format("DECIMAL_SEPARATOR")))
+
+
 def percent(p: float) -> str:
     x = 100.0 * p
-    if 0 < x < 1 or 99 < x < 100:
-        return f"{_rounded(x, 1)}%"
-    return f"{_rounded(x, 0)}%"
+    value = _rounded(x, 1) if 0 < x < 1 or 99 < x < 100 else _rounded(x, 0)
+    return _("%(value)s%%") % {"value": _localized(value)}
 
 
 def times(x: float) -> str:
     """A ratio in words: "3 times", "1.4 times"."""
     text = _rounded(x, 1).removesuffix(".0") if x < 10 else _rounded(x, 0)
-    return f"{text} times"
+    return _("%(ratio)s times") % {"ratio": _localized(text)}
+
+
+def _yes(report: str) -> str:
+    """The reported answer as the pages print it: "YES" or "NO"."""
+    return _("YES") if report == "yes" else _("NO")
+
+
+def _answer(answer: str) -> str:
+    """A true answer in running text: "yes" or "no"."""
+    return _("yes") if answer == "yes" else _("no")
 
 
 def posterior(ratio: float, prior: float) -> float:
@@ -82,17 +101,27 @@ def _yes_no_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
             "likelihood_ratio": None if math.isinf(ratio) else ratio,
             "reference_prior": 0.5,
             "posterior": post,
-            "text": (
-                f"A {report.upper()} report is {times(ratio)} as likely from someone whose true "
-                f"answer is {report} as from someone whose true answer is {other}. Someone who "
-                f"thought it 50–50 beforehand would now think it is {percent(post)} likely "
-                f"that your true answer is {report}."
-            ),
+            "text": _(
+                "A %(report)s report is %(times)s as likely from someone whose true answer is "
+                "%(answer)s as from someone whose true answer is %(other)s. Someone who thought "
+                "it 50–50 beforehand would now think it is %(percent)s likely that your true "
+                "answer is %(answer)s."
+            )
+            % {
+                "report": _yes(report),
+                "times": times(ratio),
+                "answer": _answer(report),
+                "other": _answer(other),
+                "percent": percent(post),
+            },
         }
     return out
 
 
-def _krr_reports(design: rr.KRRDesign, options: list[str]) -> dict[str, dict[str, Any]]:
+def _krr_reports(
+    design: rr.KRRDesign, options: list[str], labels: Mapping[str, str]
+) -> dict[str, dict[str, Any]]:
+    """Keyed by the stored option (what is reported); the words use its label."""
     k = len(options)
     ratio = _ratio(design.keep_probability, design.other_probability)
     out = {}
@@ -102,12 +131,18 @@ def _krr_reports(design: rr.KRRDesign, options: list[str]) -> dict[str, dict[str
             "likelihood_ratio": ratio,
             "reference_prior": 1.0 / k,
             "posterior": post,
-            "text": (
-                f"A “{option}” report is {times(ratio)} as likely from someone whose true "
-                f"answer is “{option}” as from someone whose true answer is any one other "
-                f"option. Someone who thought all {k} options equally likely for you would now "
-                f"think it is {percent(post)} likely that your true answer is “{option}”."
-            ),
+            "text": _(
+                "A “%(option)s” report is %(times)s as likely from someone whose true answer is "
+                "“%(option)s” as from someone whose true answer is any one other option. "
+                "Someone who thought all %(k)s options equally likely for you would now think it "
+                "is %(percent)s likely that your true answer is “%(option)s”."
+            )
+            % {
+                "option": labels.get(option, option),
+                "times": times(ratio),
+                "k": k,
+                "percent": percent(post),
+            },
         }
     return out
 
@@ -133,20 +168,22 @@ def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str
     if is_coin_design(spec):
         return {
             "kind": "coins",
-            "button": "Flip the coins",
-            "how": "Two coins decide. First coin tails: your true answer is recorded. Heads: "
-            "a second coin decides — heads records YES, tails records NO, whatever your true "
-            "answer.",
+            "button": _("Flip the coins"),
+            "how": _(
+                "Two coins decide. First coin tails: your true answer is recorded. Heads: a "
+                "second coin decides — heads records YES, tails records NO, whatever your true "
+                "answer."
+            ),
             "sectors": [],
         }
+    truth_label = _("Your true answer")
     if isinstance(design, rr.KRRDesign):
         keep = design.keep_probability
-        sectors = [("keep", "Your true answer", keep), ("other", "Another option", 1 - keep)]
-        how = (
-            f"A spinner decides. {_fraction(keep).capitalize()} of the time your true answer "
-            f"is recorded; otherwise one of the other {len(q.options) - 1} options, picked at "
-            "random."
-        )
+        sectors = [("keep", truth_label, keep), ("other", _("Another option"), 1 - keep)]
+        how = _(
+            "A spinner decides. %(share)s of the time your true answer is recorded; otherwise "
+            "one of the other %(n)s options, picked at random."
+        ) % {"share": _fraction(keep).capitalize(), "n": len(q.options) - 1}
     elif spec["name"] in ("forced_response", "two_probability"):
         # The two-probability device runs as forced response with truth a − b, YES b, NO 1 − a
         # (dpcore.local.browser): the same chances of each report given the true answer.
@@ -156,37 +193,35 @@ def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str
             else (design.c, design.d, design.p_no_given_trait)
         )
         sectors = [
-            ("truth", "Your true answer", p_truth),
-            ("yes", "YES", p_yes),
-            ("no", "NO", p_no),
+            ("truth", truth_label, p_truth),
+            ("yes", _("YES"), p_yes),
+            ("no", _("NO"), p_no),
         ]
-        how = (
-            f"A spinner decides. {_fraction(p_truth).capitalize()} of the time your true answer "
-            f"is recorded; {_fraction(p_yes)} YES and {_fraction(p_no)} NO, whatever your true "
-            "answer."
-        )
+        how = _forced_how(p_truth, p_yes, p_no)
     elif spec["name"] == "warner":
         p = float(spec["p"])
-        sectors = [("truth", "Statement as asked", p), ("negation", "Opposite statement", 1 - p)]
-        how = (
-            f"A spinner decides whether your answer is to the statement as asked "
-            f"({_fraction(p)}) or to its opposite ({_fraction(1 - p)}); only you see which."
-        )
+        sectors = [
+            ("truth", _("Statement as asked"), p),
+            ("negation", _("Opposite statement"), 1 - p),
+        ]
+        how = _(
+            "A spinner decides whether your answer is to the statement as asked (%(asked)s) or "
+            "to its opposite (%(opposite)s); only you see which."
+        ) % {"asked": _fraction(p), "opposite": _fraction(1 - p)}
     else:  # unrelated question
         p, u = float(spec["p"]), float(spec["innocuous_prevalence"])
         sectors = [
-            ("truth", "Your true answer", p),
-            ("innocuous-yes", "Harmless question: YES", (1 - p) * u),
-            ("innocuous-no", "Harmless question: NO", (1 - p) * (1 - u)),
+            ("truth", truth_label, p),
+            ("innocuous-yes", _("Harmless question: YES"), (1 - p) * u),
+            ("innocuous-no", _("Harmless question: NO"), (1 - p) * (1 - u)),
         ]
-        how = (
-            f"A spinner decides. {_fraction(p).capitalize()} of the time your true answer is "
-            f"recorded; otherwise the answer to a harmless question, which your browser picks "
-            "by chance."
-        )
+        how = _(
+            "A spinner decides. %(share)s of the time your true answer is recorded; otherwise "
+            "the answer to a harmless question, which your browser picks by chance."
+        ) % {"share": _fraction(p).capitalize()}
     return {
         "kind": "spinner",
-        "button": "Spin the spinner",
+        "button": _("Spin the spinner"),
         "how": how,
         # ``percent`` is the legend's text for the share, rounded here so the page prints it
         # unchanged (it never formats a probability itself).
@@ -197,6 +232,22 @@ def _randomizer(q: Question, design: rr.BinaryDesign | rr.KRRDesign) -> dict[str
     }
 
 
+def _forced_how(p_truth: float, p_yes: float, p_no: float) -> str:
+    return _(
+        "A spinner decides. %(truth)s of the time your true answer is recorded; %(yes)s YES and "
+        "%(no)s NO, whatever your true answer."
+    ) % {
+        "truth": _fraction(p_truth).capitalize(),
+        "yes": _fraction(p_yes),
+        "no": _fraction(p_no),
+    }
+
+
+def assumption() -> str:
+    """The crosswise model's assumption (``surveys.innocuous``) in the active language."""
+    return _(CROSSWISE_ASSUMPTION)
+
+
 # --- the crosswise model: no randomizer ----------------------------------------------------------
 
 
@@ -204,17 +255,18 @@ def crosswise_randomizer(spec: dict[str, Any]) -> dict[str, Any]:
     """The crosswise page has no coins and no spinner: the respondent's own answer to the second
     (innocuous) statement, true for about ``p`` of people, is the chance."""
     p = float(spec["innocuous_prevalence"])
-    text = spec.get("innocuous_text") or "the second statement"
+    text = spec.get("innocuous_text") or _("the second statement")
     return {
         "kind": "none",
         "button": "",
-        "how": (
-            f"No coin is needed. Say only whether your answers to the two statements are the "
-            f"same (both true or both false) or different. “{text}” is true for about "
-            f"{percent(p)} of people, so nobody can be sure from SAME or DIFFERENT what your "
-            f"answer to the first statement is. {CROSSWISE_ASSUMPTION}"
-        ),
-        "assumption": CROSSWISE_ASSUMPTION,
+        "how": _(
+            "No coin is needed. Say only whether your answers to the two statements are the "
+            "same (both true or both false) or different. “%(statement)s” is true for about "
+            "%(percent)s of people, so nobody can be sure from SAME or DIFFERENT what your "
+            "answer to the first statement is. %(assumption)s"
+        )
+        % {"statement": text, "percent": percent(p), "assumption": assumption()},
+        "assumption": assumption(),
         "innocuous_text": text,
         "innocuous_prevalence": p,
         "sectors": [],
@@ -226,7 +278,8 @@ def _crosswise_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
     ``LR(same) = p/(1 − p)``, ``LR(different) = (1 − p)/p`` (true answer yes vs no)."""
     p = float(design.params["innocuous_prevalence"])
     out = {}
-    for report, word, ratio in (("yes", "SAME", p / (1 - p)), ("no", "DIFFERENT", (1 - p) / p)):
+    pairs = (("yes", _("SAME"), p / (1 - p)), ("no", _("DIFFERENT"), (1 - p) / p))
+    for report, word, ratio in pairs:
         # Words for the answer the report favours, so the ratio read out is ≥ 1.
         likely, other = ("yes", "no") if ratio >= 1 else ("no", "yes")
         shown = max(ratio, 1 / ratio)
@@ -235,12 +288,20 @@ def _crosswise_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
             "likelihood_ratio": ratio,
             "reference_prior": 0.5,
             "posterior": posterior(ratio, 0.5),
-            "text": (
-                f"A {word} answer is {times(shown)} as likely from someone whose true answer to "
-                f"the first statement is {likely} as from someone whose answer is {other}. "
-                f"Someone who thought it 50–50 beforehand would now think it is {percent(post)} "
-                f"likely that your answer is {likely}. {CROSSWISE_ASSUMPTION}"
-            ),
+            "text": _(
+                "A %(word)s answer is %(times)s as likely from someone whose true answer to the "
+                "first statement is %(likely)s as from someone whose answer is %(other)s. "
+                "Someone who thought it 50–50 beforehand would now think it is %(percent)s "
+                "likely that your answer is %(likely)s. %(assumption)s"
+            )
+            % {
+                "word": word,
+                "times": times(shown),
+                "likely": _answer(likely),
+                "other": _answer(other),
+                "percent": percent(post),
+                "assumption": assumption(),
+            },
         }
     return out
 
@@ -264,15 +325,22 @@ def _cheater_protection(design: Any) -> dict[str, Any]:
     drawn group's spinner (``randomizer.groups[g − 1]``, forced-response sectors)."""
     groups: list[dict[str, Any]] = []
     for i, g in enumerate(design.groups, start=1):
-        sectors = [("truth", "Your true answer", g.p_truth), ("yes", "YES", g.p_yes)]
-        sectors.append(("no", "NO", g.p_no))
+        sectors = [("truth", _("Your true answer"), g.p_truth), ("yes", _("YES"), g.p_yes)]
+        sectors.append(("no", _("NO"), g.p_no))
         groups.append(
             {
                 "kind": "spinner",
-                "button": "Spin the spinner",
-                "how": f"Group {i}: {_fraction(g.p_truth)} of the time your true answer is "
-                f"recorded; {_fraction(g.p_yes)} YES and {_fraction(g.p_no)} NO, whatever your "
-                "true answer.",
+                "button": _("Spin the spinner"),
+                "how": _(
+                    "Group %(n)s: %(truth)s of the time your true answer is recorded; %(yes)s "
+                    "YES and %(no)s NO, whatever your true answer."
+                )
+                % {
+                    "n": i,
+                    "truth": _fraction(g.p_truth),
+                    "yes": _fraction(g.p_yes),
+                    "no": _fraction(g.p_no),
+                },
                 "sectors": [
                     {"branch": b, "label": label, "share": x, "percent": percent(x)}
                     for b, label, x in sectors
@@ -280,8 +348,11 @@ def _cheater_protection(design: Any) -> dict[str, Any]:
             }
         )
     how = (
-        "First a fair coin puts you in group 1 or group 2 (it is sent with your answer and says "
-        "nothing about it); then that group's spinner decides. "
+        _(
+            "First a fair coin puts you in group 1 or group 2 (it is sent with your answer and "
+            "says nothing about it); then that group's spinner decides."
+        )
+        + " "
         + " ".join(str(grp["how"]) for grp in groups)
     )
     worst = {
@@ -296,26 +367,39 @@ def _cheater_protection(design: Any) -> dict[str, Any]:
             "likelihood_ratio": ratio,
             "reference_prior": 0.5,
             "posterior": post,
-            "text": (
-                f"In either group, a {report.upper()} report is at most {times(ratio)} as likely "
-                f"from someone whose true answer is {report} as from someone whose true answer "
-                f"is {other}. Someone who thought it 50–50 beforehand would now think it at most "
-                f"{percent(post)} likely that your true answer is {report}."
-            ),
+            "text": _(
+                "In either group, a %(report)s report is at most %(times)s as likely from "
+                "someone whose true answer is %(answer)s as from someone whose true answer is "
+                "%(other)s. Someone who thought it 50–50 beforehand would now think it at most "
+                "%(percent)s likely that your true answer is %(answer)s."
+            )
+            % {
+                "report": _yes(report),
+                "times": times(ratio),
+                "answer": _answer(report),
+                "other": _answer(other),
+                "percent": percent(post),
+            },
         }
     randomizer = {**groups[0], "how": how, "groups": groups}
     return {"randomizer": randomizer, "reports": reports}
 
 
 HANDLING_TEXT = {
-    RANDOMIZED: "Randomized on this device: only the result is sent, never your true answer.",
-    DIRECT: "Not randomized: sent exactly as you enter it.",
+    RANDOMIZED: gettext_lazy(
+        "Randomized on this device: only the result is sent, never your true answer."
+    ),
+    DIRECT: gettext_lazy("Not randomized: sent exactly as you enter it."),
 }
 
 
-def question_protection(q: Question) -> dict[str, Any]:
-    """Handling, randomizer and per-report deniability of one question (JSON-ready)."""
-    out: dict[str, Any] = {"handling": handling(q), "handling_text": HANDLING_TEXT[handling(q)]}
+def question_protection(q: Question, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Handling, randomizer and per-report deniability of one question (JSON-ready), in the
+    active language; ``labels`` are the options' words in it (the keys stay the options)."""
+    out: dict[str, Any] = {
+        "handling": handling(q),
+        "handling_text": str(HANDLING_TEXT[handling(q)]),
+    }
     if not q.is_randomized:
         return out
     design = designs.question_design(q)
@@ -324,13 +408,13 @@ def question_protection(q: Question) -> dict[str, Any]:
         return out
     out["randomizer"] = _randomizer(q, design)
     if is_crosswise(q):
-        out["handling_text"] = (
+        out["handling_text"] = _(
             "Crosswise: only SAME or DIFFERENT is sent, never your answer to either statement. "
-            + CROSSWISE_ASSUMPTION
-        )
+            "%(assumption)s"
+        ) % {"assumption": assumption()}
         out["reports"] = _crosswise_reports(design)
     elif isinstance(design, rr.KRRDesign):
-        out["reports"] = _krr_reports(design, list(q.options))
+        out["reports"] = _krr_reports(design, list(q.options), labels or {})
     else:
         out["reports"] = _yes_no_reports(design)
     return out
@@ -338,11 +422,14 @@ def question_protection(q: Question) -> dict[str, Any]:
 
 def _paired_sentence(paired: list[Question]) -> str:
     """The crosswise questions: nothing is drawn, only SAME or DIFFERENT is sent."""
-    one = len(paired) == 1
-    return (
-        f" {len(paired)} {'asks' if one else 'ask'} only whether two statements are both true or "
-        f"both false (SAME or DIFFERENT): nothing is randomized, and only that is sent."
-    )
+    n = len(paired)
+    return ngettext(
+        "%(n)s asks only whether two statements are both true or both false (SAME or "
+        "DIFFERENT): nothing is randomized, and only that is sent.",
+        "%(n)s ask only whether two statements are both true or both false (SAME or "
+        "DIFFERENT): nothing is randomized, and only that is sent.",
+        n,
+    ) % {"n": n}
 
 
 def survey_handling(questions: list[Question]) -> dict[str, Any]:
@@ -355,23 +442,40 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
     randomized = [q for q in questions if q.is_randomized and not is_crosswise(q)]
     direct = [q for q in questions if not q.is_randomized]
     if randomized and not direct:
-        summary = (
+        summary = _(
             "Every answer in this survey is randomized on your device before it is sent: "
             "your true answers never leave it."
         )
-        sent = (
+        sent = _(
             "Only the randomized answers left this device. Your true answers were never sent "
             "or saved."
         )
     elif direct and not randomized:
-        summary = "No answer in this survey is randomized: each is sent exactly as you enter it."
-        sent = "Your answers were sent exactly as you gave them; none was randomized."
+        summary = _("No answer in this survey is randomized: each is sent exactly as you enter it.")
+        sent = _("Your answers were sent exactly as you gave them; none was randomized.")
     elif randomized and direct:
-        summary = (
-            f"{len(randomized)} of {len(questions)} answers are randomized on your device before "
-            f"they are sent; the other {len(direct)} are sent exactly as you enter them."
-        )
-        sent = (
+        counts = {"r": len(randomized), "n": len(questions), "d": len(direct)}
+        if paired:
+            # "the other N" would count the crosswise questions too: say what the rest are.
+            summary = (
+                ngettext(
+                    "%(r)s of %(n)s answers are randomized on your device before they are sent; "
+                    "%(d)s is sent exactly as you enter it.",
+                    "%(r)s of %(n)s answers are randomized on your device before they are sent; "
+                    "%(d)s are sent exactly as you enter them.",
+                    len(direct),
+                )
+                % counts
+            )
+        else:
+            summary = (
+                _(
+                    "%(r)s of %(n)s answers are randomized on your device before they are sent; "
+                    "the other %(d)s are sent exactly as you enter them."
+                )
+                % counts
+            )
+        sent = _(
             "Your answers to the randomized questions left this device only as randomized "
             "results — those true answers were never sent or saved. Your answers to the other "
             "questions were sent exactly as you gave them."
@@ -379,14 +483,8 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
     else:  # only crosswise questions
         summary = sent = ""
     if paired:
-        if randomized and direct:
-            # "the other N" above counts the direct questions only: say what the rest are.
-            summary = summary.replace(
-                f"the other {len(direct)} are sent exactly",
-                f"{len(direct)} {'is' if len(direct) == 1 else 'are'} sent exactly",
-            )
         note = _paired_sentence(paired)
-        summary, sent = (summary + note).strip(), (sent + note).strip()
+        summary, sent = f"{summary} {note}".strip(), f"{sent} {note}".strip()
     return {
         "summary": summary,
         "sent": sent,

@@ -18,6 +18,7 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import gettext as _
 
 from deniable.errors import DomainError
 
@@ -73,7 +74,7 @@ def submission_rate_check(
     if count > limit:
         retry_after = int(window - (now % window)) + 1
         raise RateLimited(
-            f"Too many {scope.replace('_', ' ')} for this survey right now; try again in "
-            f"{retry_after} s.",
+            _("Too many requests for this survey right now; try again in %(seconds)s s.")
+            % {"seconds": retry_after},
             retry_after=retry_after,
         )

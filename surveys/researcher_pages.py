@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -121,6 +122,8 @@ def _builder_survey(survey: Survey | None) -> dict[str, Any]:
             "response_cap": None,
             "budget": {"epsilon": 1.0, "delta": 1e-6},
             "questions": [],
+            "languages": [],
+            "translations": {},
         }
     return {
         "title": survey.title,
@@ -131,6 +134,8 @@ def _builder_survey(survey: Survey | None) -> dict[str, Any]:
         "response_cap": survey.response_cap,
         "budget": {"epsilon": survey.budget_epsilon, "delta": survey.budget_delta},
         "questions": [_builder_question(q) for q in survey.questions.all()],
+        "languages": list(survey.languages or []),
+        "translations": dict(survey.translations or {}),
     }
 
 
@@ -153,6 +158,8 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "innocuous_statements": INNOCUOUS_STATEMENTS,
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
         "survey": _builder_survey(survey),
+        # static/js/builder/translations.js: the languages a survey may declare, by name.
+        "language_choices": [[code, str(name)] for code, name in settings.LANGUAGES],
     }
     return render(request, "surveys/builder.html", {"survey": survey, "data": data})
 

@@ -83,6 +83,14 @@ class SurveySpec:
     planned_n: int = 1000
     questions: tuple[QuestionSpec, ...] = ()
     slug: str | None = None  # None: a random one
+    # Respondent-facing languages (the default first) and the complete content in every other
+    # one (surveys.translations; docs/translations.md).
+    languages: tuple[str, ...] = ()
+    translations: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "languages", tuple(self.languages))
+        object.__setattr__(self, "translations", _frozen(self.translations))
 
     def kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :func:`surveys.services.survey_create`."""

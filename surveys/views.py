@@ -9,6 +9,7 @@ their own coins (the no-JS form).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -17,18 +18,20 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
-from surveys import designs, protection
+from surveys import designs, protection, respond_i18n
 from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
 from surveys.inputs import invitation_request, submission_spec
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
 from surveys.researcher_pages import survey_or_404
+from surveys.respond_strings import respond_strings
 from surveys.selectors import survey_get_public
 from surveys.services import (
     MAX_INVITATIONS,
@@ -65,7 +68,7 @@ def _questions(survey: Survey) -> list[Question]:
     return list(survey.questions.all())
 
 
-def _question_data(q: Question) -> dict[str, Any]:
+def _question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
     """What the browser needs to randomize and explain one question (never anything secret)."""
     out: dict[str, Any] = {
         "key": q.key,
@@ -73,10 +76,12 @@ def _question_data(q: Question) -> dict[str, Any]:
         "kind": q.kind,
         "randomized": q.is_randomized,
         "options": list(q.options or []),
+        # The option values are what is sent; the labels are what the respondent reads.
+        "labels": dict(labels),
         "min": q.min_value,
         "max": q.max_value,
         # Handling, randomizer and deniability words and numbers: computed once, server-side.
-        "protection": protection.question_protection(q),
+        "protection": protection.question_protection(q, labels),
     }
     if not q.is_randomized:
         return out
@@ -94,6 +99,7 @@ def _respond_page(
     request: HttpRequest,
     survey: Survey,
     form: RespondForm,
+    language: respond_i18n.RespondentLanguage,
     *,
     status: int = 200,
     preview: bool = False,
@@ -101,36 +107,46 @@ def _respond_page(
     """The respondent page. ``preview``: the researcher's preview (surveys.management_pages),
     the same page with a banner, no API URL to send to and draws kept in page memory only."""
     questions = form.questions
-    items = []
+    items: list[dict[str, Any]] = []
     for q in questions:
         protocol = physical_protocol(q)
+        labels = language.labels.get(q.key, {})
         items.append(
             {
                 "key": q.key,
                 "text": q.text,
                 "kind": q.kind,
                 "randomized": q.is_randomized,
-                "options": q.options,
+                "options": [(o, labels.get(o, o)) for o in q.options or []],
                 "min": q.min_value,
                 "max": q.max_value,
                 "field": form[field_name(q)],
                 "protocol": protocol,
-                "protection": protection.question_protection(q),
+                "protection": protection.question_protection(q, labels),
             }
         )
     data = {
         "slug": survey.slug,
         "access": survey.access,
-        "api_url": None if preview else reverse("api-survey-responses", args=[survey.slug]),
+        "language": language.code,
+        # ?lang=… so the endpoints answer (refusals included) in the page's language.
+        "api_url": None
+        if preview
+        else reverse("api-survey-responses", args=[survey.slug]) + language.query,
         "invitation_check_url": reverse("api-survey-invitations-check", args=[survey.slug])
+        + language.query
         if survey.access == Survey.Access.INVITE and not preview
         else None,
         "preview": preview,
         "epsilon_total": designs.epsilon_local_total(questions),
-        "questions": [_question_data(q) for q in questions],
+        "questions": [_question_data(q, language.labels.get(q.key, {})) for q in questions],
     }
     context = {
         "survey": survey,
+        "words": language.words,
+        "languages": respond_i18n.switcher(request, language),
+        "lang_query": language.query,
+        "strings": respond_strings(),
         "form": form,
         "items": items,
         "data": data,
@@ -154,7 +170,9 @@ def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[st
         out.append({"href": "#respond-form", "text": str(message)})
     if "token" in form.fields and form["token"].errors:
         text = " ".join(str(m) for m in form["token"].errors)
-        out.append({"href": "#id_token", "text": f"Invitation code: {text}"})
+        out.append(
+            {"href": "#id_token", "text": _("Invitation code: %(errors)s") % {"errors": text}}
+        )
     for number, q in enumerate(questions, start=1):
         errors = form[field_name(q)].errors
         if not errors:
@@ -162,7 +180,13 @@ def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[st
         # Radio groups: link to the first radio; a number field: to its input.
         radio = q.kind != Question.Kind.NUMBER
         href = f"#id_{field_name(q)}_0" if radio else f"#id_{field_name(q)}"
-        out.append({"href": href, "text": f"Question {number}: {' '.join(str(m) for m in errors)}"})
+        joined = " ".join(str(m) for m in errors)
+        out.append(
+            {
+                "href": href,
+                "text": _("Question %(n)s: %(errors)s") % {"n": number, "errors": joined},
+            }
+        )
     return out
 
 
@@ -176,11 +200,13 @@ def _message(
     tone: str = "",
     advice: str = "",
     details: dict[str, Any] | None = None,
+    language: respond_i18n.RespondentLanguage | None = None,
 ) -> HttpResponse:
     context = {
         "heading": heading,
         "text": text,
         "survey": survey,
+        "survey_title": language.words.title if language else (survey.title if survey else ""),
         "tone": tone,
         "advice": advice,
         "details": details,
@@ -195,17 +221,24 @@ def _public_or_404(slug: str) -> Survey:
         raise Http404("No such survey.") from exc
 
 
-def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
+def _closed(
+    request: HttpRequest, survey: Survey, language: respond_i18n.RespondentLanguage
+) -> HttpResponse:
     return _message(
         request,
-        "This survey is closed",
-        "It no longer accepts answers: the researcher closed it, its closing date has passed, "
-        "or it has all the answers it needs. Nothing you entered was sent.",
+        _("This survey is closed"),
+        _(
+            "It no longer accepts answers: the researcher closed it, its closing date has "
+            "passed, or it has all the answers it needs. Nothing you entered was sent."
+        ),
         status=200,
         survey=survey,
         tone="warn",
-        advice="There is nothing more to do. If you expected it to be open, contact the "
-        "researcher who sent you the link.",
+        advice=_(
+            "There is nothing more to do. If you expected it to be open, contact the "
+            "researcher who sent you the link."
+        ),
+        language=language,
     )
 
 
@@ -213,27 +246,33 @@ def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
 @require_GET
 def respond(request: HttpRequest, slug: str) -> HttpResponse:
     survey = _public_or_404(slug)
+    questions = _questions(survey)
+    language = respond_i18n.activate(request, survey, questions)
     if not survey.is_accepting():
-        return _closed(request, survey)
+        return _closed(request, survey, language)
     # A token given as ?token=… (old links) prefills the form; new links use #t=…, never sent.
     initial = (
         {"token": request.GET.get("token", "")} if survey.access == Survey.Access.INVITE else {}
     )
-    questions = _questions(survey)
     if any(q.is_randomized and designs.question_thresholds(q) is None for q in questions):
         # A design stored before the browser checks existed (e.g. k-RR at ε = 1000): the page
         # cannot run it exactly, so it runs nothing rather than another mechanism.
         return _message(
             request,
-            "This survey cannot be answered here",
-            "One of its questions uses a randomization this page cannot run exactly. Please let "
-            "the researcher know.",
+            _("This survey cannot be answered here"),
+            _(
+                "One of its questions uses a randomization this page cannot run exactly. Please "
+                "let the researcher know."
+            ),
             status=200,
             survey=survey,
             tone="warn",
+            language=language,
         )
-    form = RespondForm(survey=survey, questions=questions, initial=initial)
-    return _respond_page(request, survey, form)
+    form = RespondForm(
+        survey=survey, questions=language.questions, labels=language.labels, initial=initial
+    )
+    return _respond_page(request, survey, form, language)
 
 
 @csrf_exempt
@@ -250,22 +289,30 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
     every submission, a stable identifier across a respondent's visits (issue 11 §10).
     """
     survey = _public_or_404(slug)
+    language = respond_i18n.activate(request, survey, _questions(survey))
     if not survey.is_accepting():
-        return _closed(request, survey)
+        return _closed(request, survey, language)
     try:
         submission_rate_check(survey_id=survey.pk)
     except RateLimited as exc:
         return _message(
             request,
-            "Too many answers at once",
-            f"This survey is receiving a lot of answers right now. {exc.detail}",
+            _("Too many answers at once"),
+            _(
+                "This survey is receiving a lot of answers right now. Please try again in "
+                "%(seconds)s seconds."
+            )
+            % {"seconds": exc.extra.get("retry_after", 60)},
             status=429,
             survey=survey,
             tone="warn",
+            language=language,
         )
-    form = RespondForm(request.POST, survey=survey, questions=_questions(survey))
+    form = RespondForm(
+        request.POST, survey=survey, questions=language.questions, labels=language.labels
+    )
     if not form.is_valid():
-        return _respond_page(request, survey, form, status=400)
+        return _respond_page(request, survey, form, language, status=400)
     body = {
         "submission_id": uuid.uuid4(),  # server-made: a no-JS browser cannot keep one
         "randomizer": "physical",
@@ -278,43 +325,52 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
         submission_create(survey=survey, **spec.kwargs())
     except InvalidInput as exc:
         form.add_domain_errors(exc.errors)
-        return _respond_page(request, survey, form, status=400)
+        return _respond_page(request, survey, form, language, status=400)
     except Conflict as exc:
         if exc.code == "token_used":
             return _message(
                 request,
-                "This invitation was already used",
-                "Each invitation can be used once, and this one already has been, so your "
-                "answers were not recorded.",
+                _("This invitation was already used"),
+                _(
+                    "Each invitation can be used once, and this one already has been, so your "
+                    "answers were not recorded."
+                ),
                 status=409,
                 survey=survey,
                 tone="warn",
-                advice="If you have not answered this survey before, ask the researcher who "
-                "invited you for a new invitation. If you already answered, there is nothing "
-                "more to do.",
+                advice=_(
+                    "If you have not answered this survey before, ask the researcher who "
+                    "invited you for a new invitation. If you already answered, there is "
+                    "nothing more to do."
+                ),
+                language=language,
             )
         if exc.code in ("survey_closed", "response_cap_reached"):
-            return _closed(request, survey)
+            return _closed(request, survey, language)
         form.add_error(None, exc.detail)
-        return _respond_page(request, survey, form, status=409)
+        return _respond_page(request, survey, form, language, status=409)
     except NotFound as exc:
         raise Http404("No such survey.") from exc
-    return HttpResponseRedirect(reverse("respond-thanks", args=[survey.slug]))
+    thanks = reverse("respond-thanks", args=[survey.slug]) + language.query
+    return HttpResponseRedirect(thanks)
 
 
 @require_GET
 def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
     survey = _public_or_404(slug)
+    language = respond_i18n.activate(request, survey, _questions(survey))
+    handling = protection.survey_handling(language.questions)
     # Only the no-JS form lands here (the JS page thanks in place): the randomized answers were
     # the ones the respondent's coins chose.
     return _message(
         request,
-        "Thank you — your answers were recorded",
-        protection.survey_handling(_questions(survey))["sent"],
+        _("Thank you — your answers were recorded"),
+        handling["sent"],
         status=200,
         survey=survey,
         tone="ok",
-        details=protection.survey_handling(_questions(survey)),
+        details=handling,
+        language=language,
     )
 
 

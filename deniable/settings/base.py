@@ -56,6 +56,10 @@ MIDDLEWARE = [
     # After WhiteNoise: static files keep their cache headers, dynamic responses get no-store.
     "deniable.security.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's LocaleMiddleware for the respondent pages and endpoints only (Accept-Language,
+    # then the survey's own languages in the view); everything else stays in LANGUAGE_CODE
+    # (docs/translations.md).
+    "deniable.locale.RespondentLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -246,6 +250,28 @@ LOGOUT_REDIRECT_URL = "login"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The languages a survey may declare (docs/translations.md#languages). The respondent interface
+# has catalogues for en and es (locale/); any other listed language shows the survey's own
+# translated content with the interface in English.
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Spanish"),
+    ("fr", "French"),
+    ("de", "German"),
+    ("pt", "Portuguese"),
+    ("it", "Italian"),
+    ("nl", "Dutch"),
+    ("pl", "Polish"),
+    ("tr", "Turkish"),
+    ("ru", "Russian"),
+    ("ar", "Arabic"),
+    ("he", "Hebrew"),
+    ("fa", "Persian"),
+    ("hi", "Hindi"),
+    ("zh-hans", "Simplified Chinese"),
+    ("ja", "Japanese"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"

@@ -7,6 +7,7 @@
  */
 
 import { send } from "./lib/http.js";
+import { setupTranslations } from "./builder/translations.js";
 
 const data = JSON.parse(document.getElementById("builder-data").textContent);
 const form = document.getElementById("builder");
@@ -352,6 +353,7 @@ function surveyBody() {
     response_cap: num(document.getElementById("b-cap")),
     budget: { epsilon: num(document.getElementById("b-eps")), delta: num(document.getElementById("b-delta")) },
     questions: [...list.children].map(cardValue),
+    ...translations.body(), // languages, translations (builder/translations.js)
   };
 }
 
@@ -382,19 +384,16 @@ async function save(event) {
 
 // ---------------------------------------------------------------- start
 const s = data.survey;
-document.getElementById("b-title").value = s.title;
-document.getElementById("b-description").value = s.description;
+[document.getElementById("b-title").value, document.getElementById("b-description").value] = [s.title, s.description];
 document.getElementById("b-access").value = s.access;
 document.getElementById("b-planned").value = s.planned_n;
 document.getElementById("b-closes").value = localInputValue(s.closes_at);
 document.getElementById("b-cap").value = s.response_cap ?? "";
-document.getElementById("b-eps").value = s.budget.epsilon;
-document.getElementById("b-delta").value = s.budget.delta;
-const initial = s.questions.length ? s.questions : [{ key: "q1", text: "", kind: "yes_no" }];
-for (const q of initial) addCard(q);
-document.getElementById("add-question").addEventListener("click", () => {
-  const card = addCard({ key: `q${list.children.length + 1}`, text: "", kind: "yes_no" });
-  field(card, "text").focus();
-});
+[document.getElementById("b-eps").value, document.getElementById("b-delta").value] = [s.budget.epsilon, s.budget.delta];
+for (const q of s.questions.length ? s.questions : [{ key: "q1", text: "", kind: "yes_no" }]) addCard(q);
+const translations = setupTranslations(data, form, () => ({ title: document.getElementById("b-title").value.trim(),
+  description: document.getElementById("b-description").value, questions: [...list.children].map(cardValue) }));
+document.getElementById("add-question").addEventListener("click", () =>
+  field(addCard({ key: `q${list.children.length + 1}`, text: "", kind: "yes_no" }), "text").focus());
 document.getElementById("b-planned").addEventListener("input", debounce(() => { for (const c of list.children) preview(c); }, 400));
 form.addEventListener("submit", save);

@@ -16,6 +16,7 @@
 import { request } from "./lib/http.js";
 import { DONE, SUBMISSION, StorageBlockedError, drawnView, openMemo, possibleReports } from "./rr/memo.js";
 import { animate, isShown, visual, whatHappened } from "./respond/stage.js";
+import { fixed2, t, tParts } from "./respond/i18n.js";
 
 const dataNode = document.getElementById("survey-data");
 const form = document.getElementById("respond-form");
@@ -32,7 +33,7 @@ let physicalMode = false;
 // in the same radios the no-JavaScript page posts; the reported boolean is `same`.
 const isCrosswise = (q) => q.kind === "yes_no" && q.design?.name === "crosswise";
 const bare = (v) => (v !== null && typeof v === "object" ? v.report : v); // cheater: {group, report}
-const show = (q, v) => (isCrosswise(q) ? (v ? "SAME" : "DIFFERENT") : q.kind === "yes_no" ? (bare(v) ? "YES" : "NO") : `“${v}”`);
+const show = (q, v) => (isCrosswise(q) ? t(v ? "same" : "different") : q.kind === "yes_no" ? t(bare(v) ? "yes" : "no") : t("quoted", { label: q.labels?.[v] ?? v }));
 const reportKey = (q, v) => (q.kind === "yes_no" ? (bare(v) ? "yes" : "no") : v);
 const meaning = (q, reported) => q.protection.reports[reportKey(q, reported)]?.text ?? "";
 
@@ -64,8 +65,8 @@ function setupFlipper(section, q) {
     pick.hidden = true;
     result.innerHTML = "";
     result.append(
-      para("Your answer to this question was already randomized on this device. We will record ", strong(show(q, stored)), "."),
-      para("We don't flip again: several flips for the same question could be combined to reveal your true answer, so flipping again would weaken your protection."),
+      para(...tParts("already_randomized", { report: strong(show(q, stored)) })),
+      para(t("no_second_flip")),
       para(meaning(q, stored)),
     );
     return;
@@ -102,8 +103,9 @@ function setupFlipper(section, q) {
     pick.hidden = true;
     running.then(() => {
       result.innerHTML = "";
+      const what = `${outcome.group ? `${t("group", { n: outcome.group })} ` : ""}${whatHappened(drawnView(q, outcome), outcome)}`;
       result.append(
-        para(`${outcome.group ? `Group ${outcome.group}. ` : ""}${whatHappened(drawnView(q, outcome), outcome)} We will record `, strong(show(q, outcome.reported)), "."),
+        para(...tParts("will_record", { what, report: strong(show(q, outcome.reported)) })),
         para(meaning(q, outcome.reported)),
       );
       if (document.activeElement === document.body || !isShown(document.activeElement)) next.focus();
@@ -161,8 +163,8 @@ function validateStep(section) {
   const q = items.get(section.dataset.key);
   if (!q) return true;
   if (answerOf(q) !== undefined) { stepError(section, ""); return true; }
-  stepError(section, isCrosswise(q) ? "Tick SAME or DIFFERENT." : q.randomized ? `Tap your true answer, then press “${visual(q).button}”.` :
-    q.kind === "number" ? `Enter a number${q.min != null && q.max != null ? ` from ${q.min} to ${q.max}` : ""}.` : "Choose an answer.");
+  stepError(section, isCrosswise(q) ? t("tick_same_different") : q.randomized ? t("tap_then_press", { button: visual(q).button }) :
+    q.kind === "number" ? (q.min != null && q.max != null ? t("number_between", { min: q.min, max: q.max }) : t("number")) : t("choose"));
   return false;
 }
 
@@ -175,21 +177,17 @@ function buildSummary() {
     const title = document.createElement("strong");
     title.textContent = q.text;
     li.append(title, document.createElement("br"));
-    if (isCrosswise(q)) {
-      li.append(`To be sent: ${show(q, v)} — only whether your two answers agree. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
-    } else if (q.randomized) {
-      li.append(`To be sent: ${show(q, v)} — randomized on this device; your true answer is not sent. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
+    if (q.randomized) {
+      li.append(t(isCrosswise(q) ? "summary_paired" : "summary_randomized", { report: show(q, v), epsilon: fixed2(q.epsilon), meaning: meaning(q, v) }));
     } else {
-      li.append(`To be sent: ${v}. ${q.protection.handling_text}`);
+      li.append(t("summary_direct", { value: q.kind === "category" ? q.labels?.[v] ?? v : v, handling: q.protection.handling_text }));
     }
     li.dataset.handling = q.protection.handling;
     list.append(li);
   }
   const anyRandomized = data.questions.some((q) => q.randomized);
   document.getElementById("summary-total").textContent = anyRandomized ?
-    `Your total privacy loss for this survey is ε = ${Number(data.epsilon_total).toFixed(2)} ` +
-    "(the sum over the randomized questions; smaller is more private). Only the answers above are sent." :
-    "None of these answers is randomized: they are sent exactly as shown above.";
+    t("summary_total", { epsilon: fixed2(data.epsilon_total) }) : t("summary_none");
 }
 
 // ---------------------------------------------------------------- sending
@@ -247,11 +245,11 @@ function showRefusal(errorBox, status, payload) {
       const key = field.startsWith("answers.") ? field.slice(8) : null;
       const index = steps.findIndex((s) => s.dataset.key === key);
       if (index >= 0) stepError(steps[index], text);
-      lines.push(`${key ? items.get(key)?.text ?? key : field}: ${text}`);
+      lines.push(t("field_error", { field: key ? items.get(key)?.text ?? key : field, errors: text }));
     }
-    errorBox.textContent = `Please check: ${lines.join(" · ")}`;
+    errorBox.textContent = t("please_check", { lines: lines.join(" · ") });
   } else {
-    errorBox.textContent = payload.detail || `The server could not take your answers (error ${status}).`;
+    errorBox.textContent = payload.detail || t("server_error", { status });
   }
 }
 
@@ -263,7 +261,7 @@ async function send() {
   if (!answers) return;
   if (data.preview) { done(); return; } // the researcher's preview: nothing is sent or stored
   if (data.access === "invite" && !token()) {
-    errorBox.textContent = "Enter your invitation code at the top of the page.";
+    errorBox.textContent = t("enter_code");
     errorBox.hidden = false;
     return;
   }
@@ -280,7 +278,7 @@ async function send() {
     if (ok) { done(); return; }
     showRefusal(errorBox, status, payload);
   } catch {
-    errorBox.textContent = "We could not reach the server. Your randomized answers are kept on this device; please try again.";
+    errorBox.textContent = t("unreachable");
   }
   errorBox.hidden = false;
   button.disabled = false;

@@ -87,6 +87,13 @@ class SurveyOutSerializer(serializers.Serializer):
     respondents = serializers.SerializerMethodField()
     epsilon_local_total = serializers.SerializerMethodField()
     questions = QuestionOutSerializer(many=True, source="questions.all")
+    languages = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Respondent-facing languages, the default first (empty: the site's default).",
+    )
+    translations = serializers.DictField(
+        help_text='{lang: {"title","description","questions":{key:{"text","options":{…}}}}}'
+    )
     links = serializers.SerializerMethodField()
     owner = serializers.CharField(source="owner.username", help_text="The owner's username.")
     role = serializers.SerializerMethodField()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from deniable.input_fields import StrictCharField, UUID4Field, is_finite_number
@@ -41,19 +42,19 @@ def _yes_no(question: Question, value: Any) -> Answer:
     if is_cheater_question(question):
         return _cheater(value)
     if not isinstance(value, bool):
-        raise serializers.ValidationError("Must be a boolean (the reported answer).")
+        raise serializers.ValidationError(_("Must be a boolean (the reported answer)."))
     return value
 
 
 def _option(question: Question, value: Any) -> Answer:
     if not isinstance(value, str) or value not in question.options:
-        raise serializers.ValidationError("Must be one of the question's options.")
+        raise serializers.ValidationError(_("Must be one of the question's options."))
     return value
 
 
 def _number(question: Question, value: Any) -> Answer:
     if not is_finite_number(value):
-        raise serializers.ValidationError("Must be a finite number.")
+        raise serializers.ValidationError(_("Must be a finite number."))
     number = float(value)
     if abs(number) > MAX_ABS_NUMBER:  # a question stored before the bounds were capped
         raise serializers.ValidationError(
@@ -61,7 +62,9 @@ def _number(question: Question, value: Any) -> Answer:
         )
     lo, hi = question.min_value, question.max_value
     if lo is None or hi is None or not lo <= number <= hi:
-        raise serializers.ValidationError(f"Must be between {lo:g} and {hi:g}.")
+        raise serializers.ValidationError(
+            _("Must be between %(min)s and %(max)s.") % {"min": f"{lo:g}", "max": f"{hi:g}"}
+        )
     return number
 
 
@@ -80,13 +83,13 @@ def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> 
     known = {q.key for q in questions}
     for key in answers:
         if key not in known:
-            errors[f"answers.{key}"] = ["Unknown question."]
+            errors[f"answers.{key}"] = [_("Unknown question.")]
     cleaned: dict[str, Answer] = {}
     for q in questions:
         value = answers.get(q.key)
         if value is None:
             if q.is_randomized:
-                errors[f"answers.{q.key}"] = ["This randomized question must be answered."]
+                errors[f"answers.{q.key}"] = [_("This randomized question must be answered.")]
             continue
         try:
             cleaned[q.key] = ANSWER_CHECKS[q.kind](q, value)

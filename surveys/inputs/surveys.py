@@ -27,7 +27,7 @@ from deniable.input_fields import (
 )
 from deniable.inputs import validate_input
 from dpcore.central import calibration as calibrate
-from surveys import designs
+from surveys import designs, translations
 from surveys.inputs.design_specs import (
     DesignField,
     design_spec,
@@ -276,6 +276,19 @@ class _SurveyFieldsSerializer(serializers.Serializer):
         help_text="Replaces all.",
     )
 
+    languages = serializers.ListField(
+        child=StrictCharField(max_length=16),
+        required=False,
+        max_length=len(settings.LANGUAGES),
+        help_text="Respondent-facing language codes (settings.LANGUAGES), the default first "
+        "(docs/translations.md).",
+    )
+    translations = serializers.JSONField(
+        required=False,
+        help_text='{lang: {"title","description","questions":{key:{"text","options":{option: '
+        'label},"innocuous_text"}}}}: complete for every language after the first.',
+    )
+
     def validate_questions(self, value: Sequence[QuestionSpec]) -> Sequence[QuestionSpec]:
         return _unique_keys(value)
 
@@ -283,6 +296,19 @@ class _SurveyFieldsSerializer(serializers.Serializer):
         if value in RESERVED_SLUGS:
             raise serializers.ValidationError(f"{value!r} is reserved; choose another slug.")
         return value
+
+    def validate_languages(self, value: list[str]) -> list[str]:
+        errors = translations.languages_errors(value)
+        if errors:
+            raise serializers.ValidationError(errors)
+        return value
+
+    def validate_translations(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise serializers.ValidationError(
+                "Give an object: {language: {title, description, questions}}."
+            )
+        return dict(value)
 
     def _values(self, attrs: Mapping[str, Any]) -> dict[str, Any]:
         values = {k: v for k, v in attrs.items() if k not in ("budget", "questions")}
@@ -319,6 +345,14 @@ class SurveyInSerializer(_SurveyFieldsSerializer):
     def validate(self, attrs: dict[str, Any]) -> SurveySpec:
         values = self._values({"budget": None, **attrs})
         values["questions"] = tuple(attrs.get("questions") or ())
+        errors = translations.translation_errors(
+            languages=values.get("languages", []),
+            translations=values.get("translations", {}),
+            description=values.get("description") or "",
+            questions=values["questions"],
+        )
+        if errors:
+            raise serializers.ValidationError(errors)
         return SurveySpec(**values)
 
 

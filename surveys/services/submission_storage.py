@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from deniable.errors import Conflict, InvalidInput
 from surveys.models import Invitation, Submission, Survey, Tally
@@ -160,7 +161,7 @@ def submission_store(
             Survey.objects.select_for_update().filter(pk=survey.pk).first()
             if _respondents(survey) >= survey.response_cap:
                 raise Conflict(
-                    "This survey has reached its number of responses.",
+                    _("This survey has reached its number of responses."),
                     code="response_cap_reached",
                 )
         with connection.cursor() as cursor:
@@ -178,14 +179,16 @@ def submission_store(
                     .first()
                 )
                 if revoked is None:
-                    raise InvalidInput.single("token", "Unknown invitation token.")
+                    raise InvalidInput.single("token", _("Unknown invitation token."))
                 if revoked:
                     raise Conflict(
-                        "This invitation was withdrawn by the researcher, so it can no longer "
-                        "be used.",
+                        _(
+                            "This invitation was withdrawn by the researcher, so it can no "
+                            "longer be used."
+                        ),
                         code="token_revoked",
                     )
-                raise Conflict("This invitation has already been used.", code="token_used")
+                raise Conflict(_("This invitation has already been used."), code="token_used")
     return True
 
 

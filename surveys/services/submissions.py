@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from django.db import connection
+from django.utils.translation import gettext as _
 
 from deniable.errors import Conflict, NotFound
 from surveys.models import Submission, Survey
@@ -64,7 +65,7 @@ def _existing_outcome(submission_id: uuid.UUID, fingerprint: str) -> SubmissionO
     if hmac.compare_digest(existing.fingerprint, fingerprint):
         return SubmissionOutcome(submission_id=submission_id, status="duplicate")
     raise Conflict(
-        "A different submission with this submission_id was already received.",
+        _("A different submission with this submission_id was already received."),
         code="duplicate_conflict",
     )
 
@@ -74,7 +75,7 @@ def _invitation_digest(survey: Survey, token: str | None) -> str | None:
     if survey.access != Survey.Access.INVITE:
         return None
     if not token:
-        raise Conflict("This survey needs an invitation token.", code="token_required")
+        raise Conflict(_("This survey needs an invitation token."), code="token_required")
     return invitation_digest(token)
 
 
@@ -83,7 +84,7 @@ def _closed_outcome(submission_id: uuid.UUID, fingerprint: str) -> SubmissionOut
     outcome = _existing_outcome(submission_id, fingerprint)
     if outcome is not None:
         return outcome
-    raise Conflict("This survey is closed.", code="survey_closed")
+    raise Conflict(_("This survey is closed."), code="survey_closed")
 
 
 def _unstored_outcome(
@@ -99,7 +100,7 @@ def _unstored_outcome(
     public_survey_cache.invalidate(slug=survey.slug)
     if not Survey.objects.filter(pk=survey.pk).exclude(status=Survey.Status.DRAFT).exists():
         raise NotFound("No such survey.")
-    raise Conflict("This survey is closed.", code="survey_closed")
+    raise Conflict(_("This survey is closed."), code="survey_closed")
 
 
 def submission_create(

@@ -7,13 +7,15 @@ survey's designs are frozen: reports already collected were randomized under the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from deniable.errors import Conflict, InvalidInput
+from surveys import translations as i18n
 from surveys.models import Question, Survey
 from surveys.specs import (
     KEY_RE,
@@ -39,6 +41,15 @@ __all__ = [  # the limits, re-exported where callers have always found them
     "survey_open",
     "survey_update",
 ]
+
+
+def _plain(value: Any) -> Any:
+    """A JSON column's value from a frozen spec's (read-only mappings become dicts)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _questions_replace(*, survey: Survey, questions: Sequence[QuestionSpec]) -> None:
@@ -74,6 +85,8 @@ def survey_create(
     response_cap: int | None = None,
     planned_n: int = 1000,
     questions: Sequence[QuestionSpec] = (),
+    languages: Sequence[str] = (),
+    translations: Mapping[str, Any] | None = None,
     slug: str | None = None,
 ) -> Survey:
     """Create a draft survey and its questions in one transaction.
@@ -96,6 +109,8 @@ def survey_create(
         planned_n=planned_n,
         budget_epsilon=budget_epsilon,
         budget_delta=budget_delta,
+        languages=list(languages),
+        translations=_plain(translations or {}),
     )
     if slug is not None:
         survey.slug = slug
@@ -145,10 +160,20 @@ def survey_update(*, survey: Survey, changes: SurveyChanges) -> Survey:
         if "slug" in changes.values:
             _slug_free(changes.values["slug"], survey=locked)
         for name, value in changes.values.items():
-            setattr(locked, name, value)
+            setattr(locked, name, _plain(value) if name == "translations" else value)
         _save_with_slug(locked)
         if changes.questions is not None:
             _questions_replace(survey=locked, questions=changes.questions)
+        # The translations must stay complete for the questions and languages as they are now
+        # (a PATCH may change either side alone); a refusal rolls the whole update back.
+        errors = i18n.translation_errors(
+            languages=locked.languages or [],
+            translations=locked.translations or {},
+            description=locked.description,
+            questions=list(locked.questions.all()),
+        )
+        if errors:
+            raise InvalidInput(errors)
     survey.refresh_from_db()  # by pk: a new slug is read back too
     return survey
 

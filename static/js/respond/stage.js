@@ -6,6 +6,8 @@
  * (surveys/protection.py, `q.protection`): the page never derives a probability to explain it.
  */
 
+import { t } from "./i18n.js";
+
 const isShown = (node) => !!node && node.getClientRects().length > 0;
 const SECTOR_CLASSES = ["s0", "s1", "s2"];
 const reduceMotion = () => !!window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
@@ -34,19 +36,18 @@ export function whatHappened(q, outcome) {
   const coins = visual(q).kind === "coins";
   switch (outcome.branch) {
     case "truth":
-      if (q.design.name === "warner") return "The spinner picked the statement as asked, so your answer to it is recorded.";
-      return coins ? "Tails: your true answer is recorded." : "The spinner picked your true answer.";
+      if (q.design.name === "warner") return t("warner_truth");
+      return t(coins ? "coins_truth" : "spinner_truth");
     case "yes": case "no":
-      return coins ? `Heads, then ${outcome.branch === "yes" ? "heads" : "tails"}: ${outcome.branch.toUpperCase()} is recorded whatever your true answer.` :
-        `The spinner picked ${outcome.branch.toUpperCase()}, whatever your true answer.`;
+      return t(`${coins ? "coins" : "spinner"}_${outcome.branch}`);
     case "negation":
-      return "The spinner picked the opposite statement, so your answer to the opposite is recorded.";
+      return t("negation");
     case "innocuous":
-      return "The spinner picked the harmless question, and your browser answered it by chance.";
+      return t("innocuous");
     case "keep":
-      return "The spinner kept your true answer.";
+      return t("keep");
     default:
-      return "The spinner replaced your answer with another option, picked at random.";
+      return t("other");
   }
 }
 
@@ -54,13 +55,13 @@ function coinStage(stage, outcome) {
   const coins = (COIN_FACES[outcome.branch] ?? []).map((face, i) => {
     const wrap = el("div", "coin-wrap");
     const coin = el("div", "coin", "?");
-    wrap.append(coin, el("span", "coin-caption", `Coin ${i + 1}`));
+    wrap.append(coin, el("span", "coin-caption", t("coin_caption", { n: i + 1 })));
     stage.append(wrap);
     return { node: coin, face };
   });
   return coins.map((c) => ({
     start: () => c.node.classList.add("spinning"),
-    end: () => { c.node.classList.remove("spinning"); c.node.textContent = c.face; },
+    end: () => { c.node.classList.remove("spinning"); c.node.textContent = t(c.face); },
   }));
 }
 
@@ -87,7 +88,7 @@ function spinnerStage(stage, spec, outcome) {
   });
   disc.style.background = `conic-gradient(${stops.join(", ")})`;
   dial.append(disc, el("span", "spinner-pointer"));
-  const label = el("p", "spinner-result", "Spinning…");
+  const label = el("p", "spinner-result", t("spinning"));
   wrap.append(dial, label);
   stage.append(wrap, legend);
   const landedLabel = spec.sectors.find((s) => s.branch === landed)?.label ?? "";
@@ -99,7 +100,7 @@ function spinnerStage(stage, spec, outcome) {
     end: () => {
       disc.classList.remove("turning");
       disc.style.transform = `rotate(${360 - target}deg)`;
-      label.textContent = `Result: ${landedLabel}`;
+      label.textContent = t("result", { label: landedLabel });
       legend.classList.add("done");
     },
   }];

@@ -20,6 +20,7 @@ from django.urls import NoReverseMatch, reverse
 from accounts.services import api_token_replace
 from dpcore.local import default_yes_no_spec
 from surveys import designs, inputs, services, simulation
+from surveys.demo_translations import with_spanish
 from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.models import Survey
 from surveys.selectors import survey_respondent_count
@@ -197,7 +198,7 @@ class Command(BaseCommand):
 
         survey = Survey.objects.filter(slug=DEMO_SLUG).first()
         if survey is None:
-            spec = inputs.survey_spec(DEMO_SURVEY)
+            spec = inputs.survey_spec(with_spanish(DEMO_SURVEY))
             survey = services.survey_create(owner=user, **{**spec.kwargs(), "slug": DEMO_SLUG})
             self.stdout.write(f"Created survey {DEMO_SLUG!r}.")
         if survey.status == Survey.Status.DRAFT:
