@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
 from surveys import designs, protection
-from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
+from surveys.forms import RespondForm, design_spec, field_name, physical_protocol, show_if_note
 from surveys.inputs import invitation_request, submission_spec
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
@@ -75,6 +75,8 @@ def _question_data(q: Question) -> dict[str, Any]:
         "options": list(q.options or []),
         "min": q.min_value,
         "max": q.max_value,
+        "required": q.required,
+        "show_if": q.show_if,
         # Handling, randomizer and deniability words and numbers: computed once, server-side.
         "protection": protection.question_protection(q),
     }
@@ -107,6 +109,8 @@ def _respond_page(
                 "min": q.min_value,
                 "max": q.max_value,
                 "field": form[field_name(q)],
+                "required": q.required,
+                "show_if_note": show_if_note(q, questions),
                 "protocol": protocol,
                 "protection": protection.question_protection(q),
             }

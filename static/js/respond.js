@@ -16,6 +16,7 @@
 import { request } from "./lib/http.js";
 import { DONE, SUBMISSION, StorageBlockedError, drawnView, openMemo, possibleReports } from "./rr/memo.js";
 import { animate, isShown, visual, whatHappened } from "./respond/stage.js";
+import { answers as skipLogic, nextShown } from "./respond/skip.js";
 
 const dataNode = document.getElementById("survey-data");
 const form = document.getElementById("respond-form");
@@ -62,6 +63,7 @@ function setupFlipper(section, q) {
   const stored = memo.reported(q);
   if (stored !== undefined) {
     pick.hidden = true;
+    leaveOut(section);
     result.innerHTML = "";
     result.append(
       para("Your answer to this question was already randomized on this device. We will record ", strong(show(q, stored)), "."),
@@ -92,6 +94,7 @@ function setupFlipper(section, q) {
       throw error;
     }
     if (!outcome.fresh) return; // already randomized (another tab): never flip again
+    leaveOut(section); // a randomized report is sent: it can no longer be left unanswered
     // Forget the truth: reset the buttons and the variable, nothing on the page keeps it.
     truth = undefined;
     for (const b of truthButtons) b.setAttribute("aria-pressed", "false");
@@ -111,6 +114,13 @@ function setupFlipper(section, q) {
   });
 }
 
+// An optional randomized question offers "Leave this question unanswered" until its coins are
+// flipped; after that the report is kept (and sent), so the offer goes.
+function leaveOut(section) {
+  const box = section.querySelector("[data-role=leave-out]");
+  if (box) box.hidden = true;
+}
+
 // ---------------------------------------------------------------- stepper
 function stepError(section, message) {
   let p = section.querySelector(".js-step-error");
@@ -126,6 +136,7 @@ function stepError(section, message) {
 
 function showStep(index, focus = true) {
   current = Math.max(0, Math.min(index, steps.length - 1));
+  steps.forEach((s) => { const q = items.get(s.dataset.key); if (q) s.dataset.shown = String(shown(q)); });
   steps.forEach((s, i) => s.classList.toggle("current", i === current));
   const section = steps[current];
   // On a phone the explanation would push every later question below the fold; the summary
@@ -155,12 +166,13 @@ function directValue(q) {
   return Number(inputs.value);
 }
 
-const answerOf = (q) => (q.randomized && !isCrosswise(q) ? memo.reported(q) : directValue(q));
+const { shown, answerOf } = skipLogic(items, (q) => (q.randomized && !isCrosswise(q) ? memo.reported(q) : directValue(q)));
+const step = (dir) => showStep(nextShown(steps, items, shown, current, dir));
 
 function validateStep(section) {
   const q = items.get(section.dataset.key);
   if (!q) return true;
-  if (answerOf(q) !== undefined) { stepError(section, ""); return true; }
+  if (answerOf(q) !== undefined || !q.required) { stepError(section, ""); return true; }
   stepError(section, isCrosswise(q) ? "Tick SAME or DIFFERENT." : q.randomized ? `Tap your true answer, then press “${visual(q).button}”.` :
     q.kind === "number" ? `Enter a number${q.min != null && q.max != null ? ` from ${q.min} to ${q.max}` : ""}.` : "Choose an answer.");
   return false;
@@ -170,12 +182,15 @@ function buildSummary() {
   const list = document.getElementById("summary-list");
   list.innerHTML = "";
   for (const q of data.questions) {
+    if (!shown(q)) continue; // skip logic hid it: it was never asked, nothing is sent
     const li = document.createElement("li");
     const v = answerOf(q);
     const title = document.createElement("strong");
     title.textContent = q.text;
     li.append(title, document.createElement("br"));
-    if (isCrosswise(q)) {
+    if (v === undefined) {
+      li.append("Left unanswered: nothing is sent for this question.");
+    } else if (isCrosswise(q)) {
       li.append(`To be sent: ${show(q, v)} — only whether your two answers agree. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
     } else if (q.randomized) {
       li.append(`To be sent: ${show(q, v)} — randomized on this device; your true answer is not sent. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
@@ -207,7 +222,7 @@ const jsonBytes = (v) => utf8.encode(JSON.stringify(v)).length;
 function padding(answers) {
   let pad = 0;
   for (const q of data.questions) {
-    if (!q.randomized) continue;
+    if (!q.randomized || !(q.key in answers)) continue; // an unanswered one sends nothing
     const reports = possibleReports(q);
     pad += Math.max(...reports.map(jsonBytes)) - jsonBytes(answers[q.key]);
   }
@@ -229,6 +244,7 @@ function collectAnswers() {
   const answers = {};
   for (const q of data.questions) {
     const v = answerOf(q);
+    if (v === undefined && (!shown(q) || !q.required)) continue; // hidden or left unanswered
     if (v === undefined) {
       showStep(steps.findIndex((s) => s.dataset.key === q.key));
       validateStep(steps[current]);
@@ -360,16 +376,17 @@ function wireSteps() {
     const q = items.get(section.dataset.key);
     if (q && q.randomized && !isCrosswise(q)) setupFlipper(section, q);
     section.querySelector("[data-role=next]")?.addEventListener("click", () => {
-      if (validateStep(section)) showStep(current + 1);
+      if (validateStep(section)) step(1);
     });
-    for (const b of section.querySelectorAll("[data-role=back]")) b.addEventListener("click", () => showStep(current - 1));
+    section.querySelector("[data-role=unanswered]")?.addEventListener("click", () => step(1));
+    for (const b of section.querySelectorAll("[data-role=back]")) b.addEventListener("click", () => step(-1));
   }
   form.addEventListener("submit", (event) => {
     if (physicalMode) return; // the physical-coin form posts natively
     event.preventDefault(); // never a native post from the JS page (Enter in a field lands here)
     const section = steps[current];
     if (section.id === "step-summary") send();
-    else if (validateStep(section)) showStep(current + 1);
+    else if (validateStep(section)) step(1);
   });
   document.getElementById("send-button").addEventListener("click", send);
 }

@@ -44,6 +44,18 @@ class TokenResponseSerializer(serializers.Serializer):
 # --- Surveys (responses) ------------------------------------------------------------------------
 
 
+class ShowIfOutSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="An earlier category question.")
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return {"key": instance["key"], "in": list(instance["in"])}
+
+
+ShowIfOutSerializer._declared_fields["in"] = serializers.ListField(
+    child=serializers.CharField(), help_text="The answers to it for which this one is shown."
+)
+
+
 class QuestionOutSerializer(serializers.Serializer):
     key = serializers.CharField()
     position = serializers.IntegerField()
@@ -55,6 +67,9 @@ class QuestionOutSerializer(serializers.Serializer):
     max = serializers.FloatField(source="max_value", allow_null=True)
     epsilon = serializers.SerializerMethodField()
     randomized = serializers.BooleanField(source="is_randomized")
+    required = serializers.BooleanField()
+    show_if = ShowIfOutSerializer(allow_null=True)
+    ordered = serializers.BooleanField()
 
     @extend_schema_field(
         serializers.DictField(allow_null=True, help_text="null for category and number.")
@@ -181,6 +196,16 @@ class OptionEstimateSerializer(serializers.Serializer):
     share = serializers.FloatField(allow_null=True, required=False, help_text="category")
 
 
+class MeanScoreSchemaSerializer(serializers.Serializer):
+    estimate = serializers.FloatField(allow_null=True, help_text="Clipped to [min, max].")
+    estimate_unclipped = serializers.FloatField(allow_null=True, help_text="Unbiased.")
+    std_error = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
+
+
 class QuestionEstimateSerializer(serializers.Serializer):
     key = serializers.CharField()
     text = serializers.CharField()
@@ -199,6 +224,11 @@ class QuestionEstimateSerializer(serializers.Serializer):
     min = serializers.FloatField(required=False, help_text="number")
     max = serializers.FloatField(required=False, help_text="number")
     mean = serializers.FloatField(allow_null=True, required=False, help_text="number")
+    mean_score = MeanScoreSchemaSerializer(
+        required=False,
+        help_text="ordered choice only: the debiased mean score, options scored 1..k in order "
+        "(docs/formulas.md#mean-score).",
+    )
 
 
 class GroupEstimateSerializer(serializers.Serializer):
