@@ -274,6 +274,15 @@ class ExportColumnSerializer(serializers.Serializer):
     max = serializers.FloatField(required=False, allow_null=True)
     design = serializers.DictField(child=serializers.JSONField(), required=False)
     rrreg = serializers.CharField(required=False, help_text="R's rr package, for yes_no designs.")
+    required = serializers.BooleanField(
+        required=False, help_text="false: an empty cell may be an unanswered optional question."
+    )
+    show_if = ShowIfOutSerializer(
+        required=False, help_text="Asked only after these category answers; else the cell is empty."
+    )
+    ordered = serializers.BooleanField(
+        required=False, help_text="choice: options scored 1..k in their order."
+    )
 
 
 class ExportMetadataSerializer(serializers.Serializer):
