@@ -230,7 +230,9 @@ def _optional(field: forms.Field, question: Question) -> forms.Field:
         return field
     field.required = False
     if isinstance(field, forms.ChoiceField):
-        field.choices = [*field.choices, NO_ANSWER]
+        # django-stubs types the getter like the setter; Django stores (value, label) pairs.
+        pairs: list[tuple[Any, Any]] = list(field.choices)  # type: ignore[arg-type]
+        field.choices = [*pairs, NO_ANSWER]
         if isinstance(field, forms.TypedChoiceField):
             field.empty_value = None
     return field

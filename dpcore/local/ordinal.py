@@ -60,7 +60,9 @@ def estimate_mean_score(
     values = tuple(_count(f"counts[{i}]", c) for i, c in enumerate(counts))
     k = design.k
     if len(values) != k:
-        raise ArgumentError("counts", f"counts has {len(values)} entries but the design has k = {k}")
+        raise ArgumentError(
+            "counts", f"counts has {len(values)} entries but the design has k = {k}"
+        )
     z = z_value(confidence)
     n = sum(values)
     if n == 0:

@@ -67,7 +67,8 @@ class QuestionOutSerializer(serializers.Serializer):
     max = serializers.FloatField(source="max_value", allow_null=True)
     epsilon = serializers.SerializerMethodField()
     randomized = serializers.BooleanField(source="is_randomized")
-    required = serializers.BooleanField()
+    # A declared field (DRF moves it out of the class; Field.required is untouched).
+    required = serializers.BooleanField()  # type: ignore[assignment]
     show_if = ShowIfOutSerializer(allow_null=True)
     ordered = serializers.BooleanField()
 
@@ -274,7 +275,7 @@ class ExportColumnSerializer(serializers.Serializer):
     max = serializers.FloatField(required=False, allow_null=True)
     design = serializers.DictField(child=serializers.JSONField(), required=False)
     rrreg = serializers.CharField(required=False, help_text="R's rr package, for yes_no designs.")
-    required = serializers.BooleanField(
+    required = serializers.BooleanField(  # type: ignore[assignment]  # a declared field
         required=False, help_text="false: an empty cell may be an unanswered optional question."
     )
     show_if = ShowIfOutSerializer(

@@ -100,6 +100,20 @@ def _missing_message(question: Question) -> str:
     return "This question must be answered."
 
 
+def _presence_refusal(
+    q: Question, value: Any, cleaned: Mapping[str, Any], errors: Mapping[str, Any]
+) -> str | None:
+    """Why ``value`` may not be present or absent ("" when the question is not to be judged:
+    its skip logic reads an earlier answer that was itself refused); None when it may."""
+    if q.show_if and f"answers.{q.show_if['key']}" in errors:
+        return ""
+    if not question_shown(q, cleaned):
+        return _hidden_message(q) if value is not None else ""
+    if value is None and q.required:
+        return _missing_message(q)
+    return None
+
+
 def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> dict[str, Answer]:
     """``{key: reported answer}`` for the answered questions; raises ``ValidationError`` keyed
     ``answers.<key>`` for every bad, missing (required and shown) or unknown answer, and for an
@@ -116,15 +130,10 @@ def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> 
     cleaned: dict[str, Answer] = {}
     for q in questions:
         value = answers.get(q.key)
-        if q.show_if and f"answers.{q.show_if['key']}" in errors:
-            continue
-        if not question_shown(q, cleaned):
-            if value is not None:
-                errors[f"answers.{q.key}"] = [_hidden_message(q)]
-            continue
-        if value is None:
-            if q.required:
-                errors[f"answers.{q.key}"] = [_missing_message(q)]
+        refusal = _presence_refusal(q, value, cleaned, errors)
+        if refusal:
+            errors[f"answers.{q.key}"] = [refusal]
+        if refusal is not None or value is None:
             continue
         try:
             cleaned[q.key] = ANSWER_CHECKS[q.kind](q, value)

@@ -150,7 +150,10 @@ ShowIfInSerializer._declared_fields["in"] = serializers.ListField(
     child=StrictCharField(max_length=MAX_OPTION_LENGTH),
     min_length=1,
     max_length=MAX_OPTIONS,
-    error_messages={"min_length": "Give at least one option.", "empty": "Give at least one option."},
+    error_messages={
+        "min_length": "Give at least one option.",
+        "empty": "Give at least one option.",
+    },
     allow_empty=False,
     help_text="The options of that question for which this question is shown.",
 )
@@ -195,7 +198,9 @@ class QuestionInSerializer(serializers.Serializer):
     )
     min = _bound("number (required): the lower bound.")
     max = _bound("number (required): the upper bound, greater than min.")
-    required = StrictBooleanField(
+    # DRF's metaclass moves declared fields out of the class, so Field.required is untouched; the
+    # stubs cannot know that.
+    required = StrictBooleanField(  # type: ignore[assignment]
         required=False,
         default=True,
         help_text="false: respondents may leave it unanswered (estimates count n per question).",

@@ -28,7 +28,14 @@ MOOD = {
     "options": ["never", "sometimes", "often"],
     "ordered": True,
 }
-HOURS = {"key": "hours", "text": "Hours?", "kind": "number", "min": 0, "max": 100, "required": False}
+HOURS = {
+    "key": "hours",
+    "text": "Hours?",
+    "kind": "number",
+    "min": 0,
+    "max": 100,
+    "required": False,
+}
 
 
 def _create(api, questions):
@@ -107,8 +114,8 @@ def test_refusals_name_the_field(api, questions, field, words):
 
 
 def test_patch_shares_the_rules(api, draft):
-    r = api.patch(url(draft), {"questions": [USE, {**KIDS, "show_if": {"key": "use", "in": ["x"]}}]},
-                  format="json")  # fmt: skip
+    questions = [USE, {**KIDS, "show_if": {"key": "use", "in": ["x"]}}]
+    r = api.patch(url(draft), {"questions": questions}, format="json")
     assert r.status_code == 400 and "questions[1].show_if" in r.json()["errors"]
 
 

@@ -52,7 +52,9 @@ def _answers(i: int) -> dict:
 
 @pytest.fixture
 def survey(alice):
-    survey = factories.make_survey(alice, {"title": "Q", "questions": QUESTIONS})
+    survey = factories.make_survey(
+        alice, {"title": "Q", "questions": QUESTIONS, "budget": {"epsilon": 100.0}}
+    )
     factories.submit_many(survey, 12, _answers)
     return factories.reload(survey)
 
