@@ -387,6 +387,9 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
             )
         note = _paired_sentence(paired)
         summary, sent = (summary + note).strip(), (sent + note).strip()
+    if sent and any(not q.required or q.show_if for q in questions):
+        # Issue 16: the lists name every question, but an unanswered or skipped one sent nothing.
+        sent += " Nothing was sent for a question you left unanswered or that did not apply to you."
     return {
         "summary": summary,
         "sent": sent,

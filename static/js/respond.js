@@ -137,7 +137,6 @@ function stepError(section, message) {
 
 function showStep(index, focus = true) {
   current = Math.max(0, Math.min(index, steps.length - 1));
-  steps.forEach((s) => { const q = items.get(s.dataset.key); if (q) s.dataset.shown = String(shown(q)); });
   steps.forEach((s, i) => s.classList.toggle("current", i === current));
   const section = steps[current];
   // On a phone the explanation would push every later question below the fold; the summary

@@ -153,3 +153,18 @@ def test_optional_source_left_out_hides_the_dependent(api, anon):
     assert post_response(anon, survey, {}).status_code == 201
     r = post_response(anon, survey, {"kids": 1})
     assert r.status_code == 400 and "answers.kids" in r.json()["errors"]
+
+
+def test_openapi_schema_states_the_fields():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schemas = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+    question_in = schemas["QuestionIn"]["properties"]
+    assert question_in["required"]["default"] is True and question_in["ordered"]["default"] is False
+    assert schemas["ShowIfIn"]["properties"]["in"]["minItems"] == 1
+    assert set(schemas["ShowIfIn"]["required"]) == {"key", "in"}
+    assert {"required", "show_if", "ordered"} <= set(schemas["QuestionOut"]["properties"])
+    score = schemas["QuestionEstimate"]["properties"]["mean_score"]
+    ref = next(x["$ref"] for x in score.get("allOf", [score]) if "$ref" in x)
+    fields = schemas[ref.rsplit("/", 1)[1]]["properties"]
+    assert {"estimate", "std_error", "ci_low", "ci_high", "min", "max"} <= set(fields)
