@@ -12,6 +12,7 @@ import pytest
 
 from surveys.api.estimates import estimates_body
 from surveys.models import Question, Submission, Survey
+from tests.e2e.respondent_support import SHOTS
 from tests.e2e.test_researcher_pages import researcher_page
 from testsupport import factories
 from testsupport.factories import make_campus_survey
@@ -67,6 +68,8 @@ def test_optional_questions_can_be_left_unanswered(live_server, new_page):
     assert "You may leave this question unanswered: then nothing is sent for it." in (
         use.inner_text()
     )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "e2e-optional-question.png"), full_page=True)
     use.get_by_role("button", name="Leave this question unanswered").click()
     # The optional direct questions: Next without an answer moves on, no error.
     page.locator("#step-region [data-role=next]").click()
@@ -160,6 +163,7 @@ def test_builder_sets_required_skip_logic_and_ordered(live_server, new_page):
     third.locator('[data-path="text"]').fill("How often?")
     third.locator('[data-path="options"]').fill("never\nsometimes\noften")
     third.locator('[data-path="ordered"]').check()
+    second.screenshot(path=str(SHOTS / "e2e-builder-skip-logic.png"))
     # A randomized question offers no skip logic at all.
     assert not third.locator("[data-role=show-if]").is_visible()
     page.click("#save")
