@@ -109,3 +109,12 @@ def test_release_counts_n_per_question(survey, alice):
     # ε = 50: the noise is a few units at most; the totals are n per question, not 12
     assert abs(results["use"]["noisy_total"] - 8) <= 3
     assert abs(results["kids"]["noisy_count"] - 6) <= 3
+
+
+def test_export_metadata_says_why_a_cell_may_be_empty(survey):
+    from surveys.export import export_metadata
+
+    columns = {c["key"]: c for c in export_metadata(survey)["columns"]}
+    assert columns["kids"]["show_if"] == {"key": "age", "in": ["old"]}
+    assert columns["use"]["required"] is False and columns["age"]["required"] is True
+    assert columns["mood"]["ordered"] is True and "ordered" not in columns["age"]
