@@ -57,18 +57,23 @@ def answer(page: Any, q: dict[str, Any]) -> None:
     expect(region).to_be_hidden()
 
 
-def respond_on_a_phone(server: Server, new_page: Any, questions: list[dict[str, Any]]) -> None:
-    page, problems = new_page(**PHONE)
-    page.goto(f"{server.base}/s/{DEMO}/")
-    screenshot(page, "respondent-360-start")
+def answer_all(page: Any, questions: list[dict[str, Any]]) -> None:
+    """Every question in order; one that skip logic hides is passed over by the page."""
     given: dict[str, Any] = {}
     for q in questions:
-        if not shown(q, given):  # the page passes over it
+        if not shown(q, given):
             expect(ui.question(page, q["text"])).to_be_hidden()
             continue
         answer(page, q)
         if q["kind"] == "category":
             given[q["key"]] = q["options"][0]
+
+
+def respond_on_a_phone(server: Server, new_page: Any, questions: list[dict[str, Any]]) -> None:
+    page, problems = new_page(**PHONE)
+    page.goto(f"{server.base}/s/{DEMO}/")
+    screenshot(page, "respondent-360-start")
+    answer_all(page, questions)
     page.get_by_role("button", name=ui.SEND).click()
     expect(ui.thanks(page)).to_be_visible()
     screenshot(page, "respondent-360-thanks")

@@ -125,7 +125,9 @@ DEMO_SURVEY: dict[str, Any] = {
             "text": "This term, how often have you felt overwhelmed by coursework?",
             "kind": "choice",
             "options": LIKERT_OPTIONS,
-            "design": {"name": "k_rr", "epsilon": 1.5},
+            # ε = ln 4: keep with ½ (a coin), else a die picks one of the other four, so the
+            # no-JavaScript page can randomize it too.
+            "design": {"name": "k_rr", "epsilon": float(np.log(4))},
             "ordered": True,
         },
     ],
