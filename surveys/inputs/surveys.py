@@ -130,7 +130,8 @@ SHOW_IF_TARGET_RANDOMIZED = (
     "show_if must follow a category question: a randomized report must never decide what is "
     "shown next, or the next screen would reveal it."
 )
-SHOW_IF_SHAPE = 'Give {"key": <an earlier category question>, "in": [its options]}.'
+#: The kinds a respondent answers directly: the only ones skip logic may hide.
+DIRECT_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
 
 
 class ShowIfInSerializer(serializers.Serializer):
@@ -228,7 +229,7 @@ class QuestionInSerializer(serializers.Serializer):
         design = _design(kind, attrs, options)
         lo, hi = _bounds(kind, attrs)
         show_if = attrs.get("show_if")
-        if show_if is not None and kind in designs.RANDOMIZED_KINDS:
+        if show_if is not None and kind not in DIRECT_KINDS:  # yes_no, choice, multi
             raise serializers.ValidationError({"show_if": SHOW_IF_RANDOMIZED})
         ordered = attrs.get("ordered", False)
         if ordered and kind != Question.Kind.CHOICE:
@@ -271,7 +272,7 @@ def _show_if_error(
             return f"{show_if.key!r} comes later: show_if must refer to an earlier question."
         return f"Unknown question {show_if.key!r}."
     if target.kind != Question.Kind.CATEGORY:
-        if target.kind in designs.RANDOMIZED_KINDS:
+        if target.kind in Question.RANDOMIZED_KINDS:  # yes_no, choice, multi
             return SHOW_IF_TARGET_RANDOMIZED
         return f"{show_if.key!r} is a {target.kind} question: show_if must follow a category one."
     unknown = [v for v in show_if.values if v not in target.options]
