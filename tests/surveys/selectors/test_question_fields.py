@@ -118,3 +118,12 @@ def test_export_metadata_says_why_a_cell_may_be_empty(survey):
     assert columns["kids"]["show_if"] == {"key": "age", "in": ["old"]}
     assert columns["use"]["required"] is False and columns["age"]["required"] is True
     assert columns["mood"]["ordered"] is True and "ordered" not in columns["age"]
+
+
+def test_release_preview_assumes_n_per_question(survey):
+    preview = factories.release_preview(survey=survey, data={"mechanism": "laplace", "epsilon": 1})
+    assumed = {q["key"]: q["respondents_assumed"] for q in preview["questions"]}
+    assert assumed == {"age": 12, "kids": 6, "use": 8, "mood": 12}
+    data = {"mechanism": "laplace", "epsilon": 1, "group_by": "age"}
+    grouped = factories.release_preview(survey=survey, data=data)
+    assert {q["key"]: q["respondents_assumed"] for q in grouped["questions"]}["kids"] == 3
