@@ -101,7 +101,11 @@ def _entry_rows(e: QuestionEstimate) -> list[dict[str, Any]]:
     if e.kind == Question.Kind.YES_NO:
         return [_row(base, "yes", e.n, e, "reported_yes_rate")]
     if isinstance(e, ChoiceEstimate):  # kind choice
-        return [_row(base, o.option, e.n, o, "reported_rate") for o in e.options]
+        rows = [_row(base, o.option, e.n, o, "reported_rate") for o in e.options]
+        if e.mean_score is not None:  # ordered (Likert): the debiased mean of the scores 1..k
+            label = f"mean score ({e.mean_score.min}–{e.mean_score.max})"
+            rows.append(_row(base, label, e.n, e.mean_score, None, proportion=False))
+        return rows
     if isinstance(e, CategoryEstimate):  # kind category
         # Asked directly: the share is the estimate, with no randomization to undo.
         return [_row(base, o.option, e.n, o, "share", "share", direct=True) for o in e.options]

@@ -50,6 +50,13 @@ def export_designs(survey: Survey) -> dict[str, dict[str, Any]]:
         description = designs.design_description(q)
         if description is not None:
             entry["design"] = description
+        # Why a cell may be empty (docs/exports.md#missing-answers): an optional question left
+        # unanswered, or one its skip logic hid (asked only after those category answers).
+        entry["required"] = q.required
+        if q.show_if:
+            entry["show_if"] = {"key": q.show_if["key"], "in": list(q.show_if["in"])}
+        if q.ordered:
+            entry["ordered"] = True  # options scored 1..k in this order
         out[q.key] = entry
     return out
 

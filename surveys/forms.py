@@ -21,6 +21,7 @@ from rest_framework import serializers
 from dpcore.local import DEFAULT_YES_NO_SPEC, DesignError
 from surveys import designs, physical
 from surveys.inputs import answers_clean
+from surveys.inputs.responses import question_shown
 from surveys.models import Question, Survey
 from surveys.tally_layout import is_cheater_question
 
@@ -233,6 +234,37 @@ def _crosswise_field() -> _PaddedChoiceField:
     )
 
 
+#: The extra radio of an optional (or skip-logic) question on the no-JS page: a ticked radio
+#: cannot be unticked without JavaScript, so leaving the question out needs a radio of its own.
+NO_ANSWER = ("", "No answer (nothing is sent for this question)")
+
+
+def show_if_note(question: Question, questions: list[Question]) -> str:
+    """The no-JS page's words for skip logic: which earlier answer the question applies to."""
+    rule = question.show_if
+    if not rule:
+        return ""
+    source = next((q for q in questions if q.key == rule["key"]), None)
+    options = " or ".join(f"“{o}”" for o in rule["in"])
+    about = f"“{source.text}”" if source is not None else rule["key"]
+    return f"Answer only if you answered {options} to {about}; otherwise leave it unanswered."
+
+
+def _optional(field: forms.Field, question: Question) -> forms.Field:
+    """An optional or skip-logic question's field: not required by the form (the submission
+    rules decide, :func:`surveys.inputs.answers_clean`), with a "No answer" radio."""
+    if question.required and not question.show_if:
+        return field
+    field.required = False
+    if isinstance(field, forms.ChoiceField):
+        # django-stubs types the getter like the setter; Django stores (value, label) pairs.
+        pairs: list[tuple[Any, Any]] = list(field.choices)  # type: ignore[arg-type]
+        field.choices = [*pairs, NO_ANSWER]
+        if isinstance(field, forms.TypedChoiceField):
+            field.empty_value = None
+    return field
+
+
 class RespondForm(forms.Form):
     """One field per question, ``q-<key>``; for randomized kinds it holds the *reported* value."""
 
@@ -284,6 +316,7 @@ class RespondForm(forms.Form):
                 # (``clean`` below); the attributes let the browser say so before posting.
                 bounds = {"min": q.min_value, "max": q.max_value, "step": "any"}
                 self.fields[name] = forms.FloatField(widget=forms.NumberInput(attrs=bounds))
+            self.fields[name] = _optional(self.fields[name], q)
             self.fields[name].label = q.text
 
     def clean(self) -> dict[str, Any]:
@@ -299,11 +332,14 @@ class RespondForm(forms.Form):
         return cleaned
 
     def answers(self) -> dict[str, Any]:
+        """The answers to send. An answer to a question hidden by its skip logic is dropped here
+        (a radio ticked before the earlier answer changed cannot be unticked without
+        JavaScript); the JSON API refuses one instead (docs/respondent-pages.md#skip-logic)."""
         data = self.cleaned_data
         out: dict[str, Any] = {}
         for q in self.questions:
             value = data.get(field_name(q))
-            if value is None:
+            if value is None or value == "" or not question_shown(q, out):
                 continue
             if q.kind == Question.Kind.NUMBER and float(value).is_integer():
                 value = int(value)

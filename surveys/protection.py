@@ -485,6 +485,11 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
     if paired:
         note = _paired_sentence(paired)
         summary, sent = f"{summary} {note}".strip(), f"{sent} {note}".strip()
+    if sent and any(not q.required or q.show_if for q in questions):
+        # Issue 16: the lists name every question, but an unanswered or skipped one sent nothing.
+        sent += " " + _(
+            "Nothing was sent for a question you left unanswered or that did not apply to you."
+        )
     return {
         "summary": summary,
         "sent": sent,

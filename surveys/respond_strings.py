@@ -59,6 +59,7 @@ def respond_strings() -> dict[str, str]:
         "number": _("Enter a number."),
         "choose": _("Choose an answer."),
         # the summary before sending
+        "summary_unanswered": _("Left unanswered: nothing is sent for this question."),
         "summary_paired": _(
             "To be sent: {report} — only whether your two answers agree. Privacy: ε = "
             "{epsilon}. {meaning}"

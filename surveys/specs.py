@@ -52,6 +52,18 @@ def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 @dataclass(frozen=True)
+class ShowIf:
+    """Skip logic: show the question only when the earlier category question ``key`` was
+    answered with one of ``values`` (``"in"`` in the API)."""
+
+    key: str
+    values: tuple[str, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"key": self.key, "in": list(self.values)}
+
+
+@dataclass(frozen=True)
 class QuestionSpec:
     """One question: ``design`` is the canonical spec (``dpcore.local``) of a randomized kind,
     empty for category and number; ``min_value``/``max_value`` only for number."""
@@ -63,6 +75,12 @@ class QuestionSpec:
     options: tuple[str, ...] = ()
     min_value: float | None = None
     max_value: float | None = None
+    # Issue 16 (docs/api.md#questions): an optional question may be left unanswered; a direct
+    # question may be shown only for some answers to an earlier category question; a choice
+    # question's options may be ordered (scores 1..k, estimates add a mean score).
+    required: bool = True
+    show_if: ShowIf | None = None
+    ordered: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "design", _frozen(self.design))

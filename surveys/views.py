@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
 from surveys import designs, protection, respond_i18n
-from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
+from surveys.forms import RespondForm, design_spec, field_name, physical_protocol, show_if_note
 from surveys.inputs import invitation_request, submission_spec
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
@@ -80,6 +80,8 @@ def _question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
         "labels": dict(labels),
         "min": q.min_value,
         "max": q.max_value,
+        "required": q.required,
+        "show_if": q.show_if,
         # Handling, randomizer and deniability words and numbers: computed once, server-side.
         "protection": protection.question_protection(q, labels),
     }
@@ -121,6 +123,8 @@ def _respond_page(
                 "min": q.min_value,
                 "max": q.max_value,
                 "field": form[field_name(q)],
+                "required": q.required,
+                "show_if_note": show_if_note(q, questions),
                 "protocol": protocol,
                 "protection": protection.question_protection(q, labels),
             }

@@ -50,8 +50,15 @@ FULL_SURVEY: dict[str, Any] = {
             "options": ["a", "b", "c", "d"],
             "design": {"name": "k_rr", "epsilon": 1.0},
         },
-        {"key": "age", "text": "Age group", "kind": "category", "options": ["young", "old"]},
-        {"key": "hours", "text": "Hours", "kind": "number", "min": 0, "max": 80},
+        # Optional (issue 16): the selector, tally and export tests leave them unanswered.
+        {
+            "key": "age",
+            "text": "Age group",
+            "kind": "category",
+            "options": ["young", "old"],
+            "required": False,
+        },
+        {"key": "hours", "text": "Hours", "kind": "number", "min": 0, "max": 80, "required": False},
     ],
 }
 

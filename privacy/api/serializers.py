@@ -43,6 +43,9 @@ class QuestionPreviewSerializer(serializers.Serializer):
         help_text="±10 percentage points (proportions) or ±10 % of the range (number means)."
     )
     useful = serializers.BooleanField(help_text="expected_half_width ≤ target_half_width")
+    respondents_assumed = serializers.FloatField(
+        help_text="Respondents (per group) who answered this question, as assumed here."
+    )
 
 
 class ReleasePreviewSerializer(serializers.Serializer):

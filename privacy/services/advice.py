@@ -24,7 +24,7 @@ browser holds no copy of the formulas:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -57,11 +57,17 @@ def question_errors(
     unit_variance: float,
     n_group: float,
     z: float,
+    answered: Mapping[str, float] | None = None,
 ) -> list[dict[str, Any]]:
-    """Expected SE and half-width per question (the formulas are in ``release_preview``)."""
+    """Expected SE and half-width per question (the formulas are in ``release_preview``).
+
+    ``answered[key]``: the respondents per group who answered that question, where fewer than
+    ``n_group`` did (an optional or skip-logic question, docs/analysis.md#missing-answers)."""
     out = []
+    overall = n_group
     for q in questions:
-        entry: dict[str, Any] = {"key": q.key, "kind": q.kind}
+        n_group = max(1.0, min(overall, (answered or {}).get(q.key, overall)))
+        entry: dict[str, Any] = {"key": q.key, "kind": q.kind, "respondents_assumed": n_group}
         if q.kind == Question.Kind.NUMBER:
             grid = number_grid(q)
             sum_parameter = scaled_parameter(mechanism, unit_parameter, grid.sensitivity)

@@ -15,6 +15,18 @@ from privacy.specs import ReleaseSpec
 from surveys.models import Survey
 
 
+def _answered_per_group(survey: Survey, questions: Any, groups: int) -> dict[str, float]:
+    """Per question, how many respondents answered it (its cells' sum, the unsealed tail
+    included, as a release counts them), divided evenly over the groups: an optional or
+    skip-logic question has fewer (docs/analysis.md#missing-answers)."""
+    from surveys.selectors import survey_counts
+
+    keys = [q.key for q in questions]
+    counts = survey_counts(survey=survey, question_keys=keys, include_unsealed=True)
+    cells = counts.cells[""]
+    return {key: sum(cells[key].values()) / groups for key in keys if key in cells}
+
+
 def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
     """What a release would cost and how accurate it would be — charges nothing.
 
@@ -46,6 +58,7 @@ def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
         groups = max(1, len(group_q.options))
     z = release_math.z_value(DEFAULT_CONFIDENCE)
     n_group = max(1.0, n / groups)
+    answered = _answered_per_group(survey, plan.question_objects, groups) if respondents else None
     per_question = advice.question_errors(
         questions=plan.question_objects,
         mechanism=plan.mechanism,
@@ -53,6 +66,7 @@ def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
         unit_variance=plan.noise_variance,
         n_group=n_group,
         z=z,
+        answered=answered,
     )
     # Suggest in the parameter the request was made in: ρ for gaussian with rho, else ε.
     by_rho = plan.mechanism == "gaussian" and plan.epsilon is None

@@ -8,6 +8,8 @@
 
 import { send } from "./lib/http.js";
 import { setupTranslations } from "./builder/translations.js";
+import { fillLogic, logicValue, refreshShowIf } from "./builder/logic.js";
+import { capital, plain } from "./builder/plain.js";
 
 const data = JSON.parse(document.getElementById("builder-data").textContent);
 const form = document.getElementById("builder");
@@ -53,7 +55,7 @@ function cardValue(card) {
     q.design = design;
   }
   if (kind === "choice") q.design = { name: "k_rr", epsilon: num(field(card, "design.epsilon")) };
-  return q;
+  return Object.assign(q, logicValue(card, kind)); // required, ordered, show_if
 }
 
 function fillCard(card, q) {
@@ -75,6 +77,7 @@ function fillCard(card, q) {
   (yn.groups || DEFAULT_DESIGNS.cheater_detection.groups).forEach((g, i) => { for (const k of ["p_yes", "p_no"]) field(card, GROUP(i, k)).value = g[k]; });
   const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS.k_rr;
   field(card, "design.epsilon").value = Number(krr.epsilon).toFixed(4);
+  fillLogic(card, q);
 }
 
 // The crosswise model's vetted innocuous statements (surveys/innocuous.py), each with its
@@ -115,6 +118,7 @@ function renumber() {
     card.querySelector("[data-action=up]").disabled = i === 0;
     card.querySelector("[data-action=down]").disabled = i === list.children.length - 1;
   });
+  refreshShowIf(list);
   updateTotal();
 }
 
@@ -186,8 +190,9 @@ function addCard(q) {
   setupInnocuousPick(card);
   list.append(card);
   const refresh = debounce(() => preview(card), 350);
-  card.addEventListener("input", () => { syncVisibility(card); refresh(); });
-  card.addEventListener("change", () => { syncVisibility(card); refresh(); });
+  const changed = () => { syncVisibility(card); refreshShowIf(list); refresh(); };
+  card.addEventListener("input", changed);
+  card.addEventListener("change", changed);
   card.addEventListener("click", (event) => {
     const action = event.target.closest("[data-action]")?.dataset.action;
     if (!action) return;
@@ -213,29 +218,6 @@ function addCard(q) {
 // The API answers {"errors": {path: [messages]}} with paths such as "questions[1].design.p_no".
 // Each message is shown once next to its field, in plain words, and listed in a summary at the
 // top that names the question: 'Question 2 (“Cheated on an exam”): the three probabilities…'.
-const PLAIN = [
-  [/p_truth \+ p_yes \+ p_no must sum to 1 \(got (.+)\)/, (m) => `the three probabilities must add up to 1 (they add up to ${m[1]})`, true],
-  [/must be a probability between 0 and 1 \(got (.+)\)/, (m) => `must be a probability between 0 and 1 (you entered ${m[1]})`],
-  [/^p = 0\.5 gives c = 2p − 1 = 0/, () => "0.5 makes the answers carry no information: use a value above 0.5"],
-  [/^p = .* gives c = 2p − 1 < 0/, () => "must be above 0.5 (below it, the opposite statement is the one mostly answered)"],
-  [/^p = 0 means the sensitive question is never answered/, () => "must be above 0: at 0 the sensitive question is never answered"],
-  [/^must be > 0 \(p_truth = 0/, () => "must be above 0: at 0 the answers carry no information"],
-  [/k-RR needs at least 2 options/, () => "a choice question needs at least 2 options", true],
-  [/^Give (\d+) to (\d+) options \(got (\d+)\)/, (m) => `give between ${m[1]} and ${m[2]} options, one per line (there ${m[3] === "1" ? "is 1" : `are ${m[3]}`})`],
-  [/^must be a number \(got .*\)/, () => "must be a number"],
-  [/^must be > 0 \(got .*\)/, () => "must be greater than 0"],
-  [/c = P\(yes\|trait\) − P\(yes\|no trait\) must be > 0/, () => "these settings make a “yes” no more likely for people with the trait: the answers would carry no information", true],
-];
-
-function plain(message) {
-  for (const [pattern, say, whole] of PLAIN) {
-    const m = pattern.exec(message);
-    if (m) return { text: say(m), whole: !!whole };
-  }
-  return { text: message.replace(/\.$/, ""), whole: false };
-}
-const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-
 function questionName(card) {
   const index = [...list.children].indexOf(card);
   const text = field(card, "text").value.trim();

@@ -14,9 +14,11 @@
  */
 
 import { request } from "./lib/http.js";
-import { DONE, SUBMISSION, StorageBlockedError, drawnView, openMemo, possibleReports } from "./rr/memo.js";
+import { DONE, SUBMISSION, StorageBlockedError, drawnView, openMemo } from "./rr/memo.js";
+import { padding, uuid4 } from "./respond/body.js";
 import { animate, isShown, visual, whatHappened } from "./respond/stage.js";
 import { fixed2, t, tParts } from "./respond/i18n.js";
+import { answers as skipLogic, nextShown } from "./respond/skip.js";
 
 const dataNode = document.getElementById("survey-data");
 const form = document.getElementById("respond-form");
@@ -63,6 +65,7 @@ function setupFlipper(section, q) {
   const stored = memo.reported(q);
   if (stored !== undefined) {
     pick.hidden = true;
+    leaveOut(section);
     result.innerHTML = "";
     result.append(
       para(...tParts("already_randomized", { report: strong(show(q, stored)) })),
@@ -93,6 +96,7 @@ function setupFlipper(section, q) {
       throw error;
     }
     if (!outcome.fresh) return; // already randomized (another tab): never flip again
+    leaveOut(section); // a randomized report is sent: it can no longer be left unanswered
     // Forget the truth: reset the buttons and the variable, nothing on the page keeps it.
     truth = undefined;
     for (const b of truthButtons) b.setAttribute("aria-pressed", "false");
@@ -111,6 +115,13 @@ function setupFlipper(section, q) {
       if (document.activeElement === document.body || !isShown(document.activeElement)) next.focus();
     });
   });
+}
+
+// An optional randomized question offers "Leave this question unanswered" until its coins are
+// flipped; after that the report is kept (and sent), so the offer goes.
+function leaveOut(section) {
+  const box = section.querySelector("[data-role=leave-out]");
+  if (box) box.hidden = true;
 }
 
 // ---------------------------------------------------------------- stepper
@@ -157,12 +168,13 @@ function directValue(q) {
   return Number(inputs.value);
 }
 
-const answerOf = (q) => (q.randomized && !isCrosswise(q) ? memo.reported(q) : directValue(q));
+const { shown, answerOf } = skipLogic(items, (q) => (q.randomized && !isCrosswise(q) ? memo.reported(q) : directValue(q)));
+const step = (dir) => showStep(nextShown(steps, items, shown, current, dir));
 
 function validateStep(section) {
   const q = items.get(section.dataset.key);
   if (!q) return true;
-  if (answerOf(q) !== undefined) { stepError(section, ""); return true; }
+  if (answerOf(q) !== undefined || !q.required) { stepError(section, ""); return true; }
   stepError(section, isCrosswise(q) ? t("tick_same_different") : q.randomized ? t("tap_then_press", { button: visual(q).button }) :
     q.kind === "number" ? (q.min != null && q.max != null ? t("number_between", { min: q.min, max: q.max }) : t("number")) : t("choose"));
   return false;
@@ -172,12 +184,15 @@ function buildSummary() {
   const list = document.getElementById("summary-list");
   list.innerHTML = "";
   for (const q of data.questions) {
+    if (!shown(q)) continue; // skip logic hid it: it was never asked, nothing is sent
     const li = document.createElement("li");
     const v = answerOf(q);
     const title = document.createElement("strong");
     title.textContent = q.text;
     li.append(title, document.createElement("br"));
-    if (q.randomized) {
+    if (v === undefined) {
+      li.append(t("summary_unanswered"));
+    } else if (q.randomized) {
       li.append(t(isCrosswise(q) ? "summary_paired" : "summary_randomized", { report: show(q, v), epsilon: fixed2(q.epsilon), meaning: meaning(q, v) }));
     } else {
       li.append(t("summary_direct", { value: q.kind === "category" ? q.labels?.[v] ?? v : v, handling: q.protection.handling_text }));
@@ -196,37 +211,11 @@ function token() {
   return input && input.value.trim() ? input.value.trim() : null;
 }
 
-// Fixed-length bodies (issue 11 item 5): a network observer sees each request's size, so every
-// possible report of a randomized question must give the same number of bytes. JSON allows
-// whitespace after the value: pad with spaces up to the longest report of each such question.
-// (Direct answers are sent as given, so their length is not hidden.)
-const utf8 = new TextEncoder();
-const jsonBytes = (v) => utf8.encode(JSON.stringify(v)).length;
-function padding(answers) {
-  let pad = 0;
-  for (const q of data.questions) {
-    if (!q.randomized) continue;
-    const reports = possibleReports(q);
-    pad += Math.max(...reports.map(jsonBytes)) - jsonBytes(answers[q.key]);
-  }
-  return " ".repeat(pad);
-}
-
-// A version-4 UUID naming this submission (a retry after a network failure reuses it, so the
-// server stores it once). randomUUID needs a secure context; elsewhere, 16 random bytes.
-function uuid4() {
-  if (crypto.randomUUID) return crypto.randomUUID();
-  const b = crypto.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
 function collectAnswers() {
   const answers = {};
   for (const q of data.questions) {
     const v = answerOf(q);
+    if (v === undefined && (!shown(q) || !q.required)) continue; // hidden or left unanswered
     if (v === undefined) {
       showStep(steps.findIndex((s) => s.dataset.key === q.key));
       validateStep(steps[current]);
@@ -273,7 +262,7 @@ async function send() {
   try {
     const { ok, status, data: payload } = await request(data.api_url, {
       method: "POST",
-      text: JSON.stringify(body) + padding(answers),
+      text: JSON.stringify(body) + padding(data.questions, answers),
     });
     if (ok) { done(); return; }
     showRefusal(errorBox, status, payload);
@@ -359,16 +348,17 @@ function wireSteps() {
     const q = items.get(section.dataset.key);
     if (q && q.randomized && !isCrosswise(q)) setupFlipper(section, q);
     section.querySelector("[data-role=next]")?.addEventListener("click", () => {
-      if (validateStep(section)) showStep(current + 1);
+      if (validateStep(section)) step(1);
     });
-    for (const b of section.querySelectorAll("[data-role=back]")) b.addEventListener("click", () => showStep(current - 1));
+    section.querySelector("[data-role=unanswered]")?.addEventListener("click", () => step(1));
+    for (const b of section.querySelectorAll("[data-role=back]")) b.addEventListener("click", () => step(-1));
   }
   form.addEventListener("submit", (event) => {
     if (physicalMode) return; // the physical-coin form posts natively
     event.preventDefault(); // never a native post from the JS page (Enter in a field lands here)
     const section = steps[current];
     if (section.id === "step-summary") send();
-    else if (validateStep(section)) showStep(current + 1);
+    else if (validateStep(section)) step(1);
   });
   document.getElementById("send-button").addEventListener("click", send);
 }

@@ -82,9 +82,25 @@ class OptionOut(serializers.Serializer):
     ci_high = _float()
 
 
+class MeanScoreOut(ParameterOut):
+    """An ordered choice question's debiased mean score, options scored ``min``..``max``."""
+
+    min = serializers.IntegerField(help_text="The first option's score (1).")
+    max = serializers.IntegerField(help_text="The last option's score (k).")
+
+
 class ChoiceOut(_HeaderOut):
+    """``mean_score`` only for an ordered (Likert) question (docs/api.md#estimates)."""
+
     n = serializers.IntegerField()
     options = OptionOut(many=True)
+    mean_score = MeanScoreOut(required=False, allow_null=True)
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        body = dict(super().to_representation(instance))
+        if body.get("mean_score") is None:
+            body.pop("mean_score", None)
+        return body
 
 
 class CategoryShareOut(serializers.Serializer):
@@ -195,15 +211,23 @@ def _estimate_cell(column: str, value: Any) -> Any:
     return csv_cells.number_cell(value)
 
 
+#: An ordered choice question's mean-score row in the CSV (its ``option`` cell).
+MEAN_SCORE_ROW = "mean_score"
+
 #: Cheating detection's rows in the CSV, one per parameter (π, γ, β), named in ``option``.
 CHEATER_PARAMETERS = ("honest_yes", "cheaters", "honest_no")
 
 
 def _question_rows(base: dict[str, Any], q: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A question's rows: one per option (choice/category), one per parameter (cheating
-    detection: ``option`` honest_yes, cheaters, honest_no), else one."""
+    """A question's rows: one per option (choice/category; an ordered choice adds a row with
+    ``option`` "mean_score"), one per parameter (cheating detection: ``option`` honest_yes,
+    cheaters, honest_no), else one."""
     if "options" in q:
-        return [{**base, **option} for option in q["options"]]
+        rows = [{**base, **option} for option in q["options"]]
+        if q.get("mean_score") is not None:
+            score = {k: v for k, v in q["mean_score"].items() if k in ESTIMATE_COLUMNS}
+            rows.append({**base, **score, "option": MEAN_SCORE_ROW})
+        return rows
     flat = {**base, **{k: v for k, v in q.items() if k in ESTIMATE_COLUMNS}}
     if "cheaters" in q:
         return [{**flat, "option": name, **q[name]} for name in CHEATER_PARAMETERS]

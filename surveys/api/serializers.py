@@ -24,6 +24,18 @@ from surveys.summaries import budget_remaining
 # --- Surveys (responses) ------------------------------------------------------------------------
 
 
+class ShowIfOutSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="An earlier category question.")
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return {"key": instance["key"], "in": list(instance["in"])}
+
+
+ShowIfOutSerializer._declared_fields["in"] = serializers.ListField(
+    child=serializers.CharField(), help_text="The answers to it for which this one is shown."
+)
+
+
 class QuestionOutSerializer(serializers.Serializer):
     key = serializers.CharField()
     position = serializers.IntegerField()
@@ -35,6 +47,10 @@ class QuestionOutSerializer(serializers.Serializer):
     max = serializers.FloatField(source="max_value", allow_null=True)
     epsilon = serializers.SerializerMethodField()
     randomized = serializers.BooleanField(source="is_randomized")
+    # A declared field (DRF moves it out of the class; Field.required is untouched).
+    required = serializers.BooleanField()  # type: ignore[assignment]
+    show_if = ShowIfOutSerializer(allow_null=True)
+    ordered = serializers.BooleanField()
 
     @extend_schema_field(
         serializers.DictField(allow_null=True, help_text="null for category and number.")
@@ -194,6 +210,16 @@ class OptionEstimateSerializer(serializers.Serializer):
     share = serializers.FloatField(allow_null=True, required=False, help_text="category")
 
 
+class MeanScoreSchemaSerializer(serializers.Serializer):
+    estimate = serializers.FloatField(allow_null=True, help_text="Clipped to [min, max].")
+    estimate_unclipped = serializers.FloatField(allow_null=True, help_text="Unbiased.")
+    std_error = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
+
+
 class QuestionEstimateSerializer(serializers.Serializer):
     key = serializers.CharField()
     text = serializers.CharField()
@@ -212,6 +238,11 @@ class QuestionEstimateSerializer(serializers.Serializer):
     min = serializers.FloatField(required=False, help_text="number")
     max = serializers.FloatField(required=False, help_text="number")
     mean = serializers.FloatField(allow_null=True, required=False, help_text="number")
+    mean_score = MeanScoreSchemaSerializer(
+        required=False,
+        help_text="ordered choice only: the debiased mean score, options scored 1..k in order "
+        "(docs/formulas.md#mean-score).",
+    )
 
 
 class GroupEstimateSerializer(serializers.Serializer):
@@ -257,6 +288,15 @@ class ExportColumnSerializer(serializers.Serializer):
     max = serializers.FloatField(required=False, allow_null=True)
     design = serializers.DictField(child=serializers.JSONField(), required=False)
     rrreg = serializers.CharField(required=False, help_text="R's rr package, for yes_no designs.")
+    required = serializers.BooleanField(  # type: ignore[assignment]  # a declared field
+        required=False, help_text="false: an empty cell may be an unanswered optional question."
+    )
+    show_if = ShowIfOutSerializer(
+        required=False, help_text="Asked only after these category answers; else the cell is empty."
+    )
+    ordered = serializers.BooleanField(
+        required=False, help_text="choice: options scored 1..k in their order."
+    )
 
 
 class ExportMetadataSerializer(serializers.Serializer):

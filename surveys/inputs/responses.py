@@ -4,7 +4,8 @@ Only *reported* answers exist here — there is no field for a true answer.
 
 A submission's answers are checked against the survey's questions (``context["questions"]``):
 yes_no a boolean, choice/category one of the options, number a finite number within the bounds;
-randomized questions must be answered, unknown keys are refused. Errors are ``answers.<key>``.
+required questions must be answered (when shown), a question hidden by its ``show_if`` must not
+be, unknown keys are refused. Errors are ``answers.<key>``.
 """
 
 from __future__ import annotations
@@ -76,9 +77,54 @@ ANSWER_CHECKS: dict[str, Callable[[Question, Any], Answer]] = {
 }
 
 
+def question_shown(question: Question, answers: Mapping[str, Any]) -> bool:
+    """Skip logic (docs/api.md#skip-logic): a question with ``show_if`` is shown only when the
+    category question it names was answered with one of the listed options. Only direct
+    (category) answers ever decide this, never a randomized report."""
+    rule = question.show_if
+    if not rule:
+        return True
+    value = answers.get(rule["key"])
+    return isinstance(value, str) and value in rule["in"]
+
+
+def _hidden_message(question: Question) -> str:
+    rule = question.show_if or {}
+    shown_for = " or ".join(f"“{o}”" for o in rule.get("in", []))
+    return (
+        f"Leave this question out: it is asked only of those who answered {shown_for} "
+        f"to {rule.get('key')!r}."
+    )
+
+
+def _missing_message(question: Question) -> str:
+    if question.is_randomized:
+        return "This randomized question must be answered."
+    return "This question must be answered."
+
+
+def _presence_refusal(
+    q: Question, value: Any, cleaned: Mapping[str, Any], errors: Mapping[str, Any]
+) -> str | None:
+    """Why ``value`` may not be present or absent ("" when the question is not to be judged:
+    its skip logic reads an earlier answer that was itself refused); None when it may."""
+    if q.show_if and f"answers.{q.show_if['key']}" in errors:
+        return ""
+    if not question_shown(q, cleaned):
+        return _hidden_message(q) if value is not None else ""
+    if value is None and q.required:
+        return _missing_message(q)
+    return None
+
+
 def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> dict[str, Answer]:
     """``{key: reported answer}`` for the answered questions; raises ``ValidationError`` keyed
-    ``answers.<key>`` for every bad, missing (randomized) or unknown answer."""
+    ``answers.<key>`` for every bad, missing (required and shown) or unknown answer, and for an
+    answer to a question its skip logic hides (docs/api.md#skip-logic).
+
+    Questions are checked in order, so a ``show_if`` reads the already-cleaned answer of the
+    earlier category question it names; when that answer was refused, the hidden-or-shown
+    question is not judged (its error would only echo the other one)."""
     errors: dict[str, list[str]] = {}
     known = {q.key for q in questions}
     for key in answers:
@@ -87,9 +133,10 @@ def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> 
     cleaned: dict[str, Answer] = {}
     for q in questions:
         value = answers.get(q.key)
-        if value is None:
-            if q.is_randomized:
-                errors[f"answers.{q.key}"] = [_("This randomized question must be answered.")]
+        refusal = _presence_refusal(q, value, cleaned, errors)
+        if refusal:
+            errors[f"answers.{q.key}"] = [refusal]
+        if refusal is not None or value is None:
             continue
         try:
             cleaned[q.key] = ANSWER_CHECKS[q.kind](q, value)
@@ -120,7 +167,8 @@ class SubmissionRequestSerializer(ThreadFieldsMixin, serializers.Serializer):
         help_text=(
             'question key → REPORTED answer: yes_no a boolean ({"group": 1|2, "report": '
             "bool} with the cheater_detection design), choice/category an option string, "
-            "number a number within the question's bounds. Randomized questions are required."
+            "number a number within the question's bounds. Required questions must be answered "
+            "unless their show_if hides them; a hidden question's answer must be absent."
         ),
     )
 

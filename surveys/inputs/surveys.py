@@ -45,6 +45,7 @@ from surveys.specs import (
     SLUG_PATTERN,
     TITLE_MAX,
     QuestionSpec,
+    ShowIf,
     SurveyChanges,
     SurveySpec,
 )
@@ -116,6 +117,56 @@ def _bounds(kind: str, attrs: Mapping[str, Any]) -> tuple[float | None, float | 
     return attrs["min"], attrs["max"]
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only (DRF's BooleanField also takes "yes", 1, "on" …)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            raise serializers.ValidationError("Must be true or false.")
+        return data
+
+
+# Skip logic may only follow what a respondent reports *directly*: were a randomized report to
+# decide what is shown next, the next screen (and the absence of an answer in the submission)
+# would reveal it, undoing the deniability the randomization bought (docs/api.md#skip-logic).
+SHOW_IF_RANDOMIZED = (
+    "Skip logic applies to direct questions (category, number) only: a randomized question is "
+    "always shown, because its presence must not depend on other answers."
+)
+SHOW_IF_TARGET_RANDOMIZED = (
+    "show_if must follow a category question: a randomized report must never decide what is "
+    "shown next, or the next screen would reveal it."
+)
+#: The kinds a respondent answers directly: the only ones skip logic may hide.
+DIRECT_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
+
+
+class ShowIfInSerializer(serializers.Serializer):
+    key = serializers.RegexField(
+        KEY_PATTERN,
+        max_length=64,
+        error_messages={"invalid": KEY_MESSAGE, "max_length": KEY_MESSAGE, "blank": KEY_MESSAGE},
+        help_text="The key of an earlier category question.",
+    )
+    # "in" is a Python keyword: declared below under its JSON name.
+
+    def validate(self, attrs: dict[str, Any]) -> ShowIf:
+        return ShowIf(key=attrs["key"], values=tuple(attrs["in"]))
+
+
+ShowIfInSerializer._declared_fields["in"] = serializers.ListField(
+    child=StrictCharField(max_length=MAX_OPTION_LENGTH),
+    min_length=1,
+    max_length=MAX_OPTIONS,
+    error_messages={
+        "min_length": "Give at least one option.",
+        "empty": "Give at least one option.",
+    },
+    allow_empty=False,
+    help_text="The options of that question for which this question is shown.",
+)
+
+
 class QuestionInSerializer(serializers.Serializer):
     class Meta:
         list_serializer_class = BoundedListSerializer
@@ -155,6 +206,24 @@ class QuestionInSerializer(serializers.Serializer):
     )
     min = _bound("number (required): the lower bound.")
     max = _bound("number (required): the upper bound, greater than min.")
+    # DRF's metaclass moves declared fields out of the class, so Field.required is untouched; the
+    # stubs cannot know that.
+    required = StrictBooleanField(  # type: ignore[assignment]
+        required=False,
+        default=True,
+        help_text="false: respondents may leave it unanswered (estimates count n per question).",
+    )
+    show_if = ShowIfInSerializer(
+        required=False,
+        allow_null=True,
+        help_text='category and number only: {"key": <an earlier category question>, "in": '
+        "[options]}; the question is shown (and may be answered) only for those answers.",
+    )
+    ordered = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="choice only: the options are ordered (scores 1..k); estimates add mean_score.",
+    )
 
     def validate_options(self, value: list[str] | None) -> list[str]:
         if value and len(set(value)) != len(value):
@@ -166,6 +235,13 @@ class QuestionInSerializer(serializers.Serializer):
         options = _options(kind, attrs)
         design = _design(kind, attrs, options)
         lo, hi = _bounds(kind, attrs)
+        show_if = attrs.get("show_if")
+        if show_if is not None and kind not in DIRECT_KINDS:  # yes_no, choice, multi
+            raise serializers.ValidationError({"show_if": SHOW_IF_RANDOMIZED})
+        ordered = attrs.get("ordered", False)
+        if ordered and kind != Question.Kind.CHOICE:
+            message = "Only a choice question can be ordered (its options scored 1..k)."
+            raise serializers.ValidationError({"ordered": message})
         return QuestionSpec(
             key=attrs["key"],
             text=attrs["text"],
@@ -174,6 +250,9 @@ class QuestionInSerializer(serializers.Serializer):
             options=options,
             min_value=lo,
             max_value=hi,
+            required=attrs.get("required", True),
+            show_if=show_if,
+            ordered=ordered,
         )
 
 
@@ -185,6 +264,41 @@ def _unique_keys(questions: Sequence[QuestionSpec]) -> Sequence[QuestionSpec]:
         seen.add(q.key)
         message = f"Duplicate key {q.key!r}: keys must be unique."
         errors.append({"key": [message]} if duplicate else {})
+    if any(errors):
+        raise serializers.ValidationError(errors)
+    return questions
+
+
+def _show_if_error(
+    show_if: ShowIf, earlier: Mapping[str, QuestionSpec], later: set[str]
+) -> str | None:
+    """Why a question's ``show_if`` cannot refer to what it names (None: it can)."""
+    target = earlier.get(show_if.key)
+    if target is None:
+        if show_if.key in later:
+            return f"{show_if.key!r} comes later: show_if must refer to an earlier question."
+        return f"Unknown question {show_if.key!r}."
+    if target.kind != Question.Kind.CATEGORY:
+        if target.kind in Question.RANDOMIZED_KINDS:  # yes_no, choice, multi
+            return SHOW_IF_TARGET_RANDOMIZED
+        return f"{show_if.key!r} is a {target.kind} question: show_if must follow a category one."
+    unknown = [v for v in show_if.values if v not in target.options]
+    if unknown:
+        return f"Not options of {show_if.key!r}: {', '.join(map(repr, unknown))}."
+    if len(set(show_if.values)) != len(show_if.values):
+        return "Options must be unique."
+    return None
+
+
+def _show_if_references(questions: Sequence[QuestionSpec]) -> Sequence[QuestionSpec]:
+    """Each ``show_if`` names an earlier category question and some of its options."""
+    earlier: dict[str, QuestionSpec] = {}
+    later = {q.key for q in questions}
+    errors: list[dict[str, list[str]]] = []
+    for q in questions:
+        message = _show_if_error(q.show_if, earlier, later) if q.show_if is not None else None
+        errors.append({"show_if": [message]} if message else {})
+        earlier[q.key] = q
     if any(errors):
         raise serializers.ValidationError(errors)
     return questions
@@ -290,7 +404,7 @@ class _SurveyFieldsSerializer(serializers.Serializer):
     )
 
     def validate_questions(self, value: Sequence[QuestionSpec]) -> Sequence[QuestionSpec]:
-        return _unique_keys(value)
+        return _show_if_references(_unique_keys(value))
 
     def validate_slug(self, value: str) -> str:
         if value in RESERVED_SLUGS:

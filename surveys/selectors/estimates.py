@@ -11,6 +11,7 @@ from typing import Any
 from deniable.errors import InvalidInput
 from dpcore import local as rr
 from dpcore.local.cheater import estimate_cheater_detection
+from dpcore.local.ordinal import estimate_mean_score
 from surveys import designs
 from surveys.models import Question, Survey
 from surveys.selectors.counts import (
@@ -77,9 +78,21 @@ class OptionEstimate(EstimateFields):
 
 
 @dataclass(frozen=True)
+class MeanScore(EstimateFields):
+    """An ordered choice question's debiased mean score (options scored 1..k in order;
+    ``dpcore.local.ordinal``, docs/formulas.md#mean-score)."""
+
+    min: int
+    max: int
+
+
+@dataclass(frozen=True)
 class ChoiceEstimate(QuestionHeader):
+    """``mean_score`` only for an ordered (Likert) question."""
+
     n: int
     options: tuple[OptionEstimate, ...]
+    mean_score: MeanScore | None = None
 
 
 @dataclass(frozen=True)
@@ -222,7 +235,11 @@ def _choice(q: Question, cells: dict[str, int], confidence: float) -> ChoiceEsti
         )
         for option, o in zip(q.options, est.options, strict=True)
     )
-    return ChoiceEstimate(**_header(q), n=int(est.n), options=options)
+    mean_score = None
+    if q.ordered:
+        score = estimate_mean_score(design, counts=counts, confidence=confidence)
+        mean_score = MeanScore(**_estimate_fields(score), min=1, max=len(counts))
+    return ChoiceEstimate(**_header(q), n=int(est.n), options=options, mean_score=mean_score)
 
 
 def _category(q: Question, cells: dict[str, int]) -> CategoryEstimate:

@@ -66,6 +66,9 @@ def _questions_replace(*, survey: Survey, questions: Sequence[QuestionSpec]) -> 
                 options=list(q.options),
                 min_value=q.min_value,
                 max_value=q.max_value,
+                required=q.required,
+                show_if=q.show_if.as_json() if q.show_if is not None else None,
+                ordered=q.ordered,
             )
             for position, q in enumerate(questions)
         ]

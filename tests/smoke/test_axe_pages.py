@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from tests.e2e.axe import axe_violations, format_violations
 from tests.smoke import ui
 from tests.smoke.server import DESKTOP, PHONE, Server, screenshot
-from tests.smoke.test_first_hour import DEMO, answer, log_in
+from tests.smoke.test_first_hour import DEMO, answer_all, log_in
 
 pytestmark = pytest.mark.smoke
 
@@ -44,8 +44,7 @@ def respondent_pages(server: Server, new_page: Any, width: int, findings: Findin
     page, _ = new_page(**WIDTHS[width])
     page.goto(f"{server.base}/s/{DEMO}/")
     findings.check(page, f"respondent JS {width}px")
-    for q in questions:
-        answer(page, q)
+    answer_all(page, questions)
     expect(page.get_by_role("button", name=ui.SEND)).to_be_visible()
     findings.check(page, f"respondent JS summary {width}px")
     page.get_by_role("button", name=ui.SEND).click()

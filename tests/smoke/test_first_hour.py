@@ -24,6 +24,12 @@ pytestmark = pytest.mark.smoke
 DEMO = "demo"
 
 
+def shown(q: dict[str, Any], answers: dict[str, Any]) -> bool:
+    """Skip logic (docs/api.md#skip-logic): asked only after one of the listed category answers."""
+    rule = q.get("show_if")
+    return rule is None or answers.get(rule["key"]) in rule["in"]
+
+
 def answer(page: Any, q: dict[str, Any]) -> None:
     """Answer one question the way a person would: read it, pick, flip if it is randomized."""
     region = ui.question(page, q["text"])
@@ -51,12 +57,23 @@ def answer(page: Any, q: dict[str, Any]) -> None:
     expect(region).to_be_hidden()
 
 
+def answer_all(page: Any, questions: list[dict[str, Any]]) -> None:
+    """Every question in order; one that skip logic hides is passed over by the page."""
+    given: dict[str, Any] = {}
+    for q in questions:
+        if not shown(q, given):
+            expect(ui.question(page, q["text"])).to_be_hidden()
+            continue
+        answer(page, q)
+        if q["kind"] == "category":
+            given[q["key"]] = q["options"][0]
+
+
 def respond_on_a_phone(server: Server, new_page: Any, questions: list[dict[str, Any]]) -> None:
     page, problems = new_page(**PHONE)
     page.goto(f"{server.base}/s/{DEMO}/")
     screenshot(page, "respondent-360-start")
-    for q in questions:
-        answer(page, q)
+    answer_all(page, questions)
     page.get_by_role("button", name=ui.SEND).click()
     expect(ui.thanks(page)).to_be_visible()
     screenshot(page, "respondent-360-thanks")
@@ -147,6 +164,8 @@ def simulated_answers(questions: list[dict[str, Any]]) -> dict[str, Any]:
     """A reported answer for every question (what a respondent's browser would send)."""
     answers: dict[str, Any] = {}
     for q in questions:
+        if not shown(q, answers):  # skip logic hides it: its answer must be absent
+            continue
         if (q.get("design") or {}).get("name") == "cheater_detection":
             answers[q["key"]] = {"group": 1, "report": True}  # the group travels with the report
         elif q["kind"] == "yes_no":

@@ -93,8 +93,21 @@ def _text_survey(owner: Any, options: list[str]) -> Survey:
                     "options": placeholders,
                     "design": {"name": "k_rr", "epsilon": 1.0},
                 },
-                {"key": "team", "text": "Team", "kind": "category", "options": placeholders},
-                {"key": "1-x", "text": "A number", "kind": "number", "min": -10, "max": 1e9},
+                {
+                    "key": "team",
+                    "text": "Team",
+                    "kind": "category",
+                    "options": placeholders,
+                    "required": False,
+                },
+                {
+                    "key": "1-x",
+                    "text": "A number",
+                    "kind": "number",
+                    "min": -10,
+                    "max": 1e9,
+                    "required": False,
+                },  # left out by some rows: NA in every reader
             ],
         },
     )

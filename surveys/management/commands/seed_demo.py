@@ -43,6 +43,12 @@ BRIBE_HONEST_YES, BRIBE_CHEATERS = 0.10, 0.15
 BRIBE_GROUPS = [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}]
 VOTE_OPTIONS = ["Party A", "Party B", "Party C", "Did not vote"]
 VOTE_SHARES = [0.35, 0.30, 0.15, 0.20]
+#: Issue 16: the children question is asked only of these age groups (skip logic), and the
+#: Likert question's true shares (true mean score 3.05 on 1..5).
+CHILDREN_ASKED = ["30-44", "45-64", "65+"]
+CHILDREN_MEAN = {"30-44": 1.2, "45-64": 1.8, "65+": 2.1}
+LIKERT_OPTIONS = ["Never", "Rarely", "Sometimes", "Often", "Always"]
+LIKERT_SHARES = [0.10, 0.20, 0.35, 0.25, 0.10]
 
 DEMO_SURVEY: dict[str, Any] = {
     "title": "Campus life (demo)",
@@ -50,7 +56,8 @@ DEMO_SURVEY: dict[str, Any] = {
         "A demonstration survey with simulated respondents. Most sensitive questions use "
         "randomized response: your device draws the chance step (coins or a spinner), and only "
         "its result is sent. One asks only whether two statements are both true or both false "
-        "(nothing is drawn). Your age group and hours online are asked directly."
+        "(nothing is drawn). Your age group, hours online (optional) and, from 30 on, your "
+        "number of children are asked directly."
     ),
     "access": "open",
     "planned_n": 1000,
@@ -87,6 +94,7 @@ DEMO_SURVEY: dict[str, Any] = {
             "kind": "number",
             "min": 0,
             "max": 80,
+            "required": False,  # optional (issue 16): a few respondents leave it out
         },
         # Appended after the original five (whose order the smoke tests rely on).
         {
@@ -105,6 +113,25 @@ DEMO_SURVEY: dict[str, Any] = {
             "kind": "yes_no",
             "design": {"name": "cheater_detection", "groups": BRIBE_GROUPS},
         },
+        # Issue 16: skip logic on a direct question, and an ordered (Likert) randomized choice.
+        {
+            "key": "children",
+            "text": "How many children do you have?",
+            "kind": "number",
+            "min": 0,
+            "max": 12,
+            "show_if": {"key": "age_group", "in": CHILDREN_ASKED},
+        },
+        {
+            "key": "overwhelmed",
+            "text": "This term, how often have you felt overwhelmed by coursework?",
+            "kind": "choice",
+            "options": LIKERT_OPTIONS,
+            # ε = ln 4: keep with ½ (a coin), else a die picks one of the other four, so the
+            # no-JavaScript page can randomize it too.
+            "design": {"name": "k_rr", "epsilon": float(np.log(4))},
+            "ordered": True,
+        },
     ],
 }
 
@@ -120,6 +147,7 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
     # (and every estimate shown for them) are the same as before they were added.
     later = np.random.default_rng(seed + 15)
     cheating = np.random.default_rng(seed + 16)  # the cheating-detection question's own
+    issue16 = np.random.default_rng(seed + 17)  # the skip-logic and Likert questions' own
     accepted = 0
     for _ in range(n):
         age = AGE_GROUPS[int(rng.choice(len(AGE_GROUPS), p=AGE_SHARES))]
@@ -141,6 +169,7 @@ def simulate_respondents(survey: Survey, n: int, *, seed: int = SEED) -> int:
             answers["hours_online"] = hours
         answers.update(_later_answers(questions, later))
         answers.update(_cheater_answers(questions, cheating))
+        answers.update(_issue16_answers(questions, age, issue16))
         body = {
             "submission_id": simulation.submission_uuid(rng),
             "randomizer": "browser" if rng.random() < 0.9 else "physical",
@@ -177,6 +206,23 @@ def _cheater_answers(questions: dict[str, Any], rng: np.random.Generator) -> dic
         else "honest_no"
     )
     return {"bribe": simulation.randomize_cheater(questions["bribe"].design, status, rng)}
+
+
+def _issue16_answers(
+    questions: dict[str, Any], age: str, rng: np.random.Generator
+) -> dict[str, Any]:
+    """The skip-logic question (answered only by the age groups it is shown to, as the page
+    would ask it) and the Likert question's k-RR report, from their own generator."""
+    answers: dict[str, Any] = {}
+    if "children" in questions and age in CHILDREN_ASKED:
+        answers["children"] = int(min(12, rng.poisson(CHILDREN_MEAN[age])))
+    if "overwhelmed" in questions:
+        design = designs.question_design(questions["overwhelmed"])
+        truth = LIKERT_OPTIONS[int(rng.choice(len(LIKERT_OPTIONS), p=LIKERT_SHARES))]
+        answers["overwhelmed"] = simulation.randomize_choice(
+            LIKERT_OPTIONS, design.keep_probability, truth, rng
+        )
+    return answers
 
 
 class Command(BaseCommand):

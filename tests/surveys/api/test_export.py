@@ -116,7 +116,8 @@ def test_export_json(api, survey):
     body = json.loads(b"".join(r.streaming_content))
     assert body["survey"] == survey.slug
     assert body["designs"]["coin"]["design"]["p_truth"] == 0.5
-    assert body["designs"]["hours"] == {"kind": "number", "text": "Hours", "min": 0.0, "max": 80.0}
+    hours = {"kind": "number", "text": "Hours", "min": 0.0, "max": 80.0, "required": False}
+    assert body["designs"]["hours"] == hours
     assert len(body["rows"]) == 5 and set(body["rows"][0]) == {
         "coin",
         "mirror",
