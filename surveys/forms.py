@@ -236,18 +236,26 @@ def _crosswise_field() -> _PaddedChoiceField:
 
 #: The extra radio of an optional (or skip-logic) question on the no-JS page: a ticked radio
 #: cannot be unticked without JavaScript, so leaving the question out needs a radio of its own.
-NO_ANSWER = ("", "No answer (nothing is sent for this question)")
+NO_ANSWER = ("", gettext_lazy("No answer (nothing is sent for this question)"))
 
 
-def show_if_note(question: Question, questions: list[Question]) -> str:
-    """The no-JS page's words for skip logic: which earlier answer the question applies to."""
+def show_if_note(
+    question: Question,
+    questions: list[Question],
+    labels: Mapping[str, Mapping[str, str]] | None = None,
+) -> str:
+    """The no-JS page's words for skip logic: which earlier answer the question applies to, in
+    the page's language (``labels``: question key → option value → label)."""
     rule = question.show_if
     if not rule:
         return ""
     source = next((q for q in questions if q.key == rule["key"]), None)
-    options = " or ".join(f"“{o}”" for o in rule["in"])
+    shown = (labels or {}).get(rule["key"], {})
+    options = _(" or ").join(f"“{shown.get(o, o)}”" for o in rule["in"])
     about = f"“{source.text}”" if source is not None else rule["key"]
-    return f"Answer only if you answered {options} to {about}; otherwise leave it unanswered."
+    return _(
+        "Answer only if you answered %(options)s to %(question)s; otherwise leave it unanswered."
+    ) % {"options": options, "question": about}
 
 
 def _optional(field: forms.Field, question: Question) -> forms.Field:

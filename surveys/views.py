@@ -124,7 +124,7 @@ def _respond_page(
                 "max": q.max_value,
                 "field": form[field_name(q)],
                 "required": q.required,
-                "show_if_note": show_if_note(q, questions),
+                "show_if_note": show_if_note(q, questions, language.labels),
                 "protocol": protocol,
                 "protection": protection.question_protection(q, labels),
             }

@@ -90,17 +90,16 @@ def question_shown(question: Question, answers: Mapping[str, Any]) -> bool:
 
 def _hidden_message(question: Question) -> str:
     rule = question.show_if or {}
-    shown_for = " or ".join(f"“{o}”" for o in rule.get("in", []))
-    return (
-        f"Leave this question out: it is asked only of those who answered {shown_for} "
-        f"to {rule.get('key')!r}."
-    )
+    shown_for = _(" or ").join(f"“{o}”" for o in rule.get("in", []))
+    return _(
+        "Leave this question out: it is asked only of those who answered %(options)s to %(key)r."
+    ) % {"options": shown_for, "key": rule.get("key")}
 
 
 def _missing_message(question: Question) -> str:
     if question.is_randomized:
-        return "This randomized question must be answered."
-    return "This question must be answered."
+        return _("This randomized question must be answered.")
+    return _("This question must be answered.")
 
 
 def _presence_refusal(
