@@ -85,7 +85,11 @@ MESSAGE_IGNORES := --ignore='.venv*' --ignore=node_modules --ignore=var --ignore
 messages: install-run
 	@command -v msgfmt >/dev/null || { echo "GNU gettext is missing (sudo apt-get install -y gettext)"; exit 1; }
 	$(BIN)/python manage.py makemessages -l en -l es --no-location $(MESSAGE_IGNORES)
-	msgen locale/en/LC_MESSAGES/django.po -o locale/en/LC_MESSAGES/django.po
+	# English is its own source: every msgstr is emptied and refilled with its msgid (msgen keeps
+	# a non-empty one, so a msgid merged fuzzily from a similar string would keep stale words).
+	msgattrib --clear-fuzzy --clear-previous locale/en/LC_MESSAGES/django.po -o locale/en/LC_MESSAGES/django.po
+	msgfilter --keep-header -i locale/en/LC_MESSAGES/django.po -o locale/en/LC_MESSAGES/django.po sed -e 's/.*//'
+	msgen --force-po locale/en/LC_MESSAGES/django.po -o locale/en/LC_MESSAGES/django.po
 	$(BIN)/python manage.py compilemessages -l en -l es $(MESSAGE_IGNORES)
 
 lint: install

@@ -14,8 +14,9 @@ DEMO_ES: dict[str, Any] = {
         "Una encuesta de demostración con participantes simulados. La mayoría de las preguntas "
         "delicadas usan respuesta aleatorizada: tu dispositivo realiza el paso de azar (monedas "
         "o una ruleta) y solo se envía su resultado. Una pregunta solo si dos afirmaciones son "
-        "las dos verdaderas o las dos falsas (no se sortea nada). Tu grupo de edad y tus horas "
-        "en internet se preguntan directamente."
+        "las dos verdaderas o las dos falsas (no se sortea nada). Tu grupo de edad, tus horas "
+        "en internet (opcional) y, a partir de los 30, tu número de hijos se preguntan "
+        "directamente."
     ),
     "questions": {
         "cheated_exam": {"text": "¿Alguna vez has copiado en un examen?"},
@@ -42,6 +43,19 @@ DEMO_ES: dict[str, Any] = {
         },
         "bribe": {
             "text": "¿Alguna vez has ofrecido un regalo o dinero para conseguir una nota mejor?"
+        },
+        "children": {"text": "¿Cuántos hijos tienes?"},
+        "overwhelmed": {
+            "text": (
+                "Este trimestre, ¿con qué frecuencia te has sentido desbordado por los estudios?"
+            ),
+            "options": {
+                "Never": "Nunca",
+                "Rarely": "Rara vez",
+                "Sometimes": "A veces",
+                "Often": "A menudo",
+                "Always": "Siempre",
+            },
         },
     },
 }

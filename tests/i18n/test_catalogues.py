@@ -118,3 +118,16 @@ def test_the_catalogues_keep_every_placeholder():
             assert set(pattern.findall(str(value["msgstr"]))) <= set(pattern.findall(source))
             continue
         assert set(pattern.findall(str(value["msgstr"]))) == set(pattern.findall(source)), key
+
+
+def test_english_says_exactly_what_the_code_says():
+    """English is the source language: each msgstr is its msgid (or msgid_plural). A msgid that
+    gettext merged fuzzily from a similar older string kept that string's words once (“This
+    question must be answered.” read “This randomized question must be answered.”)."""
+    entries = _parse_po(LOCALE / "en" / "LC_MESSAGES" / "django.po")
+    wrong = {
+        k: v["msgstr"]
+        for k, v in entries.items()
+        if k and v["msgstr"] != (v.get("source") if isinstance(k, tuple) else k)
+    }
+    assert not wrong, wrong
