@@ -16,6 +16,7 @@ from surveys.selectors.estimates import (
     CategoryEstimate,
     CheaterDetectionEstimate,
     ChoiceEstimate,
+    MultiEstimate,
     QuestionEstimate,
     SurveyEstimates,
 )
@@ -102,6 +103,8 @@ def _entry_rows(e: QuestionEstimate) -> list[dict[str, Any]]:
         return [_row(base, "yes", e.n, e, "reported_yes_rate")]
     if isinstance(e, ChoiceEstimate):  # kind choice
         return [_row(base, o.option, e.n, o, "reported_rate") for o in e.options]
+    if isinstance(e, MultiEstimate):  # kind multi: one yes/no estimate per option
+        return [_row(base, o.option, o.n, o, "reported_rate") for o in e.options]
     if isinstance(e, CategoryEstimate):  # kind category
         # Asked directly: the share is the estimate, with no randomization to undo.
         return [_row(base, o.option, e.n, o, "share", "share", direct=True) for o in e.options]
