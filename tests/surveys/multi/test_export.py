@@ -1,0 +1,58 @@
+"""The multi-select kind in the reports export (issue 16): one 1/0 column per option named
+``<key>.<option>``, read cleanly by pandas, with each option column's design in the metadata."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pandas as pd
+import pytest
+
+from tests.surveys.multi.support import OPTIONS, open_survey, submit_answer, url
+
+pytestmark = pytest.mark.django_db
+
+
+def test_csv_has_one_column_per_option_and_pandas_reads_it(api, anon):
+    survey = open_survey(api)
+    sent = [
+        {"cannabis": True, "cocaine": False, "ecstasy": True},
+        {"cannabis": False, "cocaine": False, "ecstasy": False},
+        {"cannabis": True, "cocaine": True, "ecstasy": False},
+    ]
+    for a in sent:
+        assert submit_answer(anon, survey, a).status_code == 201
+    r = api.get(url(survey, "responses/export/?format=csv"))
+    assert r.status_code == 200
+    text = b"".join(r.streaming_content).decode()
+    assert text.startswith("drugs.cannabis,drugs.cocaine,drugs.ecstasy,age\r\n")
+    frame = pd.read_csv(io.StringIO(text))
+    assert list(frame.columns) == [f"drugs.{o}" for o in OPTIONS] + ["age"]
+    for o in OPTIONS:
+        assert frame[f"drugs.{o}"].dtype.kind == "i"  # 1/0 integers, no text prefix
+        assert int(frame[f"drugs.{o}"].sum()) == sum(a[o] for a in sent)
+    rows = sorted(tuple(int(x) for x in row) for row in frame[[f"drugs.{o}" for o in OPTIONS]].values)
+    assert rows == sorted(tuple(int(a[o]) for o in OPTIONS) for a in sent)
+
+
+def test_json_export_rows_and_metadata(api, anon):
+    survey = open_survey(api)
+    assert submit_answer(anon, survey, {"cannabis": True, "cocaine": False, "ecstasy": False}).status_code == 201
+    body = api.get(url(survey, "responses/export/?format=json"))
+    data = __import__("json").loads(b"".join(body.streaming_content))
+    assert data["rows"] == [
+        {"drugs.cannabis": 1, "drugs.cocaine": 0, "drugs.ecstasy": 0, "age": "young"}
+    ]
+    assert data["designs"]["drugs"]["columns"]["cocaine"] == "drugs.cocaine"
+    meta = api.get(url(survey, "responses/export/metadata/")).json()
+    columns = {c["key"]: c for c in meta["columns"]}
+    assert "drugs" not in columns
+    for o in OPTIONS:
+        c = columns[f"drugs.{o}"]
+        assert (c["type"], c["question"], c["option"]) == ("integer", "drugs", o)
+        assert c["design"]["name"] == "forced_response"
+        assert (c["design"]["c"], c["design"]["d"]) == (0.5, 0.25)
+        # Each column is one report: its own ε, not the question's sum.
+        assert c["design"]["epsilon"] == pytest.approx(math.log(3), rel=1e-12)
+        assert c["rrreg"].startswith(f"rrreg(drugs.{o} ~ 1, data = reports, p = 0.5")
