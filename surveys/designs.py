@@ -323,6 +323,10 @@ def design_preview(
     one-sided design is *described* (``private: false``, ``epsilon: null``), not refused, so the
     builder can say why it will be refused at save time.
     """
+    if kind == MULTI and spec is not None and spec.get("name") not in MULTI_DESIGN_NAMES:
+        raise rr.DesignError(
+            "name", f"for a multi question use one of: {', '.join(MULTI_DESIGN_NAMES)}"
+        )
     design = design_for(kind, spec, k=None if kind == MULTI else k)
     if design is None:
         raise rr.DesignError("kind", "only randomized kinds (yes_no, choice, multi) have a design")

@@ -28,10 +28,22 @@ def field_name(question: Question) -> str:
     return f"q-{question.key}"
 
 
+def option_field_name(question: Question, index: int) -> str:
+    """A multi question's radio pair for its option ``index`` (keys hold no ".")."""
+    return f"q-{question.key}.{index}"
+
+
+def error_field_name(question: Question) -> str:
+    """The field a question's errors attach to: a multi question's first option."""
+    if question.kind == Question.Kind.MULTI:
+        return option_field_name(question, 0)
+    return field_name(question)
+
+
 def design_spec(question: Question) -> dict[str, Any]:
     """The question's design spec with the API defaults filled in (docs/api.md#surveys)."""
     spec = dict(question.design or {})
-    if question.kind == Question.Kind.YES_NO and not spec.get("name"):
+    if question.kind in (Question.Kind.YES_NO, Question.Kind.MULTI) and not spec.get("name"):
         spec = {**DEFAULT_YES_NO_DESIGN, **spec}
     if question.kind == Question.Kind.CHOICE and not spec.get("name"):
         spec = {"name": "k_rr", **spec}
@@ -110,6 +122,8 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
             "so this question needs JavaScript.",
         )
     spec = design.to_spec()
+    if question.kind == Question.Kind.MULTI:
+        return _multi_protocol(question, realisation, spec)
     if (
         question.kind == Question.Kind.YES_NO
         and {k: spec.get(k) for k in COIN_DESIGN} == COIN_DESIGN
@@ -128,6 +142,47 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
         else:
             steps.append("The random other option is simply the option that is not your answer.")
     return PhysicalProtocol(True, steps)
+
+
+_MULTI_ACTIONS = {
+    physical.TRUTH: "tick your true answer for that option",
+    physical.YES: "tick YES for that option, whatever your true answer",
+    physical.NO: "tick NO for that option, whatever your true answer",
+    physical.OPPOSITE: "tick the opposite of your true answer for that option",
+}
+
+
+def _multi_protocol(
+    question: Question, realisation: physical.Realisation, spec: dict[str, Any]
+) -> PhysicalProtocol:
+    """Multi-select without JavaScript: the yes/no design's device once per option, afresh for
+    each (independent draws, as the browser makes them), and YES/NO ticked per option."""
+    k = len(question.options)
+    steps = [
+        f"Do this for each of the {k} options in turn, with a new flip (or roll) each time, "
+        "where nobody can see it."
+    ]
+    if {key: spec.get(key) for key in COIN_DESIGN} == COIN_DESIGN and spec["name"] == (
+        "forced_response"
+    ):
+        steps += [
+            "Flip a coin. Tails: tick your true answer for that option.",
+            "Heads: flip again. Heads: tick YES for that option. Tails: tick NO. (Whatever your "
+            "true answer is.)",
+        ]
+        return PhysicalProtocol(True, steps)
+    steps.append(realisation.instruction)
+    rows, start = [], 0
+    for outcome, count in realisation.counts:
+        chosen = realisation.face_names[start : start + count]
+        start += count
+        label = (
+            f"{chosen[0]}–{chosen[-1]}"
+            if realisation.faces in (6, 36) and len(chosen) > 1
+            else " or ".join(chosen)
+        )
+        rows.append(f"{label.capitalize()}: {_MULTI_ACTIONS[outcome]}.")
+    return PhysicalProtocol(True, [*steps, *rows])
 
 
 def _cheater_protocol(design: Any) -> PhysicalProtocol:
@@ -236,6 +291,20 @@ class RespondForm(forms.Form):
                 self.fields[name] = _PaddedChoiceField(
                     choices=_padded([(o, o) for o in q.options]), widget=forms.RadioSelect
                 )
+            elif q.kind == Question.Kind.MULTI:
+                # One YES/NO radio pair per option (padded like yes/no, so every post of the
+                # question has the same length; a ticked-or-absent checkbox would not).
+                for i, option in enumerate(q.options):
+                    self.fields[option_field_name(q, i)] = _PaddedChoiceField(
+                        choices=_padded([("yes", "Yes"), ("no", "No")]),
+                        coerce=lambda v: v == "yes",
+                        widget=forms.RadioSelect,
+                        label=option,
+                        error_messages={
+                            "required": f"“{option}”: tick the answer the coins told you to record."
+                        },
+                    )
+                continue
             elif q.kind == Question.Kind.CATEGORY:
                 self.fields[name] = forms.ChoiceField(
                     choices=[(o, o) for o in q.options], widget=forms.RadioSelect
@@ -263,6 +332,13 @@ class RespondForm(forms.Form):
         data = self.cleaned_data
         out: dict[str, Any] = {}
         for q in self.questions:
+            if q.kind == Question.Kind.MULTI:
+                reports = {
+                    option: data.get(option_field_name(q, i)) for i, option in enumerate(q.options)
+                }
+                if all(isinstance(v, bool) for v in reports.values()):
+                    out[q.key] = reports
+                continue
             value = data.get(field_name(q))
             if value is None:
                 continue
@@ -274,7 +350,7 @@ class RespondForm(forms.Form):
     def _target(self, path: str) -> str | None:
         if path.startswith("answers."):
             key = path.split(".", 1)[1]
-            return next((field_name(q) for q in self.questions if q.key == key), None)
+            return next((error_field_name(q) for q in self.questions if q.key == key), None)
         return "token" if path == "token" and "token" in self.fields else None
 
     def add_domain_errors(

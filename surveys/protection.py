@@ -112,6 +112,31 @@ def _krr_reports(design: rr.KRRDesign, options: list[str]) -> dict[str, dict[str
     return out
 
 
+def _multi_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
+    """A multi question's words per box: ``yes`` = a ticked box, ``no`` = an empty one. Each
+    box is its own report through the shared design, so its ratio is the yes/no one."""
+    out = _yes_no_reports(design)
+    for report, word in (("yes", "a ticked"), ("no", "an empty")):
+        ratio = out[report]["likelihood_ratio"]
+        shown = math.inf if ratio is None else ratio
+        truth = "true" if report == "yes" else "false"
+        other = "false" if report == "yes" else "true"
+        out[report]["text"] = (
+            f"Each box is randomized on its own, so {word} box is only {times(shown)} as likely "
+            f"from someone for whom that option is {truth} as from someone for whom it is "
+            f"{other}: nobody can tell whether a ticked box is your true answer. Someone who "
+            f"thought it 50–50 beforehand would now think it is "
+            f"{percent(out[report]['posterior'])} likely."
+        )
+    return out
+
+
+MULTI_HANDLING_TEXT = (
+    "Randomized on this device, each box separately: only the results are sent, never your "
+    "true answers, and nobody can tell whether a ticked box is your true answer."
+)
+
+
 def is_coin_design(spec: dict[str, Any]) -> bool:
     return spec.get("name") == rr.DEFAULT_YES_NO_SPEC["name"] and all(
         math.isclose(float(spec[key]), value, abs_tol=1e-12)
@@ -323,6 +348,24 @@ def question_protection(q: Question) -> dict[str, Any]:
         out.update(_cheater_protection(design))
         return out
     out["randomizer"] = _randomizer(q, design)
+    if q.kind == Question.Kind.MULTI:
+        k = len(q.options or [])
+        randomizer = out["randomizer"]
+        # The same coins (or spinner) decide each box again, independently of the others.
+        how = randomizer["how"].replace("your true answer", "your true answer for that option")
+        for word, box in (("YES", "TICKED"), ("NO", "EMPTY")):
+            how = how.replace(f" {word}", f" {box}")
+        randomizer["how"] = f"Each of the {k} options is decided separately, with its own draw. {how}"
+        for sector in randomizer["sectors"]:
+            sector["label"] = sector["label"].replace("YES", "Ticked").replace("NO", "Empty")
+        randomizer["button"] = (
+            "Flip the coins for each option"
+            if randomizer["kind"] == "coins"
+            else "Spin the spinner for each option"
+        )
+        out["handling_text"] = MULTI_HANDLING_TEXT
+        out["reports"] = _multi_reports(design)
+        return out
     if is_crosswise(q):
         out["handling_text"] = (
             "Crosswise: only SAME or DIFFERENT is sent, never your answer to either statement. "

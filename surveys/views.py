@@ -24,7 +24,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
 from surveys import designs, protection
-from surveys.forms import RespondForm, design_spec, field_name, physical_protocol
+from surveys.forms import (
+    RespondForm,
+    design_spec,
+    error_field_name,
+    field_name,
+    option_field_name,
+    physical_protocol,
+)
 from surveys.inputs import invitation_request, submission_spec
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
@@ -83,6 +90,9 @@ def _question_data(q: Question) -> dict[str, Any]:
     design = designs.question_design(q)
     out["design"] = dict(design.to_spec()) if design is not None else design_spec(q)
     out["epsilon"] = designs.question_epsilon(q)
+    if q.kind == Question.Kind.MULTI:
+        # Each option is one report through the design (the page draws once per option).
+        out["epsilon_per_option"] = designs.option_epsilon(q)
     # The page draws U uniform on [0, 2⁵³) and compares it with these integers, unchanged: the
     # probabilities it runs are exactly thresholds/2⁵³, whose ε is at most out["epsilon"].
     out["random_bits"] = rr_browser.RANDOM_BITS
@@ -106,7 +116,13 @@ def _respond_page(
                 "options": q.options,
                 "min": q.min_value,
                 "max": q.max_value,
-                "field": form[field_name(q)],
+                "field": form[error_field_name(q)],
+                # A multi question: (option, its YES/NO radio pair) per option.
+                "option_fields": [
+                    (option, form[option_field_name(q, i)]) for i, option in enumerate(q.options)
+                ]
+                if q.kind == Question.Kind.MULTI
+                else [],
                 "protocol": protocol,
                 "protection": protection.question_protection(q),
             }
@@ -147,12 +163,15 @@ def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[st
         text = " ".join(str(m) for m in form["token"].errors)
         out.append({"href": "#id_token", "text": f"Invitation code: {text}"})
     for number, q in enumerate(questions, start=1):
-        errors = form[field_name(q)].errors
+        name = error_field_name(q)
+        errors = form[name].errors
+        if q.kind == Question.Kind.MULTI:  # every option's radio pair
+            errors = [m for i in range(len(q.options)) for m in form[option_field_name(q, i)].errors]
         if not errors:
             continue
         # Radio groups: link to the first radio; a number field: to its input.
         radio = q.kind != Question.Kind.NUMBER
-        href = f"#id_{field_name(q)}_0" if radio else f"#id_{field_name(q)}"
+        href = f"#id_{name}_0" if radio else f"#id_{name}"
         out.append({"href": href, "text": f"Question {number}: {' '.join(str(m) for m in errors)}"})
     return out
 

@@ -199,3 +199,25 @@ def test_regression_outcome_multi_is_refused_with_400(api, anon):
     r = api.get(url(survey, "regression/?outcome=drugs&predictors=age"))
     assert r.status_code == 400, r.content
     assert "multi" in " ".join(r.json()["errors"]["outcome"])
+
+
+def test_design_preview_sums_epsilon_over_the_options(api):
+    r = api.post(
+        "/api/v1/designs/preview/",
+        {"kind": "multi", "options": OPTIONS, "design": COIN},
+        format="json",
+    )
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["epsilon_per_option"] == pytest.approx(LN3, rel=1e-12)
+    assert body["options"] == 3
+    assert body["epsilon"] == pytest.approx(3 * LN3, rel=1e-12)
+    refused = api.post(
+        "/api/v1/designs/preview/",
+        {"kind": "multi", "k": 2, "design": {"name": "crosswise", "innocuous_prevalence": 0.25,
+                                             "innocuous_text": "x"}},
+        format="json",
+    )
+    assert refused.status_code == 400 and "design.name" in refused.json()["errors"]
+    missing = api.post("/api/v1/designs/preview/", {"kind": "multi", "design": COIN}, format="json")
+    assert missing.status_code == 400 and "options" in missing.json()["errors"]
