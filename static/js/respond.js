@@ -16,6 +16,7 @@
 import { request } from "./lib/http.js";
 import { DONE, SUBMISSION, StorageBlockedError, drawnView, openMemo, possibleReports } from "./rr/memo.js";
 import { animate, isShown, visual, whatHappened } from "./respond/stage.js";
+import { meaningMulti, setupMultiFlipper, showMulti, summaryMulti } from "./respond/multi.js";
 
 const dataNode = document.getElementById("survey-data");
 const form = document.getElementById("respond-form");
@@ -32,9 +33,9 @@ let physicalMode = false;
 // in the same radios the no-JavaScript page posts; the reported boolean is `same`.
 const isCrosswise = (q) => q.kind === "yes_no" && q.design?.name === "crosswise";
 const bare = (v) => (v !== null && typeof v === "object" ? v.report : v); // cheater: {group, report}
-const show = (q, v) => (isCrosswise(q) ? (v ? "SAME" : "DIFFERENT") : q.kind === "yes_no" ? (bare(v) ? "YES" : "NO") : `“${v}”`);
+const show = (q, v) => (q.kind === "multi" ? showMulti(q, v) : isCrosswise(q) ? (v ? "SAME" : "DIFFERENT") : q.kind === "yes_no" ? (bare(v) ? "YES" : "NO") : `“${v}”`);
 const reportKey = (q, v) => (q.kind === "yes_no" ? (bare(v) ? "yes" : "no") : v);
-const meaning = (q, reported) => q.protection.reports[reportKey(q, reported)]?.text ?? "";
+const meaning = (q, reported) => (q.kind === "multi" ? meaningMulti(q) : q.protection.reports[reportKey(q, reported)]?.text ?? "");
 
 function para(...parts) {
   const p = document.createElement("p");
@@ -50,6 +51,7 @@ function strong(text) {
 
 // ---------------------------------------------------------------- one randomized question
 function setupFlipper(section, q) {
+  if (q.kind === "multi") { setupMultiFlipper(section, q, { memo, fill, onBlocked: storageBlocked }); return; }
   const flipper = section.querySelector("[data-role=flipper]");
   const pick = flipper.querySelector("[data-role=pick]");
   const flipButton = flipper.querySelector("[data-role=flip]");
@@ -161,7 +163,7 @@ function validateStep(section) {
   const q = items.get(section.dataset.key);
   if (!q) return true;
   if (answerOf(q) !== undefined) { stepError(section, ""); return true; }
-  stepError(section, isCrosswise(q) ? "Tick SAME or DIFFERENT." : q.randomized ? `Tap your true answer, then press “${visual(q).button}”.` :
+  stepError(section, isCrosswise(q) ? "Tick SAME or DIFFERENT." : q.kind === "multi" ? `Tick what is true for you (or nothing), then press “${visual(q).button}”.` : q.randomized ? `Tap your true answer, then press “${visual(q).button}”.` :
     q.kind === "number" ? `Enter a number${q.min != null && q.max != null ? ` from ${q.min} to ${q.max}` : ""}.` : "Choose an answer.");
   return false;
 }
@@ -178,7 +180,7 @@ function buildSummary() {
     if (isCrosswise(q)) {
       li.append(`To be sent: ${show(q, v)} — only whether your two answers agree. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
     } else if (q.randomized) {
-      li.append(`To be sent: ${show(q, v)} — randomized on this device; your true answer is not sent. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
+      li.append(q.kind === "multi" ? summaryMulti(q, v) : `To be sent: ${show(q, v)} — randomized on this device; your true answer is not sent. Privacy: ε = ${q.epsilon.toFixed(2)}. ${meaning(q, v)}`);
     } else {
       li.append(`To be sent: ${v}. ${q.protection.handling_text}`);
     }
