@@ -7,6 +7,7 @@
  */
 
 import { send } from "./lib/http.js";
+import { capital, plain } from "./builder/plain.js";
 
 const data = JSON.parse(document.getElementById("builder-data").textContent);
 const form = document.getElementById("builder");
@@ -37,11 +38,11 @@ async function postJSON(url, body, method = "POST") {
 function cardValue(card) {
   const kind = field(card, "kind").value;
   const q = { key: field(card, "key").value.trim(), text: field(card, "text").value.trim(), kind };
-  if (kind === "choice" || kind === "category") {
+  if (kind === "choice" || kind === "category" || kind === "multi") {
     q.options = field(card, "options").value.split("\n").map((s) => s.trim()).filter(Boolean);
   }
   if (kind === "number") { q.min = num(field(card, "min")); q.max = num(field(card, "max")); }
-  if (kind === "yes_no") {
+  if (kind === "yes_no" || kind === "multi") { // multi: one yes/no design shared by its options
     const name = field(card, "design.name").value;
     const design = { name };
     const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"],
@@ -62,7 +63,7 @@ function fillCard(card, q) {
   field(card, "options").value = (q.options || []).join("\n");
   field(card, "min").value = q.min ?? "";
   field(card, "max").value = q.max ?? "";
-  const yn = q.kind === "yes_no" && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
+  const yn = (q.kind === "yes_no" || q.kind === "multi") && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
   field(card, "design.name").value = yn.name;
   // Defaults for every design's parameters first, then the question's own values on top.
   const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.two_probability, ...DEFAULT_DESIGNS.crosswise,
@@ -106,6 +107,10 @@ function syncVisibility(card) {
   const designName = field(card, "design.name").value;
   for (const el of card.querySelectorAll("[data-show]")) el.hidden = !el.dataset.show.split(" ").includes(kind);
   for (const el of card.querySelectorAll("[data-design]")) el.hidden = !el.dataset.design.split(" ").includes(designName);
+  // A multi question offers only the designs the server accepts for it (data.multi_design_names).
+  const select = field(card, "design.name");
+  for (const o of select.options) o.disabled = o.hidden = kind === "multi" && !data.multi_design_names.includes(o.value);
+  if (select.selectedOptions[0]?.disabled) { select.value = "forced_response"; syncVisibility(card); }
 }
 
 function renumber() {
@@ -124,7 +129,7 @@ function updateTotal() {
   let unknown = false;
   for (const card of list.children) {
     const kind = field(card, "kind").value;
-    if (kind !== "yes_no" && kind !== "choice") continue;
+    if (kind !== "yes_no" && kind !== "choice" && kind !== "multi") continue;
     const eps = previews.get(card);
     if (typeof eps === "number") total += eps; else unknown = true;
   }
@@ -137,9 +142,9 @@ const pp = (x) => `±${(100 * x).toFixed(1)} pp`;
 async function preview(card) {
   const box = card.querySelector("[data-role=preview]");
   const q = cardValue(card);
-  if (q.kind !== "yes_no" && q.kind !== "choice") { previews.delete(card); updateTotal(); return; }
+  if (q.kind !== "yes_no" && q.kind !== "choice" && q.kind !== "multi") { previews.delete(card); updateTotal(); return; }
   const body = { kind: q.kind, design: q.design, planned_n: num(document.getElementById("b-planned")) || 1000 };
-  if (q.kind === "choice") body.options = q.options;
+  if (q.kind === "choice" || q.kind === "multi") body.options = q.options;
   box.textContent = "Calculating…";
   try {
     const { ok, payload } = await postJSON(data.preview_url, body);
@@ -153,9 +158,10 @@ async function preview(card) {
         : "No preview until the design above is fixed.";
     } else {
       previews.set(card, payload.private ? payload.epsilon : null);
-      const yes = q.kind === "yes_no" ? "a recorded YES" : "a recorded option";
+      const yes = { yes_no: "a recorded YES", multi: "a ticked box" }[q.kind] ?? "a recorded option";
+      const sum = payload.epsilon_per_option != null ? ` (${payload.options} options × ${payload.epsilon_per_option.toFixed(3)}, added up; precision is per option)` : "";
       const parts = [
-        payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}.` : "Not differentially private (ε = ∞): it will be refused.",
+        payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}${sum}.` : "Not differentially private (ε = ∞): it will be refused.",
         payload.deniability != null ? `Deniability: ${yes} moves a ${(100 * payload.prior).toFixed(0)}% prior to ${(100 * payload.deniability).toFixed(1)}%.` : "",
         payload.assumption ? `Assumption: ${payload.assumption}` : "",
         payload.group_epsilons ? `Group ε: ${payload.group_epsilons.map((e) => e.toFixed(3)).join(" and ")}; ${payload.planned_n_per_group} per group planned, ${payload.sample_size_per_group_for_5pp} per group for ±5 points on the honest share.` : "",
@@ -165,7 +171,7 @@ async function preview(card) {
       box.textContent = parts.filter(Boolean).join(" ");
       // power.js (issue 14) computes live power for this design next to the precision.
       card.dispatchEvent(new CustomEvent("deniable:preview", { bubbles: true,
-        detail: { kind: q.kind, design: q.design, options: q.options, planned_n: payload.planned_n } }));
+        detail: { kind: q.kind === "multi" ? "yes_no" : q.kind, design: q.design, options: q.options, planned_n: payload.planned_n } }));
     }
   } catch {
     box.textContent = "Preview unavailable (network).";
@@ -212,29 +218,6 @@ function addCard(q) {
 // The API answers {"errors": {path: [messages]}} with paths such as "questions[1].design.p_no".
 // Each message is shown once next to its field, in plain words, and listed in a summary at the
 // top that names the question: 'Question 2 (“Cheated on an exam”): the three probabilities…'.
-const PLAIN = [
-  [/p_truth \+ p_yes \+ p_no must sum to 1 \(got (.+)\)/, (m) => `the three probabilities must add up to 1 (they add up to ${m[1]})`, true],
-  [/must be a probability between 0 and 1 \(got (.+)\)/, (m) => `must be a probability between 0 and 1 (you entered ${m[1]})`],
-  [/^p = 0\.5 gives c = 2p − 1 = 0/, () => "0.5 makes the answers carry no information: use a value above 0.5"],
-  [/^p = .* gives c = 2p − 1 < 0/, () => "must be above 0.5 (below it, the opposite statement is the one mostly answered)"],
-  [/^p = 0 means the sensitive question is never answered/, () => "must be above 0: at 0 the sensitive question is never answered"],
-  [/^must be > 0 \(p_truth = 0/, () => "must be above 0: at 0 the answers carry no information"],
-  [/k-RR needs at least 2 options/, () => "a choice question needs at least 2 options", true],
-  [/^Give (\d+) to (\d+) options \(got (\d+)\)/, (m) => `give between ${m[1]} and ${m[2]} options, one per line (there ${m[3] === "1" ? "is 1" : `are ${m[3]}`})`],
-  [/^must be a number \(got .*\)/, () => "must be a number"],
-  [/^must be > 0 \(got .*\)/, () => "must be greater than 0"],
-  [/c = P\(yes\|trait\) − P\(yes\|no trait\) must be > 0/, () => "these settings make a “yes” no more likely for people with the trait: the answers would carry no information", true],
-];
-
-function plain(message) {
-  for (const [pattern, say, whole] of PLAIN) {
-    const m = pattern.exec(message);
-    if (m) return { text: say(m), whole: !!whole };
-  }
-  return { text: message.replace(/\.$/, ""), whole: false };
-}
-const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-
 function questionName(card) {
   const index = [...list.children].indexOf(card);
   const text = field(card, "text").value.trim();

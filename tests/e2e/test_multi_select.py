@@ -96,3 +96,45 @@ def test_without_javascript_a_coin_per_option(live_server, new_page):
     sub = Submission.objects.get(survey=survey)
     assert sub.randomizer == "physical"
     assert sub.answers == {"drugs": {"cannabis": True, "cocaine": False, "ecstasy": False}}
+
+
+def test_builder_makes_a_multi_question_with_a_live_epsilon_sum(live_server, new_page):
+    import re
+
+    from django.contrib.auth import get_user_model
+
+    from surveys.models import Survey
+
+    get_user_model().objects.create_user("multibuilder", password="pw-multi-12345")
+    page, problems = new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/accounts/login/?next=/surveys/new/")
+    page.fill("#id_username", "multibuilder")
+    page.fill("#id_password", "pw-multi-12345")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/surveys/new/")
+    page.fill("#b-title", "Multi-select built in the browser")
+    first = page.locator("#questions > li").first
+    first.locator('[data-path="text"]').fill("Which have you used?")
+    first.locator('[data-path="kind"]').select_option("multi")
+    first.locator('[data-path="options"]').fill("cannabis\ncocaine")
+    preview = first.locator("[data-role=preview]")
+    # Two options × ln 3 (the coin design) = 2.197.
+    preview.filter(has_text="Local ε = 2.197 (2 options × 1.099, added up").wait_for()
+    page.locator("#total-epsilon").filter(has_text="2.197").wait_for()
+    first.locator('[data-path="options"]').fill("cannabis\ncocaine\necstasy")
+    preview.filter(has_text="Local ε = 3.296 (3 options × 1.099").wait_for()
+    page.locator("#total-epsilon").filter(has_text="3.296").wait_for()
+    # Crosswise and cheating detection are not offered for multi.
+    disabled = first.locator('[data-path="design.name"] option:disabled')
+    assert sorted(disabled.evaluate_all("(os) => os.map((o) => o.value)")) == [
+        "cheater_detection",
+        "crosswise",
+    ]
+    first.locator('[data-path="design.name"]').select_option("warner")
+    preview.filter(has_text="Local ε = 3.296").wait_for()  # Warner p = ¾: ln 3 per option
+    page.click("#save")
+    page.wait_for_url(re.compile(r"/surveys/(?!new/)[a-z0-9]+/$"))
+    q = Survey.objects.get(title="Multi-select built in the browser").questions.get()
+    assert (q.kind, q.options) == ("multi", ["cannabis", "cocaine", "ecstasy"])
+    assert q.design == {"name": "warner", "p": 0.75}
+    assert problems.messages == []
