@@ -87,3 +87,33 @@ def test_warner_multi_no_js_uses_a_device_per_option(client, alice):
     html = client.get(reverse("respond", args=[survey.slug])).content.decode()
     assert "Flip a coin twice." in html
     assert "tick the opposite of your true answer for that option" in html
+
+
+def test_survey_page_shows_multi_estimates_and_per_option_comparisons(client, alice):
+    import uuid
+
+    from testsupport import factories as boundary
+
+    survey = make(alice, [MULTI, CATEGORY])  # open already
+    for i in range(40):
+        boundary.submission_create(
+            survey=survey,
+            submission_id=str(uuid.uuid4()),
+            randomizer="browser",
+            answers={
+                "drugs": {"cannabis": i % 2 == 0, "cocaine": i % 3 == 0, "ecstasy": i % 4 == 0},
+                "region": "N" if i % 2 else "S",
+            },
+        )
+    client.force_login(alice)
+    r = client.get(reverse("survey-detail", args=[survey.slug]) + "?group_by=region")
+    assert r.status_code == 200
+    html = r.content.decode()
+    for option in OPTIONS:
+        assert f"drugs: {option}" in html  # a chart bar per option
+    comparison = html[html.index('class="comparison" data-key="drugs"'):]
+    comparison = comparison[: comparison.index("</div>")]
+    assert "Each option tested separately" in comparison
+    assert "Nothing to test" not in comparison
+    for option in OPTIONS:
+        assert f"<li>{option}: " in comparison
