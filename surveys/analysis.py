@@ -293,7 +293,10 @@ def _multi_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], co
         )
         rows.extend(_difference_dicts(diffs, option))
         test = compare.homogeneity_test(
-            [[e["options"][i]["reported"], e["n"] - e["options"][i]["reported"]] for _, e in entries]
+            [
+                [e["options"][i]["reported"], e["n"] - e["options"][i]["reported"]]
+                for _, e in entries
+            ]
         )
         tests.append(
             {"option": option, "statistic": test.statistic, "df": test.df, "p_value": test.p_value}

@@ -132,16 +132,19 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
         return PhysicalProtocol(True, list(_COIN_STEPS))
     steps = [realisation.instruction + " Do it where nobody can see.", *_rows(realisation)]
     if question.kind == Question.Kind.CHOICE:
-        k = design.k
-        if k - 1 > 1:
-            steps.append(
-                f"To pick a random other option: leave out your true answer, number the other "
-                f"{k - 1} options 1 to {k - 1} in the order shown, and roll a die until it shows "
-                f"a number from 1 to {k - 1}. Tick that option."
-            )
-        else:
-            steps.append("The random other option is simply the option that is not your answer.")
+        steps.append(_other_option_step(design.k))
     return PhysicalProtocol(True, steps)
+
+
+def _other_option_step(k: int) -> str:
+    """How a k-RR respondent picks "a random other option" with a die."""
+    if k - 1 > 1:
+        return (
+            f"To pick a random other option: leave out your true answer, number the other "
+            f"{k - 1} options 1 to {k - 1} in the order shown, and roll a die until it shows "
+            f"a number from 1 to {k - 1}. Tick that option."
+        )
+    return "The random other option is simply the option that is not your answer."
 
 
 _MULTI_ACTIONS = {

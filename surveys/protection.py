@@ -355,7 +355,9 @@ def question_protection(q: Question) -> dict[str, Any]:
         how = randomizer["how"].replace("your true answer", "your true answer for that option")
         for word, box in (("YES", "TICKED"), ("NO", "EMPTY")):
             how = how.replace(f" {word}", f" {box}")
-        randomizer["how"] = f"Each of the {k} options is decided separately, with its own draw. {how}"
+        randomizer["how"] = (
+            f"Each of the {k} options is decided separately, with its own draw. {how}"
+        )
         for sector in randomizer["sectors"]:
             sector["label"] = sector["label"].replace("YES", "Ticked").replace("NO", "Empty")
         randomizer["button"] = (

@@ -28,7 +28,6 @@ from surveys.forms import (
     RespondForm,
     design_spec,
     error_field_name,
-    field_name,
     option_field_name,
     physical_protocol,
 )
@@ -164,9 +163,12 @@ def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[st
         out.append({"href": "#id_token", "text": f"Invitation code: {text}"})
     for number, q in enumerate(questions, start=1):
         name = error_field_name(q)
-        errors = form[name].errors
-        if q.kind == Question.Kind.MULTI:  # every option's radio pair
-            errors = [m for i in range(len(q.options)) for m in form[option_field_name(q, i)].errors]
+        names = (
+            [option_field_name(q, i) for i in range(len(q.options))]  # every option's pair
+            if q.kind == Question.Kind.MULTI
+            else [name]
+        )
+        errors = [str(m) for n in names for m in form[n].errors]
         if not errors:
             continue
         # Radio groups: link to the first radio; a number field: to its input.

@@ -65,7 +65,9 @@ def _noisy_multi(
     return _NoisyMulti(
         {
             option: _noisy_cells(
-                mechanism, parameter, {"yes": int(cells[option]), "no": answered - int(cells[option])}
+                mechanism,
+                parameter,
+                {"yes": int(cells[option]), "no": answered - int(cells[option])},
             )
             for option in question.options
         }

@@ -90,7 +90,9 @@ def test_without_javascript_a_coin_per_option(live_server, new_page):
     text = page.locator("#step-drugs").inner_text()
     assert "Do this for each of the 3 options in turn" in text
     for i, value in enumerate(["Yes", "No", "No"]):
-        page.locator(f"#step-drugs .multi-option:nth-of-type({i + 1}) label", has_text=value).click()
+        page.locator(
+            f"#step-drugs .multi-option:nth-of-type({i + 1}) label", has_text=value
+        ).click()
     page.locator("button[type=submit]", has_text="Send my answers").click()
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     sub = Submission.objects.get(survey=survey)

@@ -40,19 +40,26 @@ def test_neighbouring_datasets_move_the_option_histograms_by_k_in_l1():
         for i, yes in enumerate(report):
             cells[2 * i + (0 if yes else 1)] += 1
         assert sum(abs(c) for c in cells) == l1 == k
-        assert math.sqrt(sum(c * c for c in cells)) == pytest.approx(l2) == pytest.approx(math.sqrt(k))
+        assert (
+            math.sqrt(sum(c * c for c in cells)) == pytest.approx(l2) == pytest.approx(math.sqrt(k))
+        )
 
 
 def test_laplace_charge_covers_the_multi_question():
     """Laplace at ε with one multi question of k = 4 options: scale t = 4/ε per cell, so the
-    privacy loss of a neighbour is Σ_i |Δ_i|/t = 4/t = ε exactly, and the ledger's events add to ≥ ε."""
+    privacy loss of a neighbour is Σ_i |Δ_i|/t = 4/t = ε exactly; the ledger's events add to ≥ ε."""
     epsilon = 0.8
     m = contribution_count([("multi", 4)])
     noise = unit_noise(mechanism="laplace", contributions=m, epsilon=epsilon)
     assert float(noise.parameter) == pytest.approx(4 / epsilon)
     true_loss = sum(multi_sensitivities(4)) / float(noise.parameter)
-    events = release_events(mechanism="laplace", contributions=m, epsilon=epsilon, rho=None,
-                            sensitivities=multi_sensitivities(4))
+    events = release_events(
+        mechanism="laplace",
+        contributions=m,
+        epsilon=epsilon,
+        rho=None,
+        sensitivities=multi_sensitivities(4),
+    )
     charged = sum(e.epsilon for e in events)
     assert len(events) == 4
     assert charged >= true_loss * (1 - 1e-15)
@@ -60,7 +67,7 @@ def test_laplace_charge_covers_the_multi_question():
 
 
 def test_gaussian_rho_covers_the_multi_question():
-    """Gaussian with ρ and k = 5: σ² = 5/(2ρ); the zCDP of a neighbour is ‖Δ‖₂²/(2σ²) = 5/(2σ²) = ρ."""
+    """Gaussian with ρ and k = 5: σ² = 5/(2ρ); a neighbour's zCDP is ‖Δ‖₂²/(2σ²) = 5/(2σ²) = ρ."""
     rho = 0.3
     m = contribution_count([("multi", 5)])
     noise = unit_noise(mechanism="gaussian", contributions=m, rho=rho)

@@ -11,7 +11,15 @@ import numpy as np
 import pytest
 
 from dpcore import local as rr
-from tests.surveys.multi.support import BODY, COIN, OPTIONS, all_false, open_survey, submit_answer, url
+from tests.surveys.multi.support import (
+    BODY,
+    COIN,
+    OPTIONS,
+    all_false,
+    open_survey,
+    submit_answer,
+    url,
+)
 
 pytestmark = pytest.mark.django_db
 LN3 = math.log(3)
@@ -145,7 +153,9 @@ def test_estimates_csv_has_a_row_per_option(api, anon):
     assert submit_answer(anon, survey, {**all_false(), "cocaine": True}).status_code == 201
     r = api.get(url(survey, "estimates/?format=csv"))
     assert r.status_code == 200
-    rows = [row for row in csv.DictReader(io.StringIO(r.content.decode())) if row["key"] == "'drugs"]
+    rows = [
+        row for row in csv.DictReader(io.StringIO(r.content.decode())) if row["key"] == "'drugs"
+    ]
     assert [row["option"] for row in rows] == [f"'{o}" for o in OPTIONS]
     assert [row["reported"] for row in rows] == ["0", "1", "0"]
 
@@ -158,7 +168,7 @@ def test_simulated_respondents_are_debiased_per_option(api):
     from testsupport import factories as boundary
 
     survey = open_survey(api)
-    services.survey_open  # noqa: B018 — opened by open_survey
+    services.survey_open
     rng = np.random.default_rng(20261122)
     truth = {"cannabis": 0.1, "cocaine": 0.4, "ecstasy": 0.7}
     n = 600
@@ -183,8 +193,9 @@ def test_simulated_respondents_are_debiased_per_option(api):
     per_age = {g["group"]: _entry(g) for g in grouped["groups"]}
     assert per_age["young"]["n"] + per_age["old"]["n"] == n
     for option_index in range(3):
-        assert sum(e["options"][option_index]["reported"] for e in per_age.values()) == (
-            entry["options"][option_index]["reported"]
+        assert (
+            sum(e["options"][option_index]["reported"] for e in per_age.values())
+            == (entry["options"][option_index]["reported"])
         )
     comparison = _entry(grouped)["comparison"]
     assert comparison["test"] == "equal_prevalence_per_option"
@@ -214,8 +225,11 @@ def test_design_preview_sums_epsilon_over_the_options(api):
     assert body["epsilon"] == pytest.approx(3 * LN3, rel=1e-12)
     refused = api.post(
         "/api/v1/designs/preview/",
-        {"kind": "multi", "k": 2, "design": {"name": "crosswise", "innocuous_prevalence": 0.25,
-                                             "innocuous_text": "x"}},
+        {
+            "kind": "multi",
+            "k": 2,
+            "design": {"name": "crosswise", "innocuous_prevalence": 0.25, "innocuous_text": "x"},
+        },
         format="json",
     )
     assert refused.status_code == 400 and "design.name" in refused.json()["errors"]

@@ -32,13 +32,20 @@ def test_csv_has_one_column_per_option_and_pandas_reads_it(api, anon):
     for o in OPTIONS:
         assert frame[f"drugs.{o}"].dtype.kind == "i"  # 1/0 integers, no text prefix
         assert int(frame[f"drugs.{o}"].sum()) == sum(a[o] for a in sent)
-    rows = sorted(tuple(int(x) for x in row) for row in frame[[f"drugs.{o}" for o in OPTIONS]].values)
+    rows = sorted(
+        tuple(int(x) for x in row) for row in frame[[f"drugs.{o}" for o in OPTIONS]].values
+    )
     assert rows == sorted(tuple(int(a[o]) for o in OPTIONS) for a in sent)
 
 
 def test_json_export_rows_and_metadata(api, anon):
     survey = open_survey(api)
-    assert submit_answer(anon, survey, {"cannabis": True, "cocaine": False, "ecstasy": False}).status_code == 201
+    assert (
+        submit_answer(
+            anon, survey, {"cannabis": True, "cocaine": False, "ecstasy": False}
+        ).status_code
+        == 201
+    )
     body = api.get(url(survey, "responses/export/?format=json"))
     data = __import__("json").loads(b"".join(body.streaming_content))
     assert data["rows"] == [

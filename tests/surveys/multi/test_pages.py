@@ -32,7 +32,7 @@ def test_page_data_carries_thresholds_and_summed_epsilon(client, alice):
 
 
 def test_words_are_true_for_per_box_randomization(client, alice):
-    doc, data = page(client, make(alice, [MULTI]))
+    _, data = page(client, make(alice, [MULTI]))
     protection = data["questions"][0]["protection"]
     assert protection["handling"] == "randomized"
     assert "each box separately" in protection["handling_text"]
@@ -41,10 +41,15 @@ def test_words_are_true_for_per_box_randomization(client, alice):
     assert how.startswith("Each of the 3 options is decided separately, with its own draw.")
     assert "TICKED" in how and "EMPTY" in how and " YES" not in how
     yes, no = protection["reports"]["yes"], protection["reports"]["no"]
-    assert yes["likelihood_ratio"] == pytest.approx(3.0) and no["likelihood_ratio"] == pytest.approx(3.0)
+    assert yes["likelihood_ratio"] == pytest.approx(3.0) and no[
+        "likelihood_ratio"
+    ] == pytest.approx(3.0)
     assert "a ticked box is only 3 times as likely" in yes["text"]
     assert "75% likely" in yes["text"]
-    assert "so an empty box is only 3 times as likely from someone for whom that option is false" in no["text"]
+    assert (
+        "so an empty box is only 3 times as likely from someone for whom that option is false"
+        in no["text"]
+    )
     # The true answers are checkboxes with no name: nothing the form could post.
     html = client.get(reverse("respond", args=[data["slug"]])).content.decode()
     boxes = re.findall(r'<input type="checkbox" data-truth-option="([^"]+)">', html)
@@ -111,7 +116,7 @@ def test_survey_page_shows_multi_estimates_and_per_option_comparisons(client, al
     html = r.content.decode()
     for option in OPTIONS:
         assert f"drugs: {option}" in html  # a chart bar per option
-    comparison = html[html.index('class="comparison" data-key="drugs"'):]
+    comparison = html[html.index('class="comparison" data-key="drugs"') :]
     comparison = comparison[: comparison.index("</div>")]
     assert "Each option tested separately" in comparison
     assert "Nothing to test" not in comparison

@@ -87,7 +87,9 @@ def test_release_results_per_option(api, alice, django_capture_on_commit_callbac
     groups = detail["results"]["groups"]
     for i, option in enumerate(OPTIONS):
         assert entry["options"][i]["noisy_counts"]["yes"] == sum(
-            next(q for q in g["questions"] if q["key"] == "drugs")["options"][i]["noisy_counts"]["yes"]
+            next(q for q in g["questions"] if q["key"] == "drugs")["options"][i]["noisy_counts"][
+                "yes"
+            ]
             for g in groups
         )
     budget = api.get(url(survey, "budget/")).json()
