@@ -6,7 +6,8 @@ question (:func:`multi_sensitivities`: k histograms, so L1 = k and L2 = √k), t
 question — the grid sum U = round(S/s) with Δ = K = ⌈B/s⌉ + 1 (:func:`sum_sensitivity`, proof
 there) and the count n with Δ = 1. Noise is scaled per contribution from one *unit* parameter
 (:func:`unit_noise`, the one place it is derived): a contribution of sensitivity Δ gets Δ·t
-(discrete Laplace) or (Δσ)² (discrete Gaussian). The derivation of the privacy argument: :mod:`privacy.services.plan`.
+(discrete Laplace) or (Δσ)² (discrete Gaussian). The derivation of the privacy argument:
+:mod:`privacy.services.plan`.
 
 Number questions (docs/formulas.md#number-sums: bounds declared at design time; clip, then a
 noisy sum and a noisy count): the stored sum ``S`` is a float; adding integer noise to it as-is
