@@ -63,3 +63,41 @@ def test_json_export_rows_and_metadata(api, anon):
         # Each column is one report: its own ε, not the question's sum.
         assert c["design"]["epsilon"] == pytest.approx(math.log(3), rel=1e-12)
         assert c["rrreg"].startswith(f"rrreg(drugs.{o} ~ 1, data = reports, p = 0.5")
+
+
+def test_r_read_csv_keeps_the_option_columns(api, anon, tmp_path):
+    """The docs' R line (``read.csv(…, check.names = FALSE)``) reads ``drugs.cannabis`` as is,
+    as 1/0 integers; the name is syntactic, so ``rrreg(drugs.cannabis ~ 1, …)`` needs no quotes."""
+    import shutil
+    import subprocess
+
+    from testsupport.services import require_service
+
+    require_service(shutil.which("Rscript") is not None, "R (Debian's r-base-core)")
+    survey = open_survey(api)
+    for a in ({"cannabis": True, "cocaine": False, "ecstasy": True}, dict.fromkeys(OPTIONS, True)):
+        assert submit_answer(anon, survey, a).status_code == 201
+    path = tmp_path / "reports.csv"
+    path.write_bytes(
+        b"".join(api.get(url(survey, "responses/export/?format=csv")).streaming_content)
+    )
+    script = tmp_path / "read.R"
+    script.write_text(
+        f'reports <- read.csv("{path}", na.strings = "", check.names = FALSE, encoding = "UTF-8")\n'
+        'cat(names(reports), sep = "\\t"); cat("\\n")\n'
+        'cat(vapply(reports[1:3], function(c) sum(c), 0), sep = "\\t"); cat("\\n")\n'
+        'cat(make.names("drugs.cannabis") == "drugs.cannabis", "\\n")\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        ["Rscript", "--vanilla", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    names, sums, syntactic = done.stdout.splitlines()
+    assert names.split("\t") == [f"drugs.{o}" for o in OPTIONS] + ["age"]
+    assert [int(float(x)) for x in sums.split("\t")] == [2, 1, 2]
+    assert syntactic.strip() == "TRUE"
