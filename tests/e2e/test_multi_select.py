@@ -13,6 +13,7 @@ import pytest
 
 from surveys.api.estimates import estimates_body
 from surveys.models import Submission
+from tests.e2e.respondent_support import check_axe
 from tests.e2e.test_respondent_flow import make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -31,6 +32,7 @@ def test_with_javascript_each_box_is_randomized_and_counted(live_server, new_pag
     page.goto(f"{live_server.url}/s/{survey.slug}/")
     step = page.locator("#step-drugs")
     assert "tick every option that is true for you" in step.inner_text()
+    check_axe(page, "multi question, before the flip")
     step.locator('[data-truth-option="cannabis"]').check()
     step.locator('[data-truth-option="ecstasy"]').check()
     step.locator("[data-role=flip]").click()
@@ -41,6 +43,7 @@ def test_with_javascript_each_box_is_randomized_and_counted(live_server, new_pag
     for option in OPTIONS:
         assert f"“{option}”: we will record" in text
     assert "nobody can tell whether a ticked box is your true answer" in text
+    check_axe(page, "multi question, results")
     # The truths are gone from the page once drawn (the boxes are hidden and cleared).
     assert page.evaluate(
         "[...document.querySelectorAll('[data-truth-option]')].every((b) => !b.checked)"
@@ -98,6 +101,17 @@ def test_without_javascript_a_coin_per_option(live_server, new_page):
     sub = Submission.objects.get(survey=survey)
     assert sub.randomizer == "physical"
     assert sub.answers == {"drugs": {"cannabis": True, "cocaine": False, "ecstasy": False}}
+
+
+def test_no_javascript_form_passes_axe(live_server, new_page):
+    """axe cannot run in a context without JavaScript (tests/e2e/axe.py): keep it on and refuse
+    the page's own scripts, so the page is what a browser without JavaScript shows."""
+    survey = make_survey(QUESTIONS)
+    page, _ = new_page()
+    page.route("**/static/js/**", lambda route: route.abort())
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    page.locator("#step-drugs .multi-option").nth(2).wait_for()
+    check_axe(page, "multi question without JavaScript")
 
 
 def test_builder_makes_a_multi_question_with_a_live_epsilon_sum(live_server, new_page):
