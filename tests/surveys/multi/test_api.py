@@ -164,20 +164,16 @@ def test_simulated_respondents_are_debiased_per_option(api):
     """n = 600 respondents with true prevalences (0.1, 0.4, 0.7), each option randomized
     independently by the coin design (truth ½, yes ¼, no ¼). λ = ½π + ¼; SE(π̂) = √(λ(1−λ)/n)/½
     ≤ 0.041 at n = 600. Tolerance 5 SE: a false failure below 10⁻⁵ per option."""
-    from surveys import services
+    from surveys import simulation
     from testsupport import factories as boundary
 
     survey = open_survey(api)
-    services.survey_open
     rng = np.random.default_rng(20261122)
     truth = {"cannabis": 0.1, "cocaine": 0.4, "ecstasy": 0.7}
     n = 600
     for i in range(n):
-        report = {}
-        for option, pi in truth.items():
-            true = bool(rng.random() < pi)
-            u = rng.random()
-            report[option] = true if u < 0.5 else bool(u < 0.75)
+        truths = {option: bool(rng.random() < pi) for option, pi in truth.items()}
+        report = simulation.randomize_multi(COIN, truths, rng)
         boundary.submission_create(
             survey=survey,
             submission_id=str(uuid.uuid4()),
