@@ -122,11 +122,11 @@ def _multi_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
         truth = "true" if report == "yes" else "false"
         other = "false" if report == "yes" else "true"
         out[report]["text"] = (
-            f"Each box is randomized on its own, so {word} box is only {times(shown)} as likely "
-            f"from someone for whom that option is {truth} as from someone for whom it is "
-            f"{other}: nobody can tell whether a ticked box is your true answer. Someone who "
+            f"Each box is randomized on its own. {word.capitalize()} box is {times(shown)} as "
+            f"likely from someone for whom that option is {truth} as from someone for whom it is "
+            f"{other}, so nobody can tell whether {word} box is your true answer. Someone who "
             f"thought it 50–50 beforehand would now think it is "
-            f"{percent(out[report]['posterior'])} likely."
+            f"{percent(out[report]['posterior'])} likely that the option is {truth} for you."
         )
     return out
 

@@ -44,12 +44,19 @@ def test_words_are_true_for_per_box_randomization(client, alice):
     assert yes["likelihood_ratio"] == pytest.approx(3.0) and no[
         "likelihood_ratio"
     ] == pytest.approx(3.0)
-    assert "a ticked box is only 3 times as likely" in yes["text"]
-    assert "75% likely" in yes["text"]
     assert (
-        "so an empty box is only 3 times as likely from someone for whom that option is false"
-        in no["text"]
+        "A ticked box is 3 times as likely from someone for whom that option is true"
+        in (yes["text"])
     )
+    assert "nobody can tell whether a ticked box is your true answer" in yes["text"]
+    assert "75% likely that the option is true for you" in yes["text"]
+    assert (
+        "An empty box is 3 times as likely from someone for whom that option is false"
+        in (no["text"])
+    )
+    assert "75% likely that the option is false for you" in no["text"]
+    for text in (yes["text"], no["text"]):
+        assert " only " not in text  # a neutral statement (docs/respondent-pages.md)
     # The true answers are checkboxes with no name: nothing the form could post.
     html = client.get(reverse("respond", args=[data["slug"]])).content.decode()
     boxes = re.findall(r'<input type="checkbox" data-truth-option="([^"]+)">', html)
