@@ -231,3 +231,15 @@ def test_design_preview_sums_epsilon_over_the_options(api):
     assert refused.status_code == 400 and "design.name" in refused.json()["errors"]
     missing = api.post("/api/v1/designs/preview/", {"kind": "multi", "design": COIN}, format="json")
     assert missing.status_code == 400 and "options" in missing.json()["errors"]
+
+
+def test_one_list_of_randomized_kinds():
+    """surveys.designs keeps its own tuple (no model import); it must match the model's, or a
+    kind the model calls randomized would get no design (the bug issue 16 found for multi)."""
+    from surveys import designs
+    from surveys.inputs.design_specs import DESIGN_NAMES
+    from surveys.models import Question
+
+    assert tuple(designs.RANDOMIZED_KINDS) == tuple(Question.RANDOMIZED_KINDS)
+    assert set(DESIGN_NAMES) == set(Question.RANDOMIZED_KINDS)
+    assert all(designs.default_design_spec(kind) for kind in Question.RANDOMIZED_KINDS)
