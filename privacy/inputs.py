@@ -32,6 +32,7 @@ RELEASABLE_KINDS = (
     Question.Kind.CHOICE,
     Question.Kind.CATEGORY,
     Question.Kind.NUMBER,
+    Question.Kind.MULTI,
 )
 PARAMETER_RANGES: dict[str, tuple[float, float]] = {
     "epsilon": (1e-12, 1e6),

@@ -45,6 +45,13 @@ def _validate(
     out_q = questions.get(outcome)
     if out_q is None:
         raise InvalidInput.single("outcome", f"No question with key {outcome!r}.")
+    if out_q.kind == Question.Kind.MULTI:
+        raise InvalidInput.single(
+            "outcome",
+            f"{outcome!r} is a multi question (one report per option): regression of one "
+            "option is not supported. Export the reports (one column per option, "
+            "docs/exports.md#multi) and fit that option's column with its design.",
+        )
     if out_q.kind != Question.Kind.YES_NO:
         raise InvalidInput.single("outcome", "Must be a yes_no (binary randomized) question.")
     if not is_linear(out_q):
@@ -271,6 +278,32 @@ def _choice_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], c
     return reference, "equal_distributions", compare.homogeneity_test(table), rows
 
 
+def _multi_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], confidence: float):
+    """Per option, the yes/no comparison of its reports (one test and Holm set per option); the
+    question has no single test, so ``statistic``/``df``/``p_value`` are None and ``tests``
+    holds each option's chi-square test of equal prevalence."""
+    design = designs.question_design(q)
+    rows: list[dict[str, Any]] = []
+    tests: list[dict[str, Any]] = []
+    reference = None
+    for i, option in enumerate(q.options):
+        groups = [(g, e["options"][i]["reported"], e["n"]) for g, e in entries]
+        reference, diffs = compare.differences(
+            groups, c=design.c, d=design.d, confidence=confidence
+        )
+        rows.extend(_difference_dicts(diffs, option))
+        test = compare.homogeneity_test(
+            [
+                [e["options"][i]["reported"], e["n"] - e["options"][i]["reported"]]
+                for _, e in entries
+            ]
+        )
+        tests.append(
+            {"option": option, "statistic": test.statistic, "df": test.df, "p_value": test.p_value}
+        )
+    return reference, tests, rows
+
+
 def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
     """Add ``"comparison"`` to each yes_no and choice question of an estimates body that has
     ``groups`` (docs/analysis.md): differences from the first group with respondents, Holm-adjusted
@@ -279,6 +312,22 @@ def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
     confidence = body["confidence"]
     for entry in body["questions"]:
         q = questions.get(entry["key"])
+        if q is not None and q.kind == Question.Kind.MULTI:
+            per_group = [
+                (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
+                for group in body["groups"]
+            ]
+            reference, tests, diffs = _multi_comparison(q, per_group, confidence)
+            entry["comparison"] = {
+                "reference": reference,
+                "test": "equal_prevalence_per_option",
+                "statistic": None,
+                "df": None,
+                "p_value": None,
+                "tests": tests,
+                "differences": diffs,
+            }
+            continue
         if q is None or q.kind not in (Question.Kind.YES_NO, Question.Kind.CHOICE):
             continue
         if not is_linear(q):

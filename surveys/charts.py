@@ -16,6 +16,7 @@ from surveys.selectors.estimates import (
     CategoryEstimate,
     CheaterDetectionEstimate,
     ChoiceEstimate,
+    MultiEstimate,
     QuestionEstimate,
     SurveyEstimates,
 )
@@ -106,6 +107,8 @@ def _entry_rows(e: QuestionEstimate) -> list[dict[str, Any]]:
             label = f"mean score ({e.mean_score.min}–{e.mean_score.max})"
             rows.append(_row(base, label, e.n, e.mean_score, None, proportion=False))
         return rows
+    if isinstance(e, MultiEstimate):  # kind multi: one yes/no estimate per option
+        return [_row(base, o.option, o.n, o, "reported_rate") for o in e.options]
     if isinstance(e, CategoryEstimate):  # kind category
         # Asked directly: the share is the estimate, with no randomization to undo.
         return [_row(base, o.option, e.n, o, "share", "share", direct=True) for o in e.options]

@@ -26,12 +26,19 @@ DEFAULT_CHOICE_EPSILON = math.log(3)
 YES_NO = "yes_no"
 CHEATER = "cheater_detection"
 CHOICE = "choice"
-RANDOMIZED_KINDS = (YES_NO, CHOICE)
+# Randomized multi-select (docs/formulas.md#multi): each option is its own yes/no report through
+# one shared binary design, drawn independently; the question's ε is the sum over its options.
+MULTI = "multi"
+RANDOMIZED_KINDS = (YES_NO, CHOICE, MULTI)
+#: The yes/no designs a multi question may use: those with one report model P(yes) = c·π + d and a
+#: coin/spinner randomizer. Crosswise (no randomizer: a second statement per option) and cheating
+#: detection (a group drawn per report) are refused for multi (surveys.inputs.design_specs).
+MULTI_DESIGN_NAMES = ("forced_response", "warner", "unrelated_question", "two_probability")
 
 
 def default_design_spec(kind: str) -> dict[str, Any] | None:
     """The design used when a question of ``kind`` gives none (None for direct questions)."""
-    if kind == YES_NO:
+    if kind in (YES_NO, MULTI):
         return dict(rr.DEFAULT_YES_NO_SPEC)
     if kind == CHOICE:
         return {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON}
@@ -90,6 +97,8 @@ def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = Non
     if kind == CHOICE:
         return rr.design_from_spec(given, k=k)
     if given.get("name") == CHEATER:
+        if kind == MULTI:
+            raise rr.DesignError("name", "cheater_detection is not available for multi questions")
         return rr_cheater.design_from_spec(given)
     return rr.design_from_spec(given)
 
@@ -187,8 +196,9 @@ def question_thresholds(question: Any) -> dict[str, int] | None:
     return dict(plan.thresholds) if plan is not None else None
 
 
-def question_epsilon(question: Any) -> float | None:
-    """Local ε of one question as accounted (None for the non-randomized kinds); cached."""
+def option_epsilon(question: Any) -> float | None:
+    """Local ε of one report of the question: the whole question, except for ``multi``, where
+    it is one option's report (None for the non-randomized kinds); cached."""
     design = question_design(question)
     if design is None:
         return None
@@ -198,6 +208,26 @@ def question_epsilon(question: Any) -> float | None:
     epsilon = accounted_epsilon(design)
     question._accounted_epsilon_cache = (design, epsilon)
     return epsilon
+
+
+def is_multi(question: Any) -> bool:
+    return bool(getattr(question, "kind", None) == MULTI)
+
+
+def multi_epsilon(per_option: float, k: int) -> float:
+    """ε of k independent reports of one respondent, each ``per_option``-LDP: k·ε by sequential
+    (basic) composition, rounded up so it is never below the exact sum (docs/formulas.md#multi)."""
+    total = per_option * k
+    return math.nextafter(total, math.inf) if k > 1 and math.isfinite(total) else total
+
+
+def question_epsilon(question: Any) -> float | None:
+    """Local ε of one question as accounted (None for the non-randomized kinds): for ``multi``
+    the sum over its options of each option's ε (the same design on every option)."""
+    epsilon = option_epsilon(question)
+    if epsilon is None or not is_multi(question):
+        return epsilon
+    return multi_epsilon(epsilon, len(question.options or []))
 
 
 def epsilon_local_total(questions: Any) -> float:
@@ -222,9 +252,14 @@ def design_description(question: Any) -> dict[str, Any] | None:
     out: dict[str, Any] = dict(design.to_spec())
     if is_cheater(design):
         out["group_epsilons"] = [float(e) for e in design.group_epsilons]
-    elif question.kind == YES_NO:
+    elif question.kind in (YES_NO, MULTI):
         out["c"] = float(design.c)
         out["d"] = float(design.d)
+        if question.kind == MULTI:
+            # The shared design is applied to every option independently: one report each.
+            out["applies_to"] = "each_option"
+            out["options"] = len(question.options or [])
+            out["epsilon_per_option"] = option_epsilon(question)
     else:
         out["k"] = int(design.k)
         out["keep_probability"] = float(design.keep_probability)
@@ -288,9 +323,13 @@ def design_preview(
     one-sided design is *described* (``private: false``, ``epsilon: null``), not refused, so the
     builder can say why it will be refused at save time.
     """
-    design = design_for(kind, spec, k=k)
+    if kind == MULTI and spec is not None and spec.get("name") not in MULTI_DESIGN_NAMES:
+        raise rr.DesignError(
+            "name", f"for a multi question use one of: {', '.join(MULTI_DESIGN_NAMES)}"
+        )
+    design = design_for(kind, spec, k=None if kind == MULTI else k)
     if design is None:
-        raise rr.DesignError("kind", "only randomized kinds (yes_no, choice) have a design")
+        raise rr.DesignError("kind", "only randomized kinds (yes_no, choice, multi) have a design")
     if is_cheater(design):
         return _cheater_preview(design, planned_n, prior, confidence, half_width)
     if kind == CHOICE:
@@ -301,6 +340,13 @@ def design_preview(
         deniability = rr.deniability(design, shown_prior)
     epsilon = accounted_epsilon(design)
     extra: dict[str, Any] = {}
+    if kind == MULTI:
+        # Each option is one report through this design: ε adds up over the k options, and
+        # the planned precision below is per option (docs/formulas.md#multi).
+        options = k or 0
+        extra["epsilon_per_option"] = epsilon if math.isfinite(epsilon) else None
+        extra["options"] = options
+        epsilon = multi_epsilon(epsilon, options) if options else epsilon
     if getattr(design, "name", None) == "crosswise":
         # The crosswise ε is valid only under this assumption: say it wherever ε is shown.
         extra["assumption"] = CROSSWISE_ASSUMPTION

@@ -43,8 +43,10 @@ def export_designs(survey: Survey) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for q in survey.questions.all():
         entry: dict[str, Any] = {"kind": q.kind, "text": q.text}
-        if q.kind in (Question.Kind.CHOICE, Question.Kind.CATEGORY):
+        if q.kind in (Question.Kind.CHOICE, Question.Kind.CATEGORY, Question.Kind.MULTI):
             entry["options"] = list(q.options)
+        if q.kind == Question.Kind.MULTI:
+            entry["columns"] = {option: option_column(q.key, option) for option in q.options}
         if q.kind == Question.Kind.NUMBER:
             entry["min"], entry["max"] = q.min_value, q.max_value
         description = designs.design_description(q)
@@ -63,7 +65,7 @@ def export_designs(survey: Survey) -> dict[str, dict[str, Any]]:
 
 def _r_name(key: str) -> str:
     """The key as an R formula term: backquoted unless it is a syntactic name (``007``, ``a-b``)."""
-    return key if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key) else f"`{key}`"
+    return key if re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", key) else f"`{key}`"
 
 
 def _rr_hint(key: str, design: dict[str, Any]) -> str | None:
@@ -112,11 +114,22 @@ def group_column(key: str) -> str:
     return f"{key}.group"
 
 
+def option_column(key: str, option: str) -> str:
+    """A multi question's column for one option: ``<key>.<option>`` (docs/exports.md#multi).
+    Question keys hold no ".", so the prefix up to the first "." names the question and the
+    column never collides with another question's. pandas keeps the name as written; R's
+    ``read.csv`` makes it syntactic (``check.names``), the metadata maps both ways."""
+    return f"{key}.{option}"
+
+
 def _columns(survey: Survey) -> list[tuple[str, str]]:
     """(column, kind) in order: each question's key, and after a cheating-detection question its
-    group column (an integer 1/2)."""
+    group column (an integer 1/2); a multi question has one 1/0 column per option instead."""
     out: list[tuple[str, str]] = []
     for q in survey.questions.all():
+        if q.kind == Question.Kind.MULTI:
+            out.extend((option_column(q.key, o), Question.Kind.YES_NO) for o in q.options)
+            continue
         out.append((q.key, q.kind))
         if is_cheater_question(q):
             out.append((group_column(q.key), Question.Kind.YES_NO))  # an integer column
@@ -138,7 +151,10 @@ def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
     for answers in stored:
         row = dict.fromkeys(kinds)
         for key, value in answers.items():
-            if isinstance(value, dict):  # cheating detection: {group, report}
+            if isinstance(value, dict) and "report" not in value:  # multi: {option: bool}
+                for option, reported in value.items():
+                    row[option_column(key, option)] = int(reported)
+            elif isinstance(value, dict):  # cheating detection: {group, report}
                 row[key], row[group_column(key)] = int(value["report"]), int(value["group"])
             elif key in row:
                 row[key] = int(value) if kinds[key] == Question.Kind.YES_NO else value
@@ -151,6 +167,29 @@ COLUMN_TYPES: dict[str, str] = {
     Question.Kind.CATEGORY: "text",
     Question.Kind.NUMBER: "number",
 }
+
+
+def _multi_columns(key: str, entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """One metadata column per option of a multi question: a 1/0 column with the shared design
+    (each option is its own yes/no report through it) and its ``rrreg`` call."""
+    out = []
+    for option, column in entry["columns"].items():
+        design = {k: v for k, v in entry["design"].items() if k not in ("options", "applies_to")}
+        design["epsilon"] = entry["design"].get("epsilon_per_option")
+        item: dict[str, Any] = {
+            "key": column,
+            "type": "integer",
+            "kind": "multi_option",
+            "question": key,
+            "option": option,
+            "text": f"{entry['text']} — {option}: the REPORTED answer for this option (1/0).",
+            "design": design,
+        }
+        hint = _rr_hint(column, design)
+        if hint:
+            item["rrreg"] = hint
+        out.append(item)
+    return out
 
 
 def _cell(kind: str, value: Any) -> Any:
@@ -170,6 +209,9 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
     """What the CSV's columns mean, every design's parameters and how the cells are written."""
     columns = []
     for key, entry in export_designs(survey).items():
+        if entry["kind"] == Question.Kind.MULTI:
+            columns.extend(_multi_columns(key, entry))
+            continue
         column = {"key": key, "type": COLUMN_TYPES[entry["kind"]], **entry}
         hint = _rr_hint(key, entry["design"]) if "design" in entry else None
         if hint:
@@ -202,7 +244,8 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
         },
         "debias": (
             "yes_no: P(report yes) = c*pi + d, so pi_hat = (mean - d) / c. cheater_detection: "
-            "per group i, P(yes) = pi*(1 - p_no_i) + beta*p_yes_i; solve the two equations."
+            "per group i, P(yes) = pi*(1 - p_no_i) + beta*p_yes_i; solve the two equations. "
+            "multi: each option's column is a yes_no report through the shared design."
         ),
         "columns": columns,
         # Issue 13: the central (ε, δ) of the randomized-only shuffled file (None: nothing to say).

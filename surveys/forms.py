@@ -33,10 +33,22 @@ def field_name(question: Question) -> str:
     return f"q-{question.key}"
 
 
+def option_field_name(question: Question, index: int) -> str:
+    """A multi question's radio pair for its option ``index`` (keys hold no ".")."""
+    return f"q-{question.key}.{index}"
+
+
+def error_field_name(question: Question) -> str:
+    """The field a question's errors attach to: a multi question's first option."""
+    if question.kind == Question.Kind.MULTI:
+        return option_field_name(question, 0)
+    return field_name(question)
+
+
 def design_spec(question: Question) -> dict[str, Any]:
     """The question's design spec with the API defaults filled in (docs/api.md#surveys)."""
     spec = dict(question.design or {})
-    if question.kind == Question.Kind.YES_NO and not spec.get("name"):
+    if question.kind in (Question.Kind.YES_NO, Question.Kind.MULTI) and not spec.get("name"):
         spec = {**DEFAULT_YES_NO_DESIGN, **spec}
     if question.kind == Question.Kind.CHOICE and not spec.get("name"):
         spec = {"name": "k_rr", **spec}
@@ -73,7 +85,8 @@ class PhysicalProtocol:
     reason: str = ""
 
 
-def _rows(realisation: physical.Realisation) -> list[str]:
+def _rows(realisation: physical.Realisation, actions: Mapping[str, Any] | None = None) -> list[str]:
+    actions = _ACTIONS if actions is None else actions
     steps, start = [], 0
     for outcome, count in realisation.counts:
         # Face names are marked for translation in surveys.physical (digits stay digits).
@@ -85,7 +98,7 @@ def _rows(realisation: physical.Realisation) -> list[str]:
             label = _(" or ").join(chosen)
         step = _("%(faces)s: %(action)s.") % {
             "faces": label[:1].upper() + label[1:],
-            "action": _ACTIONS[outcome],
+            "action": actions[outcome],
         }
         steps.append(step)
     return steps
@@ -125,6 +138,8 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
             )
         return PhysicalProtocol(False, reason=_NEEDS_JS())
     spec = design.to_spec()
+    if question.kind == Question.Kind.MULTI:
+        return _multi_protocol(question, realisation, spec)
     if (
         question.kind == Question.Kind.YES_NO
         and {k: spec.get(k) for k in COIN_DESIGN} == COIN_DESIGN
@@ -137,19 +152,19 @@ def physical_protocol(question: Question) -> PhysicalProtocol:
         *_rows(realisation),
     ]
     if question.kind == Question.Kind.CHOICE:
-        k = design.k
-        if k - 1 > 1:
-            steps.append(
-                _(
-                    "To pick a random other option: leave out your true answer, number the "
-                    "other %(n)s options 1 to %(n)s in the order shown, and roll a die until it "
-                    "shows a number from 1 to %(n)s. Tick that option."
-                )
-                % {"n": k - 1}
-            )
-        else:
-            steps.append(_("The random other option is simply the option that is not your answer."))
+        steps.append(_other_option_step(design.k))
     return PhysicalProtocol(True, steps)
+
+
+def _other_option_step(k: int) -> str:
+    """How a k-RR respondent picks "a random other option" with a die."""
+    if k - 1 > 1:
+        return _(
+            "To pick a random other option: leave out your true answer, number the other "
+            "%(n)s options 1 to %(n)s in the order shown, and roll a die until it shows a "
+            "number from 1 to %(n)s. Tick that option."
+        ) % {"n": k - 1}
+    return _("The random other option is simply the option that is not your answer.")
 
 
 def _NEEDS_JS() -> str:
@@ -157,6 +172,42 @@ def _NEEDS_JS() -> str:
         "Its probabilities cannot be reproduced exactly with coins or dice, so this question "
         "needs JavaScript."
     )
+
+
+_MULTI_ACTIONS = {
+    physical.TRUTH: gettext_lazy("tick your true answer for that option"),
+    physical.YES: gettext_lazy("tick YES for that option, whatever your true answer"),
+    physical.NO: gettext_lazy("tick NO for that option, whatever your true answer"),
+    physical.OPPOSITE: gettext_lazy("tick the opposite of your true answer for that option"),
+}
+
+
+def _multi_protocol(
+    question: Question, realisation: physical.Realisation, spec: dict[str, Any]
+) -> PhysicalProtocol:
+    """Multi-select without JavaScript: the yes/no design's device once per option, afresh for
+    each (independent draws, as the browser makes them), and YES/NO ticked per option."""
+    k = len(question.options)
+    steps = [
+        _(
+            "Do this for each of the %(k)s options in turn, with a new flip (or roll) each "
+            "time, where nobody can see it."
+        )
+        % {"k": k}
+    ]
+    if {key: spec.get(key) for key in COIN_DESIGN} == COIN_DESIGN and spec["name"] == (
+        "forced_response"
+    ):
+        steps += [
+            _("Flip a coin. Tails: tick your true answer for that option."),
+            _(
+                "Heads: flip again. Heads: tick YES for that option. Tails: tick NO. (Whatever "
+                "your true answer is.)"
+            ),
+        ]
+        return PhysicalProtocol(True, steps)
+    steps.append(_(realisation.instruction))
+    return PhysicalProtocol(True, [*steps, *_rows(realisation, _MULTI_ACTIONS)])
 
 
 def _cheater_protocol(design: Any) -> PhysicalProtocol:
@@ -314,6 +365,26 @@ class RespondForm(forms.Form):
                     choices=_padded([(o, shown.get(o, o)) for o in q.options]),
                     widget=forms.RadioSelect,
                 )
+            elif q.kind == Question.Kind.MULTI:
+                # One YES/NO radio pair per option (padded like yes/no, so every post of the
+                # question has the same length; a ticked-or-absent checkbox would not).
+                for i, option in enumerate(q.options):
+                    self.fields[option_field_name(q, i)] = _PaddedChoiceField(
+                        choices=_padded([("yes", _("Yes")), ("no", _("No"))]),
+                        coerce=lambda v: v == "yes",
+                        widget=forms.RadioSelect,
+                        label=labels.get(q.key, {}).get(option, option),
+                        error_messages={
+                            "required": _(
+                                "“%(option)s”: tick the answer the coins told you to record."
+                            )
+                            % {"option": labels.get(q.key, {}).get(option, option)}
+                        },
+                    )
+                    # Optional: every option may be left at "No answer" (then nothing is sent).
+                    name_i = option_field_name(q, i)
+                    self.fields[name_i] = _optional(self.fields[name_i], q)
+                continue
             elif q.kind == Question.Kind.CATEGORY:
                 shown = labels.get(q.key, {})
                 self.fields[name] = forms.ChoiceField(
@@ -346,6 +417,14 @@ class RespondForm(forms.Form):
         data = self.cleaned_data
         out: dict[str, Any] = {}
         for q in self.questions:
+            if q.kind == Question.Kind.MULTI:
+                reports = {
+                    option: data.get(option_field_name(q, i)) for i, option in enumerate(q.options)
+                }
+                given = {o: v for o, v in reports.items() if isinstance(v, bool)}
+                if given:  # some options left at "No answer": refused as missing options
+                    out[q.key] = given
+                continue
             value = data.get(field_name(q))
             if value is None or value == "" or not question_shown(q, out):
                 continue
@@ -357,7 +436,7 @@ class RespondForm(forms.Form):
     def _target(self, path: str) -> str | None:
         if path.startswith("answers."):
             key = path.split(".", 1)[1]
-            return next((field_name(q) for q in self.questions if q.key == key), None)
+            return next((error_field_name(q) for q in self.questions if q.key == key), None)
         return "token" if path == "token" and "token" in self.fields else None
 
     def add_domain_errors(

@@ -147,6 +147,64 @@ def _krr_reports(
     return out
 
 
+def _multi_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
+    """A multi question's words per box: ``yes`` = a ticked box, ``no`` = an empty one. Each
+    box is its own report through the shared design, so its ratio is the yes/no one."""
+    out = _yes_no_reports(design)
+    for report in ("yes", "no"):
+        ratio = out[report]["likelihood_ratio"]
+        numbers = {
+            "times": times(math.inf if ratio is None else ratio),
+            "percent": percent(out[report]["posterior"]),
+        }
+        out[report]["text"] = (
+            _(
+                "Each box is randomized on its own. A ticked box is %(times)s as likely from "
+                "someone for whom that option is true as from someone for whom it is false, so "
+                "nobody can tell whether a ticked box is your true answer. Someone who thought "
+                "it 50–50 beforehand would now think it is %(percent)s likely that the option "
+                "is true for you."
+            )
+            if report == "yes"
+            else _(
+                "Each box is randomized on its own. An empty box is %(times)s as likely from "
+                "someone for whom that option is false as from someone for whom it is true, so "
+                "nobody can tell whether an empty box is your true answer. Someone who thought "
+                "it 50–50 beforehand would now think it is %(percent)s likely that the option "
+                "is false for you."
+            )
+        ) % numbers
+    return out
+
+
+MULTI_HANDLING_TEXT = gettext_lazy(
+    "Randomized on this device, each box separately: only the results are sent, never your "
+    "true answers, and nobody can tell whether a ticked box is your true answer."
+)
+_MULTI_SECTORS = {"yes": gettext_lazy("Ticked"), "no": gettext_lazy("Empty")}
+
+
+def _multi_randomizer(q: Question, randomizer: dict[str, Any]) -> dict[str, Any]:
+    """The yes/no device, run once per option: said in a sentence before the device's own
+    words (so no translated sentence is ever edited), YES/NO sectors named Ticked/Empty."""
+    k = len(q.options or [])
+    how = _(
+        "Each of the %(k)s options is decided separately, with its own draw, as if it were a "
+        "yes/no question about that option: YES ticks its box, NO leaves it empty."
+    ) % {"k": k}
+    return {
+        **randomizer,
+        "how": f"{how} {randomizer['how']}",
+        "sectors": [
+            {**sector, "label": str(_MULTI_SECTORS.get(sector["branch"], sector["label"]))}
+            for sector in randomizer["sectors"]
+        ],
+        "button": _("Flip the coins for each option")
+        if randomizer["kind"] == "coins"
+        else _("Spin the spinner for each option"),
+    }
+
+
 def is_coin_design(spec: dict[str, Any]) -> bool:
     return spec.get("name") == rr.DEFAULT_YES_NO_SPEC["name"] and all(
         math.isclose(float(spec[key]), value, abs_tol=1e-12)
@@ -407,6 +465,11 @@ def question_protection(q: Question, labels: Mapping[str, str] | None = None) ->
         out.update(_cheater_protection(design))
         return out
     out["randomizer"] = _randomizer(q, design)
+    if q.kind == Question.Kind.MULTI:
+        out["randomizer"] = _multi_randomizer(q, out["randomizer"])
+        out["handling_text"] = str(MULTI_HANDLING_TEXT)
+        out["reports"] = _multi_reports(design)
+        return out
     if is_crosswise(q):
         out["handling_text"] = _(
             "Crosswise: only SAME or DIFFERENT is sent, never your answer to either statement. "

@@ -101,7 +101,7 @@ def survey_list(request: HttpRequest) -> HttpResponse:
 
 def _builder_question(q: Question) -> dict[str, Any]:
     out: dict[str, Any] = {"key": q.key, "text": q.text, "kind": q.kind}
-    if q.kind in (Question.Kind.CHOICE, Question.Kind.CATEGORY):
+    if q.kind in (Question.Kind.CHOICE, Question.Kind.CATEGORY, Question.Kind.MULTI):
         out["options"] = list(q.options)
     if q.is_randomized:
         out["design"] = design_spec(q)
@@ -160,6 +160,8 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "preview_url": reverse("api-design-preview"),
         "power_url": reverse("api-design-power"),  # static/js/power.js
         "starting_designs": designs.starting_designs(),
+        # The yes/no designs a multi question may use (the rest are refused for multi).
+        "multi_design_names": list(designs.MULTI_DESIGN_NAMES),
         "innocuous_statements": INNOCUOUS_STATEMENTS,
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
         "survey": _builder_survey(survey),

@@ -28,6 +28,26 @@ def respond_strings() -> dict[str, str]:
             "reveal your true answer, so flipping again would weaken your protection."
         ),
         "group": _("Group {n}."),
+        # a multi-select question (static/js/respond/multi.js)
+        "ticked": _("TICKED"),
+        "empty": _("EMPTY"),
+        "multi_ticked": _("TICKED: {options}"),
+        "multi_empty": _("EMPTY: {options}"),
+        "multi_option_record": _("{option}: we will record {report}"),
+        "multi_already": _(
+            "Your answers to this question were already randomized on this device, each option "
+            "separately. We will record:"
+        ),
+        "multi_no_second_flip": _(
+            "We don't flip again: several flips for the same question could be combined to "
+            "reveal your true answers, so flipping again would weaken your protection."
+        ),
+        "multi_each_drawn": _("Each option was decided separately, with its own draw."),
+        "summary_multi": _(
+            "To be sent: {report} — each box randomized separately on this device; your true "
+            "answers are not sent. Privacy: ε = {epsilon} ({k} options × ε = {per_option}, added "
+            "up). {meaning}"
+        ),
         "will_record": _("{what} We will record {report}."),
         # the draw, in words (static/js/respond/stage.js)
         "warner_truth": _(
@@ -55,6 +75,7 @@ def respond_strings() -> dict[str, str]:
         # checking a step
         "tick_same_different": _("Tick SAME or DIFFERENT."),
         "tap_then_press": _("Tap your true answer, then press “{button}”."),
+        "tick_then_press": _("Tick what is true for you (or nothing), then press “{button}”."),
         "number_between": _("Enter a number from {min} to {max}."),
         "number": _("Enter a number."),
         "choose": _("Choose an answer."),

@@ -33,7 +33,10 @@ def shuffled_export_guarantee(survey: Survey) -> dict[str, Any] | None:
         eps = description.get("epsilon")
         if eps is None:
             return None  # a one-sided design is not DP: no guarantee to state
-        keys.append(question.key)
+        if designs.is_multi(question):  # one 1/0 column per option; ε is already their sum
+            keys.extend(f"{question.key}.{option}" for option in question.options)
+        else:
+            keys.append(question.key)
         local += float(eps)
     n = Submission.objects.filter(survey=survey, sealed=True).count()
     if not keys or n < 2:

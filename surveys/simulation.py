@@ -71,6 +71,13 @@ def randomize_choice(
     return others[int(rng.integers(len(others)))]
 
 
+def randomize_multi(
+    spec: Mapping[str, Any], truths: Mapping[str, bool], rng: np.random.Generator
+) -> dict[str, bool]:
+    """Multi-select: each option's truth through the shared yes/no design, independently."""
+    return {option: randomize_yes_no(spec, truth, rng) for option, truth in truths.items()}
+
+
 def submission_uuid(rng: np.random.Generator) -> uuid.UUID:
     """A uuid4 drawn from the simulation's generator (so re-running a seed is idempotent)."""
     return uuid.UUID(bytes=rng.bytes(16), version=4)

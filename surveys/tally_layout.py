@@ -12,7 +12,9 @@ questions are frozen once it opens (``survey_update`` refuses non-drafts):
 * ``yes_no``: "yes", then "no"; with the cheating-detection design one slot per group and
   report instead (:data:`CHEATER_CELLS`: "g1_yes", "g1_no", "g2_yes", "g2_no");
 * ``choice`` / ``category``: one slot per option, in option order;
-* ``number``: the number of answers, their sum, and the sum of their squares.
+* ``number``: the number of answers, their sum, and the sum of their squares;
+* ``multi``: the number of answers (cell ""), then one slot per option counting the YES reports
+  of that option (its NO reports are answers − YES: docs/formulas.md#multi).
 
 Every slot is a float64 sum; counts are exact integers up to 2⁵³.
 
@@ -55,8 +57,14 @@ def cheater_cell(value: Mapping[str, Any]) -> str:
     return f"g{int(value['group'])}_{'yes' if value['report'] else 'no'}"
 
 
+#: A multi question's cell counting its answers; its other cells are its options (YES reports).
+MULTI_ANSWERED = ""
+
+
 def question_cells(q: Any) -> Sequence[str]:
-    """The cell values of a yes_no, choice or category question, in slot order."""
+    """The cell values of a yes_no, choice, category or multi question, in slot order."""
+    if q.kind == "multi":
+        return [MULTI_ANSWERED, *q.options]
     if q.kind != "yes_no":
         return list(q.options)
     return CHEATER_CELLS if is_cheater_question(q) else ("yes", "no")
@@ -71,14 +79,18 @@ class TallyLayout:
     cells: Mapping[tuple[str, str], int]
     numbers: Mapping[str, int]
     category_keys: frozenset[str]
+    multi_keys: frozenset[str] = frozenset()
 
 
 def tally_layout(questions: Iterable[QuestionLike]) -> TallyLayout:
     cells: dict[tuple[str, str], int] = {}
     numbers: dict[str, int] = {}
     categories: set[str] = set()
+    multis: set[str] = set()
     slot = RESPONDENTS_SLOT + 1
     for q in questions:
+        if q.kind == "multi":
+            multis.add(q.key)
         if q.kind == "number":
             cells[(q.key, "")] = numbers[q.key] = slot
             slot += 3
@@ -88,14 +100,20 @@ def tally_layout(questions: Iterable[QuestionLike]) -> TallyLayout:
         for value in question_cells(q):
             cells[(q.key, value)] = slot
             slot += 1
-    return TallyLayout(size=slot, cells=cells, numbers=numbers, category_keys=frozenset(categories))
+    return TallyLayout(
+        size=slot,
+        cells=cells,
+        numbers=numbers,
+        category_keys=frozenset(categories),
+        multi_keys=frozenset(multis),
+    )
 
 
 def submission_vector(layout: TallyLayout, answers: Mapping[str, Any]) -> list[float]:
     """What one submission adds to each of its slices: 1 in the respondents slot and in each
     answered cell; a number answer adds (1, x, x²). ``answers`` are validated reported answers
     (bool for yes_no, {group, report} with cheating detection, an option for choice/category,
-    a float for number)."""
+    a float for number, {option: bool} for multi)."""
     vector = [0.0] * layout.size
     vector[RESPONDENTS_SLOT] = 1.0
     for key, value in answers.items():
@@ -105,6 +123,11 @@ def submission_vector(layout: TallyLayout, answers: Mapping[str, Any]) -> list[f
             vector[number_slot] = 1.0
             vector[number_slot + 1] = x
             vector[number_slot + 2] = x * x
+        elif key in layout.multi_keys:  # multi: {option: reported bool}, every option present
+            vector[layout.cells[(key, MULTI_ANSWERED)]] = 1.0
+            for option, reported in value.items():
+                if reported is True:
+                    vector[layout.cells[(key, option)]] = 1.0
         elif value is True or value is False:
             vector[layout.cells[(key, "yes" if value else "no")]] = 1.0
         elif isinstance(value, Mapping):  # cheating detection: {group, report}

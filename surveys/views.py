@@ -26,7 +26,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
 from surveys import designs, protection, respond_i18n
-from surveys.forms import RespondForm, design_spec, field_name, physical_protocol, show_if_note
+from surveys.forms import (
+    RespondForm,
+    design_spec,
+    error_field_name,
+    option_field_name,
+    physical_protocol,
+    show_if_note,
+)
 from surveys.inputs import invitation_request, submission_spec
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
@@ -90,6 +97,9 @@ def _question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
     design = designs.question_design(q)
     out["design"] = dict(design.to_spec()) if design is not None else design_spec(q)
     out["epsilon"] = designs.question_epsilon(q)
+    if q.kind == Question.Kind.MULTI:
+        # Each option is one report through the design (the page draws once per option).
+        out["epsilon_per_option"] = designs.option_epsilon(q)
     # The page draws U uniform on [0, 2⁵³) and compares it with these integers, unchanged: the
     # probabilities it runs are exactly thresholds/2⁵³, whose ε is at most out["epsilon"].
     out["random_bits"] = rr_browser.RANDOM_BITS
@@ -122,9 +132,16 @@ def _respond_page(
                 "options": [(o, labels.get(o, o)) for o in q.options or []],
                 "min": q.min_value,
                 "max": q.max_value,
-                "field": form[field_name(q)],
+                "field": form[error_field_name(q)],
                 "required": q.required,
                 "show_if_note": show_if_note(q, questions, language.labels),
+                # A multi question: (option label, its YES/NO radio pair) per option.
+                "option_fields": [
+                    (labels.get(option, option), form[option_field_name(q, i)])
+                    for i, option in enumerate(q.options)
+                ]
+                if q.kind == Question.Kind.MULTI
+                else [],
                 "protocol": protocol,
                 "protection": protection.question_protection(q, labels),
             }
@@ -178,13 +195,19 @@ def _error_summary(form: RespondForm, questions: list[Question]) -> list[dict[st
             {"href": "#id_token", "text": _("Invitation code: %(errors)s") % {"errors": text}}
         )
     for number, q in enumerate(questions, start=1):
-        errors = form[field_name(q)].errors
+        name = error_field_name(q)
+        names = (
+            [option_field_name(q, i) for i in range(len(q.options))]  # every option's pair
+            if q.kind == Question.Kind.MULTI
+            else [name]
+        )
+        errors = [str(m) for n in names for m in form[n].errors]
         if not errors:
             continue
         # Radio groups: link to the first radio; a number field: to its input.
         radio = q.kind != Question.Kind.NUMBER
-        href = f"#id_{field_name(q)}_0" if radio else f"#id_{field_name(q)}"
-        joined = " ".join(str(m) for m in errors)
+        href = f"#id_{name}_0" if radio else f"#id_{name}"
+        joined = " ".join(errors)
         out.append(
             {
                 "href": href,

@@ -321,6 +321,8 @@ SPECTACULAR_SETTINGS = {
         "QuestionKindEnum": "surveys.models.Question.Kind",
         # yes_no | choice: the design preview's and the power request's "kind" (one name).
         "RandomizedKindEnum": "surveys.models.Question.RANDOMIZED_KINDS",
+        # yes_no | choice: the power calculator's "kind" (multi options are yes/no there).
+        "PowerKindEnum": "surveys.inputs.analysis.POWER_KINDS",
         "RandomizerEnum": "surveys.models.Submission.Randomizer",
         "ReleaseStatusEnum": "privacy.models.Release.Status",
         "ReleaseMechanismEnum": "privacy.models.Release.Mechanism",

@@ -1,11 +1,13 @@
 """Sensitivity of a release and the noise scaled to it (pure: plain values, never a model).
 
 A release is ``m`` independent *contributions*: one histogram per yes/no, choice or category
-question (Δ = 1: one respondent moves one cell by one), two per number question — the grid sum
-U = round(S/s) with Δ = K = ⌈B/s⌉ + 1 (:func:`sum_sensitivity`, proof there) and the count n with
-Δ = 1. Noise is scaled per contribution from one *unit* parameter (:func:`unit_noise`, the one
-place it is derived): a contribution of sensitivity Δ gets Δ·t (discrete Laplace) or (Δσ)²
-(discrete Gaussian). The derivation of the privacy argument: :mod:`privacy.services.plan`.
+question (Δ = 1: one respondent moves one cell by one), one per option of a multi-select
+question (:func:`multi_sensitivities`: k histograms, so L1 = k and L2 = √k), two per number
+question — the grid sum U = round(S/s) with Δ = K = ⌈B/s⌉ + 1 (:func:`sum_sensitivity`, proof
+there) and the count n with Δ = 1. Noise is scaled per contribution from one *unit* parameter
+(:func:`unit_noise`, the one place it is derived): a contribution of sensitivity Δ gets Δ·t
+(discrete Laplace) or (Δσ)² (discrete Gaussian). The derivation of the privacy argument:
+:mod:`privacy.services.plan`.
 
 Number questions (docs/formulas.md#number-sums: bounds declared at design time; clip, then a
 noisy sum and a noisy count): the stored sum ``S`` is a float; adding integer noise to it as-is
@@ -45,6 +47,7 @@ __all__ = [
     "grid_step",
     "grid_sum",
     "max_safe_respondents",
+    "multi_sensitivities",
     "number_grid",
     "parameter_variance",
     "release_events",
@@ -57,8 +60,11 @@ __all__ = [
 GRID_CELLS = 1000
 # IEEE-754 binary64 unit roundoff u = 2⁻⁵³.
 UNIT_ROUNDOFF = Fraction(1, 2**53)
-#: The question kind that contributes two pieces (grid sum and count); every other kind one.
+#: The question kind that contributes two pieces (grid sum and count); every other kind one,
+#: except multi-select (one per option).
 NUMBER_KIND = "number"
+#: Randomized multi-select: one yes/no report per option, so one histogram per option.
+MULTI_KIND = "multi"
 
 
 def exact_step(value: object) -> Fraction:
@@ -190,9 +196,37 @@ def grid_sum(total: float | Fraction, step: Fraction) -> int:
 # ------------------------------------------------------------------------ contributions and noise
 
 
-def contribution_count(kinds: Iterable[str]) -> int:
-    """m: one contribution per histogram question, two (sum, count) per number question."""
-    return sum(2 if kind == NUMBER_KIND else 1 for kind in kinds)
+def multi_sensitivities(options: int) -> list[int]:
+    """Δ_j of a multi-select question with k options: k contributions of Δ = 1.
+
+    **Claim.** Each respondent of a multi question sends one report per option, (yes or no for
+    option i). Release option i as its own two-cell histogram (YES_i, NO_i). Adding or removing
+    one respondent moves exactly one cell of *every* option's histogram by one: the question's
+    cells move by L1 = k and L2 = √k in total — not 1, as a single-report question's would.
+
+    **Proof.** The respondent adds 1 to YES_i or to NO_i for each i = 1…k and to nothing else
+    of the question. Per histogram i the change is one cell by one (Δ_i = 1 in L1 and L2);
+    across the k histograms Σ_i Δ_i = k and √(Σ_i Δ_i²) = √k. So counting the question as k
+    contributions of Δ = 1 — each with the unit noise t = m/ε (or σ) on each cell — charges
+    each option ε/m (or 1/(2σ²) zCDP) and the release m·(ε/m) = ε in total, with m counting all
+    k: the reported ε is the true one, never below it. ∎
+    """
+    if isinstance(options, bool) or not isinstance(options, int) or options < 1:
+        raise ArgumentError("options", f"a multi question has k ≥ 1 options (got {options!r})")
+    return [1] * options
+
+
+def contribution_count(kinds: Iterable[str | tuple[str, int]]) -> int:
+    """m: one contribution per histogram question, two (sum, count) per number question, k per
+    multi-select question of k options (give it as ``("multi", k)``)."""
+    total = 0
+    for item in kinds:
+        kind, options = item if isinstance(item, tuple) else (item, 0)
+        if kind == MULTI_KIND:
+            total += len(multi_sensitivities(options))
+        else:
+            total += 2 if kind == NUMBER_KIND else 1
+    return total
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,12 @@ def negative_count_chance(
     Normal approximation: the cell holds about n/k reports and gets noise of SD √V, so
     P ≈ Φ(−(n/k)/√V). 0 when nothing is counted or there is no noise.
     """
-    cells = [len(question_cells(q)) for q in questions if q.kind != Question.Kind.NUMBER]
+    # A multi question's released histograms have two cells per option (YES, NO).
+    cells = [
+        2 if q.kind == Question.Kind.MULTI else len(question_cells(q))
+        for q in questions
+        if q.kind != Question.Kind.NUMBER
+    ]
     if not cells or unit_variance <= 0:
         return 0.0
     mean_cell = n_group / max(cells)

@@ -20,6 +20,7 @@ from privacy.models import Release
 from privacy.services.sensitivity import number_grid
 from surveys import designs
 from surveys.models import Question
+from surveys.tally_layout import MULTI_ANSWERED
 
 if TYPE_CHECKING:
     from surveys.selectors import NumberSums
@@ -46,6 +47,73 @@ def _noisy_cells(mechanism: str, parameter: Fraction, cells: Mapping[str, int]) 
     keys = list(cells)
     draws = _sample(mechanism, parameter, len(keys))
     return {k: int(cells[k]) + z for k, z in zip(keys, draws, strict=True)}
+
+
+@dataclass(frozen=True)
+class _NoisyMulti:
+    """A multi question's noisy histograms, one per option: {option: {"yes": ỹ, "no": ñ}}
+    (k contributions of Δ = 1: :func:`dpcore.central.sensitivity.multi_sensitivities`)."""
+
+    options: dict[str, dict[str, int]]
+
+
+def _noisy_multi(
+    mechanism: str, parameter: Fraction, question: Question, cells: Mapping[str, int]
+) -> _NoisyMulti:
+    """Each option's (YES, NO) histogram with the unit noise on both cells; NO = answers − YES."""
+    answered = int(cells[MULTI_ANSWERED])
+    return _NoisyMulti(
+        {
+            option: _noisy_cells(
+                mechanism,
+                parameter,
+                {"yes": int(cells[option]), "no": answered - int(cells[option])},
+            )
+            for option in question.options
+        }
+    )
+
+
+def _multi_result(
+    question: Question, noisy: _NoisyMulti, noise_variance: float, confidence: float
+) -> dict[str, Any]:
+    """Per option the yes/no debiasing of its noisy histogram (the shared design's c, d)."""
+    c, d = linear_form(question)
+    options = []
+    for option, counts in noisy.options.items():
+        yes = next(
+            e
+            for e in release_math.cell_estimates(
+                counts, c=c, d=d, noise_variance=noise_variance, confidence=confidence
+            )
+            if e.cell == "yes"
+        )
+        options.append(
+            {
+                "option": option,
+                "noisy_counts": dict(counts),
+                "noisy_count": counts["yes"],  # the noisy YES reports (the pages' count column)
+                "noisy_total": int(sum(counts.values())),
+                "estimate": yes.estimate,
+                "estimate_unclipped": yes.estimate_unclipped,
+                "std_error": yes.std_error,
+                "ci_low": yes.ci_low,
+                "ci_high": yes.ci_high,
+            }
+        )
+    return {
+        "key": question.key,
+        "kind": question.kind,
+        "noisy_counts": {o["option"]: o["noisy_counts"] for o in options},
+        "noise_variance": noise_variance,
+        # k histograms (one per option), each with the unit noise: sensitivity k in L1, √k in L2.
+        "contributions": len(options),
+        "estimate": None,
+        "std_error": None,
+        "ci_low": None,
+        "ci_high": None,
+        "options": options,
+    }
 
 
 @dataclass(frozen=True)
@@ -201,11 +269,13 @@ class _Noiser:
         questions: Sequence[Question],
         cells: Mapping[str, Mapping[str, int]],
         sums: Mapping[str, NumberSums] | None,
-    ) -> dict[str, dict[str, int] | _NoisyNumber]:
+    ) -> dict[str, dict[str, int] | _NoisyNumber | _NoisyMulti]:
         """Noisy counts (and number sums) of one group's cells."""
-        out: dict[str, dict[str, int] | _NoisyNumber] = {}
+        out: dict[str, dict[str, int] | _NoisyNumber | _NoisyMulti] = {}
         for q in questions:
-            if q.kind == Question.Kind.NUMBER:
+            if q.kind == Question.Kind.MULTI:
+                out[q.key] = _noisy_multi(self.mechanism, self.parameter, q, cells[q.key])
+            elif q.kind == Question.Kind.NUMBER:
                 assert sums is not None
                 out[q.key] = _noisy_number(
                     self.mechanism, self.parameter, self.grids[q.key], sums[q.key]
@@ -215,9 +285,11 @@ class _Noiser:
         return out
 
     def entry(
-        self, q: Question, noisy: dict[str, int] | _NoisyNumber, groups: int
+        self, q: Question, noisy: dict[str, int] | _NoisyNumber | _NoisyMulti, groups: int
     ) -> dict[str, Any]:
         """The result entry; the noise variances are G·V for a sum over G groups' noise."""
+        if isinstance(noisy, _NoisyMulti):
+            return _multi_result(q, noisy, self.variance * groups, self.confidence)
         if isinstance(noisy, _NoisyNumber):
             return _number_result(
                 q,
@@ -231,9 +303,19 @@ class _Noiser:
 
 
 def _summed(
-    question: Question, parts: Sequence[dict[str, int] | _NoisyNumber]
-) -> dict[str, int] | _NoisyNumber:
+    question: Question, parts: Sequence[dict[str, int] | _NoisyNumber | _NoisyMulti]
+) -> dict[str, int] | _NoisyNumber | _NoisyMulti:
     """The overall noisy value of a question: its groups' noisy values added up (free)."""
+    if question.kind == Question.Kind.MULTI:
+        multis = [p for p in parts if isinstance(p, _NoisyMulti)]
+        return _NoisyMulti(
+            {
+                option: {
+                    cell: sum(p.options[option][cell] for p in multis) for cell in ("yes", "no")
+                }
+                for option in question.options
+            }
+        )
     if question.kind == Question.Kind.NUMBER:
         numbers = [p for p in parts if isinstance(p, _NoisyNumber)]
         return _NoisyNumber(

@@ -15,8 +15,9 @@ __all__ = ["contribution_count", "contribution_sensitivities", "number_grid"]
 
 
 def contribution_count(questions: Sequence[Question]) -> int:
-    """m: one contribution per histogram question, two (sum, count) per number question."""
-    return sensitivity.contribution_count(str(q.kind) for q in questions)
+    """m: one contribution per histogram question, two (sum, count) per number question, one per
+    option of a multi question."""
+    return sensitivity.contribution_count((str(q.kind), len(q.options or [])) for q in questions)
 
 
 def number_grid(question: Question) -> sensitivity.NumberGrid:
@@ -34,8 +35,16 @@ def contribution_sensitivities(questions: Sequence[Question]) -> list[int]:
     A cheating-detection question is one histogram of four cells (group × report): the group is
     drawn on the respondent's device, so each respondent sits in exactly one group and gives one
     report — one count in one of the four cells, as a yes/no respondent's one count in "yes" or
-    "no". Adding or removing a respondent changes one cell by one: Δ = 1, not one per group."""
+    "no". Adding or removing a respondent changes one cell by one: Δ = 1, not one per group.
+
+    A multi question of k options is k histograms (YES/NO per option), each Δ = 1: a respondent
+    moves one cell of every option (:func:`dpcore.central.sensitivity.multi_sensitivities`)."""
     out: list[int] = []
     for q in questions:
-        out.extend([number_grid(q).sensitivity, 1] if q.kind == Question.Kind.NUMBER else [1])
+        if q.kind == Question.Kind.NUMBER:
+            out.extend([number_grid(q).sensitivity, 1])
+        elif q.kind == Question.Kind.MULTI:
+            out.extend(sensitivity.multi_sensitivities(len(q.options or [])))
+        else:
+            out.append(1)
     return out

@@ -40,11 +40,11 @@ async function postJSON(url, body, method = "POST") {
 function cardValue(card) {
   const kind = field(card, "kind").value;
   const q = { key: field(card, "key").value.trim(), text: field(card, "text").value.trim(), kind };
-  if (kind === "choice" || kind === "category") {
+  if (kind === "choice" || kind === "category" || kind === "multi") {
     q.options = field(card, "options").value.split("\n").map((s) => s.trim()).filter(Boolean);
   }
   if (kind === "number") { q.min = num(field(card, "min")); q.max = num(field(card, "max")); }
-  if (kind === "yes_no") {
+  if (kind === "yes_no" || kind === "multi") { // multi: one yes/no design shared by its options
     const name = field(card, "design.name").value;
     const design = { name };
     const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"],
@@ -65,7 +65,7 @@ function fillCard(card, q) {
   field(card, "options").value = (q.options || []).join("\n");
   field(card, "min").value = q.min ?? "";
   field(card, "max").value = q.max ?? "";
-  const yn = q.kind === "yes_no" && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
+  const yn = (q.kind === "yes_no" || q.kind === "multi") && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
   field(card, "design.name").value = yn.name;
   // Defaults for every design's parameters first, then the question's own values on top.
   const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.two_probability, ...DEFAULT_DESIGNS.crosswise,
@@ -110,6 +110,10 @@ function syncVisibility(card) {
   const designName = field(card, "design.name").value;
   for (const el of card.querySelectorAll("[data-show]")) el.hidden = !el.dataset.show.split(" ").includes(kind);
   for (const el of card.querySelectorAll("[data-design]")) el.hidden = !el.dataset.design.split(" ").includes(designName);
+  // A multi question offers only the designs the server accepts for it (data.multi_design_names).
+  const select = field(card, "design.name");
+  for (const o of select.options) o.disabled = o.hidden = kind === "multi" && !data.multi_design_names.includes(o.value);
+  if (select.selectedOptions[0]?.disabled) { select.value = "forced_response"; syncVisibility(card); }
 }
 
 function renumber() {
@@ -129,7 +133,7 @@ function updateTotal() {
   let unknown = false;
   for (const card of list.children) {
     const kind = field(card, "kind").value;
-    if (kind !== "yes_no" && kind !== "choice") continue;
+    if (kind !== "yes_no" && kind !== "choice" && kind !== "multi") continue;
     const eps = previews.get(card);
     if (typeof eps === "number") total += eps; else unknown = true;
   }
@@ -142,9 +146,9 @@ const pp = (x) => `±${(100 * x).toFixed(1)} pp`;
 async function preview(card) {
   const box = card.querySelector("[data-role=preview]");
   const q = cardValue(card);
-  if (q.kind !== "yes_no" && q.kind !== "choice") { previews.delete(card); updateTotal(); return; }
+  if (q.kind !== "yes_no" && q.kind !== "choice" && q.kind !== "multi") { previews.delete(card); updateTotal(); return; }
   const body = { kind: q.kind, design: q.design, planned_n: num(document.getElementById("b-planned")) || 1000 };
-  if (q.kind === "choice") body.options = q.options;
+  if (q.kind === "choice" || q.kind === "multi") body.options = q.options;
   box.textContent = "Calculating…";
   try {
     const { ok, payload } = await postJSON(data.preview_url, body);
@@ -158,9 +162,10 @@ async function preview(card) {
         : "No preview until the design above is fixed.";
     } else {
       previews.set(card, payload.private ? payload.epsilon : null);
-      const yes = q.kind === "yes_no" ? "a recorded YES" : "a recorded option";
+      const yes = { yes_no: "a recorded YES", multi: "a ticked box" }[q.kind] ?? "a recorded option";
+      const sum = payload.epsilon_per_option != null ? ` (${payload.options} options × ${payload.epsilon_per_option.toFixed(3)}, added up; precision is per option)` : "";
       const parts = [
-        payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}.` : "Not differentially private (ε = ∞): it will be refused.",
+        payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}${sum}.` : "Not differentially private (ε = ∞): it will be refused.",
         payload.deniability != null ? `Deniability: ${yes} moves a ${(100 * payload.prior).toFixed(0)}% prior to ${(100 * payload.deniability).toFixed(1)}%.` : "",
         payload.assumption ? `Assumption: ${payload.assumption}` : "",
         payload.group_epsilons ? `Group ε: ${payload.group_epsilons.map((e) => e.toFixed(3)).join(" and ")}; ${payload.planned_n_per_group} per group planned, ${payload.sample_size_per_group_for_5pp} per group for ±5 points on the honest share.` : "",
@@ -170,7 +175,7 @@ async function preview(card) {
       box.textContent = parts.filter(Boolean).join(" ");
       // power.js (issue 14) computes live power for this design next to the precision.
       card.dispatchEvent(new CustomEvent("deniable:preview", { bubbles: true,
-        detail: { kind: q.kind, design: q.design, options: q.options, planned_n: payload.planned_n } }));
+        detail: { kind: q.kind === "multi" ? "yes_no" : q.kind, design: q.design, options: q.options, planned_n: payload.planned_n } }));
     }
   } catch {
     box.textContent = "Preview unavailable (network).";

@@ -19,6 +19,7 @@ import { padding, uuid4 } from "./respond/body.js";
 import { animate, isShown, visual, whatHappened } from "./respond/stage.js";
 import { fixed2, t, tParts } from "./respond/i18n.js";
 import { answers as skipLogic, nextShown } from "./respond/skip.js";
+import { meaningMulti, setupMultiFlipper, showMulti, summaryMulti } from "./respond/multi.js";
 
 const dataNode = document.getElementById("survey-data");
 const form = document.getElementById("respond-form");
@@ -35,9 +36,9 @@ let physicalMode = false;
 // in the same radios the no-JavaScript page posts; the reported boolean is `same`.
 const isCrosswise = (q) => q.kind === "yes_no" && q.design?.name === "crosswise";
 const bare = (v) => (v !== null && typeof v === "object" ? v.report : v); // cheater: {group, report}
-const show = (q, v) => (isCrosswise(q) ? t(v ? "same" : "different") : q.kind === "yes_no" ? t(bare(v) ? "yes" : "no") : t("quoted", { label: q.labels?.[v] ?? v }));
+const show = (q, v) => (q.kind === "multi" ? showMulti(q, v) : isCrosswise(q) ? t(v ? "same" : "different") : q.kind === "yes_no" ? t(bare(v) ? "yes" : "no") : t("quoted", { label: q.labels?.[v] ?? v }));
 const reportKey = (q, v) => (q.kind === "yes_no" ? (bare(v) ? "yes" : "no") : v);
-const meaning = (q, reported) => q.protection.reports[reportKey(q, reported)]?.text ?? "";
+const meaning = (q, reported) => (q.kind === "multi" ? meaningMulti(q) : q.protection.reports[reportKey(q, reported)]?.text ?? "");
 
 function para(...parts) {
   const p = document.createElement("p");
@@ -53,6 +54,7 @@ function strong(text) {
 
 // ---------------------------------------------------------------- one randomized question
 function setupFlipper(section, q) {
+  if (q.kind === "multi") { setupMultiFlipper(section, q, { memo, fill, onBlocked: storageBlocked }); return; }
   const flipper = section.querySelector("[data-role=flipper]");
   const pick = flipper.querySelector("[data-role=pick]");
   const flipButton = flipper.querySelector("[data-role=flip]");
@@ -175,7 +177,7 @@ function validateStep(section) {
   const q = items.get(section.dataset.key);
   if (!q) return true;
   if (answerOf(q) !== undefined || !q.required) { stepError(section, ""); return true; }
-  stepError(section, isCrosswise(q) ? t("tick_same_different") : q.randomized ? t("tap_then_press", { button: visual(q).button }) :
+  stepError(section, isCrosswise(q) ? t("tick_same_different") : q.kind === "multi" ? t("tick_then_press", { button: visual(q).button }) : q.randomized ? t("tap_then_press", { button: visual(q).button }) :
     q.kind === "number" ? (q.min != null && q.max != null ? t("number_between", { min: q.min, max: q.max }) : t("number")) : t("choose"));
   return false;
 }
@@ -193,7 +195,7 @@ function buildSummary() {
     if (v === undefined) {
       li.append(t("summary_unanswered"));
     } else if (q.randomized) {
-      li.append(t(isCrosswise(q) ? "summary_paired" : "summary_randomized", { report: show(q, v), epsilon: fixed2(q.epsilon), meaning: meaning(q, v) }));
+      li.append(q.kind === "multi" ? summaryMulti(q, v) : t(isCrosswise(q) ? "summary_paired" : "summary_randomized", { report: show(q, v), epsilon: fixed2(q.epsilon), meaning: meaning(q, v) }));
     } else {
       li.append(t("summary_direct", { value: q.kind === "category" ? q.labels?.[v] ?? v : v, handling: q.protection.handling_text }));
     }

@@ -17,6 +17,7 @@ from surveys.selectors.estimates import (
     CategoryEstimate,
     CheaterDetectionEstimate,
     ChoiceEstimate,
+    MultiEstimate,
     NumberEstimate,
     QuestionEstimate,
     survey_estimates,
@@ -103,6 +104,27 @@ class ChoiceOut(_HeaderOut):
         return body
 
 
+class MultiOptionOut(serializers.Serializer):
+    option = serializers.CharField()
+    n = serializers.IntegerField()
+    reported = serializers.IntegerField()
+    reported_rate = _float()
+    estimate = _float()
+    estimate_unclipped = _float()
+    std_error = _float()
+    ci_low = _float()
+    ci_high = _float()
+
+
+class MultiOut(_HeaderOut):
+    """Multi-select (docs/api.md#multi): ``epsilon`` is the sum over the options of
+    ``epsilon_per_option``; each option is a yes/no estimate (``reported``: its YES reports)."""
+
+    n = serializers.IntegerField()
+    epsilon_per_option = _float()
+    options = MultiOptionOut(many=True)
+
+
 class CategoryShareOut(serializers.Serializer):
     option = serializers.CharField()
     count = serializers.IntegerField()
@@ -130,6 +152,7 @@ _ENTRY_SERIALIZERS: dict[type, type[serializers.Serializer]] = {
     ChoiceEstimate: ChoiceOut,
     CategoryEstimate: CategoryOut,
     NumberEstimate: NumberOut,
+    MultiEstimate: MultiOut,
 }
 
 

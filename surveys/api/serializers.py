@@ -199,7 +199,8 @@ class SubmissionResponseSerializer(serializers.Serializer):
 
 class OptionEstimateSerializer(serializers.Serializer):
     option = serializers.CharField()
-    reported = serializers.IntegerField(required=False, help_text="choice")
+    reported = serializers.IntegerField(required=False, help_text="choice; multi: YES reports")
+    n = serializers.IntegerField(required=False, help_text="multi: answers")
     reported_rate = serializers.FloatField(allow_null=True, required=False)
     estimate = serializers.FloatField(allow_null=True, required=False)
     estimate_unclipped = serializers.FloatField(allow_null=True, required=False)
@@ -234,7 +235,12 @@ class QuestionEstimateSerializer(serializers.Serializer):
     std_error = serializers.FloatField(allow_null=True, required=False)
     ci_low = serializers.FloatField(allow_null=True, required=False)
     ci_high = serializers.FloatField(allow_null=True, required=False)
-    options = OptionEstimateSerializer(many=True, required=False, help_text="choice, category")
+    options = OptionEstimateSerializer(
+        many=True, required=False, help_text="choice, category, multi (a yes/no per option)"
+    )
+    epsilon_per_option = serializers.FloatField(
+        allow_null=True, required=False, help_text="multi: each option's ε (epsilon is the sum)"
+    )
     min = serializers.FloatField(required=False, help_text="number")
     max = serializers.FloatField(required=False, help_text="number")
     mean = serializers.FloatField(allow_null=True, required=False, help_text="number")

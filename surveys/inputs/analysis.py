@@ -76,10 +76,12 @@ def _open_probability(**kwargs: Any) -> StrictFloatField:
     )
 
 
+#: The power calculator's kinds (a multi question's options are yes/no: use yes_no per option).
+POWER_KINDS = (Question.Kind.YES_NO, Question.Kind.CHOICE)
+
+
 class PowerRequestSerializer(DesignFieldsSerializer):
-    kind = serializers.ChoiceField(
-        choices=[Question.Kind.YES_NO, Question.Kind.CHOICE], default=Question.Kind.YES_NO
-    )
+    kind = serializers.ChoiceField(choices=list(POWER_KINDS), default=Question.Kind.YES_NO)
     test = serializers.ChoiceField(choices=["one_sample", "two_sample"])
     pi0 = _probability(help_text="Group A's share, or the value tested against.")
     pi1 = _probability(help_text="Group B's share, or the true share.")

@@ -34,7 +34,14 @@ DESIGN_NAMES: dict[str, tuple[str, ...]] = {
         "cheater_detection",
     ),
     Question.Kind.CHOICE: ("k_rr",),
+    # One shared yes/no design, applied to every option independently (docs/api.md#multi).
+    Question.Kind.MULTI: designs.MULTI_DESIGN_NAMES,
 }
+MULTI_REFUSED = (
+    "A multi question randomizes each option with a coin or spinner: use one of "
+    f"{', '.join(designs.MULTI_DESIGN_NAMES)}. crosswise (a second statement) and "
+    "cheater_detection (a group drawn per report) are not available for multi questions."
+)
 
 
 # --- designs ------------------------------------------------------------------------------------
@@ -126,6 +133,8 @@ def design_spec(kind: str, raw: Any, k: int | None) -> dict[str, Any]:
     expected = DESIGN_NAMES[kind]
     if raw.get("name") not in expected:
         message = f"For a {kind} question use one of: {', '.join(expected)}."
+        if kind == Question.Kind.MULTI and raw.get("name") in DESIGN_NAMES[Question.Kind.YES_NO]:
+            message = MULTI_REFUSED
         raise serializers.ValidationError({"design.name": message})
     try:
         design = designs.design_for(kind, raw, k=k)

@@ -35,8 +35,9 @@ class DesignFieldsSerializer(serializers.Serializer):
 
 class DesignPreviewRequestSerializer(DesignFieldsSerializer):
     kind = serializers.ChoiceField(
-        choices=[Question.Kind.YES_NO, Question.Kind.CHOICE],
-        help_text="Only yes_no and choice questions have a design.",
+        choices=list(Question.RANDOMIZED_KINDS),
+        help_text="Only yes_no, choice and multi questions have a design (multi: give its "
+        "options or k; ε is summed over them).",
     )
     planned_n = StrictIntegerField(
         required=False, min_value=1, max_value=2_000_000_000, default=1000
@@ -54,11 +55,12 @@ class DesignPreviewRequestSerializer(DesignFieldsSerializer):
 
     def validate(self, attrs: dict[str, Any]) -> DesignPreviewRequest:
         kind, k = attrs["kind"], attrs.get("k")
-        if kind == Question.Kind.CHOICE and attrs.get("options"):
+        with_options = (Question.Kind.CHOICE, Question.Kind.MULTI)
+        if kind in with_options and attrs.get("options"):
             k = len(attrs["options"])
-        if kind == Question.Kind.CHOICE and k is None:
+        if kind in with_options and k is None:
             raise serializers.ValidationError(
-                {"options": "Give the options (or k) of a choice question."}
+                {"options": f"Give the options (or k) of a {kind} question."}
             )
         return DesignPreviewRequest(
             kind=kind,

@@ -3,9 +3,10 @@
 Only *reported* answers exist here — there is no field for a true answer.
 
 A submission's answers are checked against the survey's questions (``context["questions"]``):
-yes_no a boolean, choice/category one of the options, number a finite number within the bounds;
-required questions must be answered (when shown), a question hidden by its ``show_if`` must not
-be, unknown keys are refused. Errors are ``answers.<key>``.
+yes_no a boolean, choice/category one of the options, number a finite number within the bounds,
+multi ``{option: bool}`` with exactly the question's options; required questions must be
+answered (when shown), a question hidden by its ``show_if`` must not be, unknown keys are
+refused. Errors are ``answers.<key>``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,34 @@ def _yes_no(question: Question, value: Any) -> Answer:
     return value
 
 
+def _multi(question: Question, value: Any) -> Answer:
+    """Multi-select: ``{option: reported bool}`` with every option present and nothing else
+    (each option's report was randomized on its own; a missing one is not "no")."""
+    options = list(question.options or [])
+    if not isinstance(value, Mapping):
+        raise serializers.ValidationError(
+            _("Must be an object with every option as a key and the reported boolean as its value.")
+        )
+    problems: list[str] = []
+    missing = [o for o in options if o not in value]
+    extra = [str(o) for o in value if o not in options]
+    if missing:
+        problems.append(_("Missing option(s): %(o)s.") % {"o": ", ".join(repr(o) for o in missing)})
+    if extra:
+        problems.append(
+            _("Unknown option(s): %(o)s.") % {"o": ", ".join(repr(o) for o in extra[:5])}
+        )
+    not_bool = [o for o in options if o in value and not isinstance(value[o], bool)]
+    if not_bool:
+        problems.append(
+            _("Must be a boolean (the reported answer): %(o)s.")
+            % {"o": ", ".join(repr(o) for o in not_bool)}
+        )
+    if problems:
+        raise serializers.ValidationError(problems)
+    return {o: bool(value[o]) for o in options}
+
+
 def _option(question: Question, value: Any) -> Answer:
     if not isinstance(value, str) or value not in question.options:
         raise serializers.ValidationError(_("Must be one of the question's options."))
@@ -74,6 +103,7 @@ ANSWER_CHECKS: dict[str, Callable[[Question, Any], Answer]] = {
     Question.Kind.CHOICE: _option,
     Question.Kind.CATEGORY: _option,
     Question.Kind.NUMBER: _number,
+    Question.Kind.MULTI: _multi,
 }
 
 
@@ -166,6 +196,7 @@ class SubmissionRequestSerializer(ThreadFieldsMixin, serializers.Serializer):
         help_text=(
             'question key → REPORTED answer: yes_no a boolean ({"group": 1|2, "report": '
             "bool} with the cheater_detection design), choice/category an option string, "
+            "multi an object {option: reported boolean} with every option, "
             "number a number within the question's bounds. Required questions must be answered "
             "unless their show_if hides them; a hidden question's answer must be absent."
         ),

@@ -84,9 +84,16 @@ class OptionsField(serializers.ListField):
 # --- questions ----------------------------------------------------------------------------------
 
 
+OPTION_KINDS = (Question.Kind.CHOICE, Question.Kind.CATEGORY, Question.Kind.MULTI)
+PER_OPTION_DESIGNS_MESSAGE = (
+    "Per-option designs are not supported: give one yes/no design in 'design'; it is applied "
+    "to every option independently (docs/api.md#multi)."
+)
+
+
 def _options(kind: str, attrs: Mapping[str, Any]) -> tuple[str, ...]:
     options = attrs.get("options") or []
-    if kind not in (Question.Kind.CHOICE, Question.Kind.CATEGORY):
+    if kind not in OPTION_KINDS:
         if options:
             raise serializers.ValidationError({"options": f"A {kind} question has no options."})
         return ()
@@ -103,6 +110,10 @@ def _design(kind: str, attrs: Mapping[str, Any], options: Sequence[str]) -> dict
             message = f"A {kind} question is asked directly and has no design."
             raise serializers.ValidationError({"design": message})
         return {}
+    if attrs.get("designs") is not None:
+        # A multi question's options share one design (so one coin protocol, one set of words
+        # and one ε per option); a per-option map is refused rather than silently ignored.
+        raise serializers.ValidationError({"designs": PER_OPTION_DESIGNS_MESSAGE})
     return design_spec(kind, attrs.get("design"), len(options) if kind == "choice" else None)
 
 
@@ -188,9 +199,16 @@ class QuestionInSerializer(serializers.Serializer):
             '{"name":"two_probability","p_yes_if_trait","p_yes_if_not"} or '
             '{"name":"crosswise","innocuous_prevalence","innocuous_text"} or '
             '{"name":"cheater_detection","groups":[{"p_yes","p_no"},{"p_yes","p_no"}]}; '
-            'choice: {"name":"k_rr","epsilon"} (default ε = ln 3). Designs with ε = ∞ or above '
+            'choice: {"name":"k_rr","epsilon"} (default ε = ln 3); multi: one yes_no design '
+            "(forced_response, warner, unrelated_question or two_probability) applied to each "
+            "option independently, ε summed over the options. Designs with ε = ∞ or above "
             "the local ε cap, or that the browser cannot run exactly, are refused."
         ),
+    )
+    designs = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="Refused: a multi question takes one shared design in 'design'.",
     )
     options = OptionsField(
         child=StrictCharField(
@@ -202,7 +220,7 @@ class QuestionInSerializer(serializers.Serializer):
         min_length=MIN_OPTIONS,
         max_length=MAX_OPTIONS,
         error_messages={"min_length": OPTIONS_MESSAGE, "max_length": OPTIONS_MESSAGE},
-        help_text="choice and category (required): unique options; other kinds: none.",
+        help_text="choice, category and multi (required): unique options; other kinds: none.",
     )
     min = _bound("number (required): the lower bound.")
     max = _bound("number (required): the upper bound, greater than min.")

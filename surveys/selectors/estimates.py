@@ -22,6 +22,7 @@ from surveys.selectors.counts import (
     tally_sums,
 )
 from surveys.selectors.surveys import estimate_batch
+from surveys.tally_layout import MULTI_ANSWERED
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,27 @@ class ChoiceEstimate(QuestionHeader):
 
 
 @dataclass(frozen=True)
+class MultiOptionEstimate(EstimateFields):
+    """One option of a randomized multi-select question: the share for whom the option is true,
+    debiased through the question's yes/no design (``reported`` counts its YES reports)."""
+
+    option: str
+    n: int
+    reported: int
+    reported_rate: float | None
+
+
+@dataclass(frozen=True)
+class MultiEstimate(QuestionHeader):
+    """A multi question: one binary estimate per option (docs/formulas.md#multi); ``n`` answers,
+    each of which reported every option. ``epsilon`` is the sum over the options."""
+
+    n: int
+    epsilon_per_option: float | None
+    options: tuple[MultiOptionEstimate, ...]
+
+
+@dataclass(frozen=True)
 class CategoryShare:
     """One option of a direct category question: its count and raw share."""
 
@@ -123,7 +145,9 @@ class NumberEstimate(QuestionHeader):
     ci_high: float | None
 
 
-QuestionEstimate = BinaryEstimate | ChoiceEstimate | CategoryEstimate | NumberEstimate
+QuestionEstimate = (
+    BinaryEstimate | ChoiceEstimate | CategoryEstimate | NumberEstimate | MultiEstimate
+)
 
 
 @dataclass(frozen=True)
@@ -242,6 +266,31 @@ def _choice(q: Question, cells: dict[str, int], confidence: float) -> ChoiceEsti
     return ChoiceEstimate(**_header(q), n=int(est.n), options=options, mean_score=mean_score)
 
 
+def _multi(q: Question, cells: dict[str, int], confidence: float) -> MultiEstimate:
+    """Each option separately: its YES reports among the n answers, debiased by the shared
+    design exactly as a yes/no question's (``dpcore.local.estimate_binary``)."""
+    design = designs.question_design(q)
+    n = cells[MULTI_ANSWERED]
+    options = []
+    for option in q.options:
+        est = rr.estimate_binary(design, n=n, reported_yes=cells[option], confidence=confidence)
+        options.append(
+            MultiOptionEstimate(
+                option=option,
+                n=int(est.n),
+                reported=int(est.reported_yes),
+                reported_rate=_f(est.reported_yes_rate),
+                **_estimate_fields(est),
+            )
+        )
+    return MultiEstimate(
+        **_header(q),
+        n=n,
+        epsilon_per_option=designs.option_epsilon(q),
+        options=tuple(options),
+    )
+
+
 def _category(q: Question, cells: dict[str, int]) -> CategoryEstimate:
     n = sum(cells.values())
     options = tuple(
@@ -302,6 +351,8 @@ def _entries(
             out.append(_choice(q, cells[q.key], confidence))
         elif q.kind == Question.Kind.CATEGORY:
             out.append(_category(q, cells[q.key]))
+        elif q.kind == Question.Kind.MULTI:
+            out.append(_multi(q, cells[q.key], confidence))
         else:
             out.append(number_estimate(q, numbers[q.key], confidence))
     return tuple(out)

@@ -131,7 +131,7 @@ SCHEMA_RULES = [
     ("QuestionIn", "options", {"minItems": 2, "maxItems": 50}),
     ("QuestionIn", "min", {"minimum": -1e9, "maximum": 1e9}),
     ("QuestionIn", "max", {"minimum": -1e9, "maximum": 1e9}),
-    ("QuestionIn", "kind", {"enum": ["yes_no", "choice", "category", "number"]}),
+    ("QuestionIn", "kind", {"enum": ["yes_no", "choice", "category", "number", "multi"]}),
     ("SurveyIn", "title", {"maxLength": 200}),
     ("SurveyIn", "questions", {"maxItems": 100}),
     ("SurveyIn", "response_cap", {"minimum": 1, "maximum": 2_000_000_000}),
@@ -150,7 +150,7 @@ SCHEMA_RULES = [
     ("ReleaseRequest", "rho", {"minimum": 1e-24, "maximum": 1e12}),
     ("ReleaseRequest", "request_id", {"maxLength": 100}),
     ("InvitationCheckRequest", "token", {"maxLength": 200, "minLength": 1}),
-    ("DesignPreviewRequest", "kind", {"enum": ["yes_no", "choice"]}),
+    ("DesignPreviewRequest", "kind", {"enum": ["yes_no", "choice", "multi"]}),
     ("DesignPreviewRequest", "k", {"minimum": 2, "maximum": 50}),
     ("DesignPreviewRequest", "prior", {"minimum": 0, "maximum": 1}),
     (

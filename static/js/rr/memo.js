@@ -15,7 +15,7 @@
  * names below never collide with them.
  */
 
-import { randomize, randomizeCheater } from "./randomizer.js";
+import { randomize, randomizeCheater, randomizeMulti } from "./randomizer.js";
 
 export const SUBMISSION = "~submission";
 export const DONE = "~done";
@@ -31,9 +31,15 @@ export class StorageBlockedError extends Error {
 /** The cheating-detection design (docs/formulas.md#cheater-detection): its report is `{ group, report }`. */
 export const isCheater = (q) => q.kind === "yes_no" && q.design?.name === "cheater_detection";
 
-/** Every report the question can send (the page pads bodies to the longest). */
+/** Randomized multi-select (docs/formulas.md#multi): its report is `{ option: boolean }`. */
+export const isMulti = (q) => q.kind === "multi";
+
+/** Every report the question can send (the page pads bodies to the longest). A multi question's
+ * 2^k reports are represented by the two extremes: every option true (the shortest JSON) and
+ * every option false (the longest: "false" is one byte longer than "true" per option). */
 export function possibleReports(q) {
   if (isCheater(q)) return [1, 2].flatMap((group) => [true, false].map((report) => ({ group, report })));
+  if (isMulti(q)) return [true, false].map((v) => Object.fromEntries(q.options.map((o) => [o, v])));
   return q.kind === "yes_no" ? [true, false] : q.options;
 }
 
@@ -52,6 +58,10 @@ function validReport(q, v) {
   }
   if (q.kind === "yes_no") return typeof v === "boolean";
   if (q.kind === "choice") return q.options.includes(v);
+  if (isMulti(q)) {
+    return v !== null && typeof v === "object" && !Array.isArray(v) &&
+      Object.keys(v).length === q.options.length && q.options.every((o) => typeof v[o] === "boolean");
+  }
   return false;
 }
 
@@ -107,7 +117,8 @@ export class Memo {
   draw(q, truth, fill) {
     const kept = this.reported(q);
     if (kept !== undefined) return { reported: kept, fresh: false };
-    const outcome = isCheater(q) ? cheaterOutcome(q, truth, fill) : randomize(q, truth, fill);
+    const outcome = isCheater(q) ? cheaterOutcome(q, truth, fill) :
+      isMulti(q) ? randomizeMulti(q, truth, fill) : randomize(q, truth, fill);
     if (!this.set(q.key, JSON.stringify(outcome.reported))) throw new StorageBlockedError();
     return { ...outcome, fresh: true };
   }

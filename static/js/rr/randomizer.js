@@ -111,6 +111,33 @@ export function randomize(q, truth, fill) {
 }
 
 /**
+ * Randomized multi-select (docs/formulas.md#multi): `truths` is `{ option: boolean }` with every
+ * option of the question; each option's truth goes through the question's yes/no design on its
+ * own, with its own draw(s), in option order — independent reports, so the question's ε is the
+ * sum of the options' ε (the server's `epsilon`). Returns `{ reported: { option: boolean },
+ * branches: { option: branch } }`.
+ */
+export function randomizeMulti(q, truths, fill) {
+  if (q.kind !== "multi") throw new Error(`not a multi question: ${q.kind}`);
+  if (truths === null || typeof truths !== "object") throw new Error("multi truths must be an object");
+  const extra = Object.keys(truths).filter((o) => !q.options.includes(o));
+  if (extra.length) throw new Error(`unknown option(s): ${extra.join(", ")}`);
+  // Every truth is checked before the first draw: a refused call draws nothing.
+  for (const option of q.options) {
+    if (typeof truths[option] !== "boolean") throw new Error(`the true answer for “${option}” must be true or false`);
+  }
+  checkedThresholds(q);
+  const reported = {};
+  const branches = {};
+  for (const option of q.options) {
+    const one = randomize(q, truths[option], fill);
+    reported[option] = one.reported;
+    branches[option] = one.branch;
+  }
+  return { reported, branches };
+}
+
+/**
  * The cheating-detection model (CDMsym): the group is drawn first, uniformly by rejection
  * (exactly ½ each; one word), then one draw U against that group's forced-response thresholds.
  * Returns `{ group, reported, branch }` — the group is stored with the report (docs/formulas.md#cheater-detection);
