@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models import JSONField, Value
 from django.utils import timezone
 
 from surveys.fields import SumsVectorField
@@ -64,8 +65,10 @@ class Survey(models.Model):
     # The respondent-facing languages, the first is the default (docs/translations.md), and the
     # content in every other one: {lang: {"title","description","questions":{key:{"text",
     # "options":{option: label}}}}}. Stored option values never change with the language.
-    languages = models.JSONField(default=list, blank=True)
-    translations = models.JSONField(default=dict, blank=True)
+    # Database defaults too, so rows written by code (or historical migration models) that
+    # predate these columns still insert.
+    languages = models.JSONField(default=list, db_default=Value([], JSONField()), blank=True)
+    translations = models.JSONField(default=dict, db_default=Value({}, JSONField()), blank=True)
     # Not a column: the instance's memo of its slot layout, set on first use
     # (surveys.services.submission_rows.survey_tally_layout).
     _tally_layout: TallyLayout
@@ -105,11 +108,11 @@ class Question(models.Model):
     min_value = models.FloatField(null=True, blank=True)
     max_value = models.FloatField(null=True, blank=True)
     # An optional question may be left unanswered (its estimates count n per question).
-    required = models.BooleanField(default=True)
+    required = models.BooleanField(default=True, db_default=True)
     # Skip logic on direct questions only: {"key": <category key>, "in": [options]} or null.
     show_if = models.JSONField(null=True, blank=True, default=None)
     # A choice whose options are ordered (Likert): estimates add a debiased mean score.
-    ordered = models.BooleanField(default=False)
+    ordered = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         ordering = ["survey", "position", "id"]

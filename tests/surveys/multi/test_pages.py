@@ -38,8 +38,13 @@ def test_words_are_true_for_per_box_randomization(client, alice):
     assert "each box separately" in protection["handling_text"]
     assert "nobody can tell whether a ticked box is your true answer" in protection["handling_text"]
     how = protection["randomizer"]["how"]
-    assert how.startswith("Each of the 3 options is decided separately, with its own draw.")
-    assert "TICKED" in how and "EMPTY" in how and " YES" not in how
+    # The device's own words follow one sentence that maps them onto the boxes (translated
+    # sentences are never edited: docs/translations.md).
+    assert how.startswith(
+        "Each of the 3 options is decided separately, with its own draw, as if it were a yes/no "
+        "question about that option: YES ticks its box, NO leaves it empty. Two coins decide."
+    )
+    assert [s["label"] for s in protection["randomizer"]["sectors"]] == []  # coins: no spinner
     yes, no = protection["reports"]["yes"], protection["reports"]["no"]
     assert yes["likelihood_ratio"] == pytest.approx(3.0) and no[
         "likelihood_ratio"
@@ -129,3 +134,23 @@ def test_survey_page_shows_multi_estimates_and_per_option_comparisons(client, al
     assert "Nothing to test" not in comparison
     for option in OPTIONS:
         assert f"<li>{option}: " in comparison
+
+
+def test_a_spinner_names_its_sectors_by_the_box_they_leave():
+    """A forced-response spinner for a multi question: the YES/NO sectors read Ticked/Empty
+    (by branch, in the page's language), the truth sector is unchanged."""
+    from surveys.models import Question
+    from surveys.protection import question_protection
+
+    q = Question(
+        key="m",
+        text="Which?",
+        kind="multi",
+        options=OPTIONS,
+        design={"name": "forced_response", "p_truth": 0.6, "p_yes": 0.2, "p_no": 0.2},
+    )
+    randomizer = question_protection(q)["randomizer"]
+    assert randomizer["kind"] == "spinner"
+    assert randomizer["button"] == "Spin the spinner for each option"
+    labels = {s["branch"]: s["label"] for s in randomizer["sectors"]}
+    assert labels == {"truth": "Your true answer", "yes": "Ticked", "no": "Empty"}
