@@ -64,6 +64,7 @@ def test_the_demo_survey_in_spanish_is_answered_to_the_end(live_server, new_page
     assert "Elige una respuesta." in page.locator("#step-age_group").inner_text()
     page.locator("#step-age_group label", has_text="30-44").click()
     page.locator("#step-age_group [data-role=next]").click()
+    assert "(opcional)" in page.locator("#step-hours_online legend").text_content()
     page.locator("#step-hours_online input").fill("12")
     page.locator("#step-hours_online [data-role=next]").click()
 
@@ -75,6 +76,21 @@ def test_the_demo_survey_in_spanish_is_answered_to_the_end(live_server, new_page
     flip(page, "bribe", "false", skip=True)
     assert "Grupo " in page.locator("#step-bribe [data-role=result]").inner_text()
     page.locator("#step-bribe [data-role=next]").click()
+
+    # Skip logic: the children question is shown from 30 on (this respondent is 30-44).
+    assert "¿Cuántos hijos tienes?" in page.locator("#step-children").inner_text()
+    page.locator("#step-children input").fill("1")
+    page.locator("#step-children [data-role=next]").click()
+    likert = page.locator("#step-overwhelmed")
+    assert likert.locator("[data-truth]").all_inner_texts() == [
+        "Nunca",
+        "Rara vez",
+        "A veces",
+        "A menudo",
+        "Siempre",
+    ]
+    flip(page, "overwhelmed", "Often", skip=True)
+    likert.locator("[data-role=next]").click()
 
     summary = page.locator("#step-summary").inner_text()
     assert "Antes de enviar: tu protección" in summary and "Se enviará: " in summary
@@ -90,6 +106,8 @@ def test_the_demo_survey_in_spanish_is_answered_to_the_end(live_server, new_page
     # What is sent never depends on the language: stored option values, booleans.
     assert body["answers"]["vote"] in VOTE_OPTIONS
     assert body["answers"]["age_group"] == "30-44"
+    assert body["answers"]["children"] == 1
+    assert body["answers"]["overwhelmed"] in DEMO_SURVEY["questions"][-1]["options"]
     assert body["answers"]["fake_receipt"] is False
     assert Submission.objects.filter(survey=survey).count() == 1
     assert problems.messages == []
