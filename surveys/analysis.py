@@ -264,16 +264,23 @@ def _binary_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], c
     return reference, "equal_prevalence", test, _difference_dicts(diffs)
 
 
-def _choice_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], confidence: float):
+def _option_differences(
+    q: Question, entries: list[tuple[str, dict[str, Any]]], i: int, confidence: float
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Option ``i``'s reports compared across groups as a yes/no question's (a choice option's
+    or a multi box's: both are binary reports through (c, d))."""
     design = designs.question_design(q)
+    groups = [(g, e["options"][i]["reported"], e["n"]) for g, e in entries]
+    reference, diffs = compare.differences(groups, c=design.c, d=design.d, confidence=confidence)
+    return reference, _difference_dicts(diffs, q.options[i])
+
+
+def _choice_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], confidence: float):
     rows: list[dict[str, Any]] = []
     reference = None
-    for i, option in enumerate(q.options):
-        groups = [(g, e["options"][i]["reported"], e["n"]) for g, e in entries]
-        reference, diffs = compare.differences(
-            groups, c=design.c, d=design.d, confidence=confidence
-        )
-        rows.extend(_difference_dicts(diffs, option))
+    for i in range(len(q.options)):
+        reference, option_rows = _option_differences(q, entries, i, confidence)
+        rows.extend(option_rows)
     table = [[o["reported"] for o in e["options"]] for _, e in entries]
     return reference, "equal_distributions", compare.homogeneity_test(table), rows
 
@@ -282,16 +289,12 @@ def _multi_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], co
     """Per option, the yes/no comparison of its reports (one test and Holm set per option); the
     question has no single test, so ``statistic``/``df``/``p_value`` are None and ``tests``
     holds each option's chi-square test of equal prevalence."""
-    design = designs.question_design(q)
     rows: list[dict[str, Any]] = []
     tests: list[dict[str, Any]] = []
     reference = None
     for i, option in enumerate(q.options):
-        groups = [(g, e["options"][i]["reported"], e["n"]) for g, e in entries]
-        reference, diffs = compare.differences(
-            groups, c=design.c, d=design.d, confidence=confidence
-        )
-        rows.extend(_difference_dicts(diffs, option))
+        reference, option_rows = _option_differences(q, entries, i, confidence)
+        rows.extend(option_rows)
         test = compare.homogeneity_test(
             [
                 [e["options"][i]["reported"], e["n"] - e["options"][i]["reported"]]

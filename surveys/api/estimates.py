@@ -104,16 +104,10 @@ class ChoiceOut(_HeaderOut):
         return body
 
 
-class MultiOptionOut(serializers.Serializer):
-    option = serializers.CharField()
+class MultiOptionOut(OptionOut):
+    """A choice option's fields, and the option's own n (respondents who answered it)."""
+
     n = serializers.IntegerField()
-    reported = serializers.IntegerField()
-    reported_rate = _float()
-    estimate = _float()
-    estimate_unclipped = _float()
-    std_error = _float()
-    ci_low = _float()
-    ci_high = _float()
 
 
 class MultiOut(_HeaderOut):
