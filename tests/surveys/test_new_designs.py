@@ -15,6 +15,7 @@ import pytest
 
 from surveys import services
 from surveys.models import Submission, Survey
+from tests.surveys.api.support import open_survey, url
 from testsupport import factories
 
 pytestmark = pytest.mark.django_db
@@ -46,17 +47,8 @@ BODY = {
 }
 
 
-def url(survey: Survey, suffix: str = "") -> str:
-    return f"/api/v1/surveys/{survey.slug}/{suffix}"
-
-
 def _open_survey(api) -> Survey:
-    r = api.post("/api/v1/surveys/", BODY, format="json")
-    assert r.status_code == 201, r.content
-    survey = Survey.objects.get(slug=r.json()["slug"])
-    assert api.post(url(survey, "open/")).status_code == 200
-    survey.refresh_from_db()
-    return survey
+    return open_survey(api, BODY)
 
 
 def test_specs_are_stored_and_described(api):

@@ -1,8 +1,10 @@
-"""Helpers of the survey API tests (tests/surveys/api/): the API root, a survey's URL, a
-response POST and a batch of responses."""
+"""Helpers of the survey API tests (tests/surveys/api/ and the per-design folders): the API root,
+a survey's URL, creating and opening a survey through the API, a response POST and a batch of
+responses."""
 
 from __future__ import annotations
 
+from surveys.models import Survey
 from testsupport.factories import full_answers, new_id, submit
 
 API = "/api/v1"
@@ -10,6 +12,16 @@ API = "/api/v1"
 
 def url(survey, suffix: str = "") -> str:
     return f"{API}/surveys/{survey.slug}/{suffix}"
+
+
+def open_survey(api, body: dict) -> Survey:
+    """``body`` created by ``POST /surveys/`` and opened, as a researcher's client would."""
+    r = api.post(f"{API}/surveys/", body, format="json")
+    assert r.status_code == 201, r.content
+    survey = Survey.objects.get(slug=r.json()["slug"])
+    assert api.post(url(survey, "open/")).status_code == 200
+    survey.refresh_from_db()
+    return survey
 
 
 def post_response(client, survey, answers=None, **body):

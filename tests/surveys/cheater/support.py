@@ -3,9 +3,9 @@ post one answer through the API (issue 15)."""
 
 from __future__ import annotations
 
-import uuid
-
 from surveys.models import Survey
+from tests.surveys.api import support as api_support
+from tests.surveys.api.support import url  # noqa: F401 — the tests import it from here
 
 # Group 1: forced yes ¼, forced no ¼ (truth ½): ε₁ = ln(¾/¼) = ln 3.
 # Group 2: forced yes ½, forced no ¼ (truth ¼): ε₂ = max(|ln(¾/½)|, |ln(½/¼)|) = ln 2.
@@ -20,23 +20,9 @@ BODY = {
 }
 
 
-def url(survey: Survey, suffix: str = "") -> str:
-    return f"/api/v1/surveys/{survey.slug}/{suffix}"
-
-
 def open_survey(api) -> Survey:
-    r = api.post("/api/v1/surveys/", BODY, format="json")
-    assert r.status_code == 201, r.content
-    survey = Survey.objects.get(slug=r.json()["slug"])
-    assert api.post(url(survey, "open/")).status_code == 200
-    survey.refresh_from_db()
-    return survey
+    return api_support.open_survey(api, BODY)
 
 
 def submit_answer(anon, survey: Survey, answer, age: str = "young"):
-    body = {
-        "submission_id": str(uuid.uuid4()),
-        "randomizer": "browser",
-        "answers": {"cdm": answer, "age": age},
-    }
-    return anon.post(url(survey, "responses/"), body, format="json")
+    return api_support.post_response(anon, survey, {"cdm": answer, "age": age})

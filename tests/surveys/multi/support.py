@@ -3,9 +3,9 @@ how to open it and post one respondent's reported answers through the API."""
 
 from __future__ import annotations
 
-import uuid
-
 from surveys.models import Survey
+from tests.surveys.api import support as api_support
+from tests.surveys.api.support import url  # noqa: F401 — the tests import it from here
 
 OPTIONS = ["cannabis", "cocaine", "ecstasy"]
 # The default coin design per option: truth ½, forced yes ¼, forced no ¼ (ε = ln 3 each).
@@ -19,26 +19,12 @@ BODY = {
 }
 
 
-def url(survey: Survey, suffix: str = "") -> str:
-    return f"/api/v1/surveys/{survey.slug}/{suffix}"
-
-
 def open_survey(api, body: dict | None = None) -> Survey:
-    r = api.post("/api/v1/surveys/", body or BODY, format="json")
-    assert r.status_code == 201, r.content
-    survey = Survey.objects.get(slug=r.json()["slug"])
-    assert api.post(url(survey, "open/")).status_code == 200
-    survey.refresh_from_db()
-    return survey
+    return api_support.open_survey(api, body or BODY)
 
 
 def submit_answer(anon, survey: Survey, answer, age: str = "young"):
-    body = {
-        "submission_id": str(uuid.uuid4()),
-        "randomizer": "browser",
-        "answers": {"drugs": answer, "age": age},
-    }
-    return anon.post(url(survey, "responses/"), body, format="json")
+    return api_support.post_response(anon, survey, {"drugs": answer, "age": age})
 
 
 def all_false() -> dict[str, bool]:
