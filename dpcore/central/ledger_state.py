@@ -16,8 +16,10 @@ plain sum and therefore extends in O(1) per event —
 
 Each is a sound upper bound on the same composition (the curves per event are those of
 :mod:`dpcore.central.accounting`), so their minimum is sound, only looser than the tight figure.
-Sums of floats are not rounded upward here; like the accountant's own sums they are within a
-few ulps, far inside ``BUDGET_RELATIVE_SLACK``.
+The stored sums are added in another order than the accountant's (one charge at a time), so
+they may differ from its by a few ulps either way; every figure is raised by a relative
+:data:`ROUNDING_ALLOWANCE` (≫ the ≤ 10⁴ × 2⁻⁵³ of the sums, ≪ ``BUDGET_RELATIVE_SLACK``), so it
+is never below the accountant's value for the same candidate.
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ from dpcore.central.accounting import AccountingResult
 from dpcore.central.events import Event, event_rho, fsum_or_inf, group_events, pure_epsilon
 from dpcore.central.rdp import RDP_ORDERS, curve_epsilon, rdp_curve
 
-__all__ = ["EMPTY", "Composed", "bound", "compose", "from_json", "to_json"]
+__all__ = ["EMPTY", "ROUNDING_ALLOWANCE", "Composed", "bound", "compose", "from_json", "to_json"]
+
+#: Relative upward rounding of every figure of :func:`bound` (module notes).
+ROUNDING_ALLOWANCE = 1e-11
 
 # Methods of :func:`bound`, in the accountant's tie-break order.
 _METHODS = ("basic", "zcdp", "rdp")
@@ -73,11 +78,12 @@ def bound(state: Composed, delta: float) -> AccountingResult:
         return AccountingResult(epsilon=0.0, method="none", candidates={})
     log_inv = -math.log(delta)
     rho = state.rho
-    candidates = {
+    raw = {
         "basic": math.inf if state.pure is None else state.pure,
         "zcdp": rho + 2.0 * math.sqrt(rho * log_inv),
         "rdp": curve_epsilon(np.asarray(state.rdp, dtype=np.float64), delta),
     }
+    candidates = {k: v * (1.0 + ROUNDING_ALLOWANCE) for k, v in raw.items()}
     method = min(_METHODS, key=lambda name: (candidates[name], _METHODS.index(name)))
     if math.isnan(candidates[method]):
         return AccountingResult(epsilon=math.inf, method="basic", candidates=candidates)
