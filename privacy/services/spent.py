@@ -102,19 +102,19 @@ def state_write(
     composed: ledger_state.Composed,
 ) -> None:
     """Store the figure for the ledger with this fingerprint (call inside the budget lock)."""
-    BudgetState.objects.update_or_create(
-        survey_id=survey_id,
-        defaults={
-            "entries": fingerprint[0],
-            "last_entry": fingerprint[1],
-            "entry_sum": fingerprint[2],
-            "delta": delta,
-            "epsilon": result.epsilon,
-            "method": result.method,
-            "candidates": {k: _finite(v) for k, v in result.candidates.items()},
-            "composed": ledger_state.to_json(composed),
-        },
-    )
+    fields = {
+        "entries": fingerprint[0],
+        "last_entry": fingerprint[1],
+        "entry_sum": fingerprint[2],
+        "delta": delta,
+        "epsilon": result.epsilon,
+        "method": result.method,
+        "candidates": {k: _finite(v) for k, v in result.candidates.items()},
+        "composed": ledger_state.to_json(composed),
+    }
+    # One UPDATE in the usual case (the row exists after the first charge): the lock is held.
+    if not BudgetState.objects.filter(survey_id=survey_id).update(**fields):
+        BudgetState.objects.create(survey_id=survey_id, **fields)
 
 
 def state_refresh(*, survey: Survey) -> BudgetState | None:
