@@ -20,7 +20,7 @@ from dpcore.central import dgauss_lattice
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-#: Certified bound on (ε_pld − ε_exact)/ε_exact.
+#: Documented tolerance on (ε_pld − ε_exact)/ε_exact (checked by tests, not proven).
 TARGET_RELATIVE_ERROR = 0.004
 # Grid steps as a fraction of the tilted standard deviation (connect-the-dots: error ∝ step²).
 _RESOLUTION = 0.05
