@@ -111,3 +111,16 @@ def test_absurdly_wide_gaussian_is_declared_inapplicable_not_slow() -> None:
     result = accounting.epsilon_spent([accounting.DiscreteGaussianEvent(1e15, 1.0)], 1e-5)
     assert result.candidates["pld"] == math.inf
     assert math.isfinite(result.epsilon)
+
+
+def test_more_distinct_pairs_than_the_cap_fall_back_to_the_sound_accountants() -> None:
+    """A ledger of more than MAX_DISTINCT_PAIRS distinct events: the PLD is not attempted (its
+    cost grows with distinct events); zCDP/RDP answer, never below what the PLD would say."""
+    n = pld.MAX_DISTINCT_PAIRS + 1
+    events = [accounting.DiscreteGaussianEvent(50.0 + 0.01 * i, 1.0) for i in range(n)]
+    result = accounting.epsilon_spent(events, 1e-5)
+    assert result.candidates["pld"] == math.inf
+    assert result.method in {"zcdp", "rdp"}
+    capped = accounting.epsilon_spent(events[: pld.MAX_DISTINCT_PAIRS], 1e-5)
+    assert capped.method == "pld"
+    assert result.epsilon >= capped.epsilon
