@@ -64,7 +64,7 @@ def _composed(
     state: BudgetState | None, snapshot: spent.LedgerSnapshot, delta: float
 ) -> ledger_state.Composed:
     stored = spent.stored_composed(state, snapshot.fingerprint, delta)
-    if isinstance(stored, ledger_state.Composed):
+    if stored is not None:
         return stored
     return ledger_state.compose(ledger_state.EMPTY, snapshot.events)
 
@@ -98,7 +98,7 @@ def _charge_under_the_lock(
         raise _LedgerMoved
     state = BudgetState.objects.filter(survey_id=locked.pk).first()
     stored = spent.stored_composed(state, fingerprint, delta)
-    if isinstance(stored, ledger_state.Composed) and state is not None:
+    if stored is not None and state is not None:
         composed_before = stored
         before = spent.stored_result(state)
     else:  # no state for this ledger (a refund, or rows from before migration 0004)

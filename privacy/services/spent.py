@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import transaction
 from django.db.models import Count, Max, Sum
@@ -85,7 +84,9 @@ def stored_result(state: BudgetState) -> accounting.AccountingResult:
     return accounting.AccountingResult(state.epsilon, state.method, candidates)
 
 
-def stored_composed(state: BudgetState | None, fingerprint: Fingerprint, delta: float) -> Any:
+def stored_composed(
+    state: BudgetState | None, fingerprint: Fingerprint, delta: float
+) -> ledger_state.Composed | None:
     """The stored :class:`~dpcore.central.ledger_state.Composed` if it is the given ledger's
     (None otherwise: recompose)."""
     if state is None or fingerprint_of(state) != fingerprint or state.delta != delta:
