@@ -25,11 +25,12 @@ BENCHMARKS: dict[str, str] = {
     "estimates_latency": "bench.estimates_latency",  # item 2
     "release_latency": "bench.release_latency",  # item 3 (+ 6: Celery worker RSS)
     "faults": "bench.faults",  # issue 6: load and faults (opt-in, see OPT_IN)
+    "charge_lock": "bench.charge_lock",  # issue 21 item 11 / 24 goal 2 (opt-in: old path, minutes)
 }
 # Run only when named with --only: ``faults`` builds a private PostgreSQL cluster, Redis, gunicorn
 # and a worker and restarts/kills them (~3.5 min; CI runs its fast version in
 # tests/integration/test_faults.py instead). ``python -m bench.run_all --only faults``.
-OPT_IN: frozenset[str] = frozenset({"faults"})
+OPT_IN: frozenset[str] = frozenset({"faults", "charge_lock"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -117,3 +117,33 @@ class LedgerEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.survey_id}: {self.event} ({'refunded' if self.refunded else 'charged'})"
+
+
+class BudgetState(models.Model):
+    """What a survey's ledger has composed, written with every charge (issue 21 item 11).
+
+    ``entries``/``last_entry``/``entry_sum`` fingerprint the non-refunded ledger rows the figure
+    is for (count, largest id, sum of ids: entries are only appended or refunded, so no two
+    ledgers share one). ``epsilon``/``method``/``candidates`` are the spent figure at ``delta``
+    — the tight one when the charge could compute it before taking the lock, else the sound
+    ``composed`` bound (:mod:`dpcore.central.ledger_state`). ``composed`` is that state (Σρ, the
+    RDP curve, Σε), so a charge composes only its own events onto it. Lists read ``epsilon``
+    and never run the accountant; a refund only lowers the true figure, so a stale row still
+    over-states, never under-states, what was spent (docs/privacy-model.md#budget).
+    """
+
+    survey = models.OneToOneField(
+        "surveys.Survey", on_delete=models.CASCADE, primary_key=True, related_name="budget_state"
+    )
+    entries = models.PositiveIntegerField(default=0)
+    last_entry = models.BigIntegerField(default=0)
+    entry_sum = models.BigIntegerField(default=0)
+    delta = models.FloatField()
+    epsilon = models.FloatField()
+    method = models.CharField(max_length=20)
+    candidates = models.JSONField(default=dict)
+    composed = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.survey_id}: ε = {self.epsilon:g} ({self.method}, {self.entries} entries)"

@@ -13,6 +13,7 @@ from deniable.errors import NotFound
 from deniable.users import RequestUser, signed_in
 from dpcore.central import accounting, event_codec
 from privacy.models import LedgerEntry, Release
+from privacy.services import spent
 from surveys.models import Survey
 from surveys.selectors import survey_role
 
@@ -32,8 +33,15 @@ def _finite(value: float) -> float | None:
 
 
 def survey_budget(*, survey: Survey) -> dict[str, Any]:
-    """The budget summary of ``GET /api/v1/surveys/<slug>/budget/`` (without the release list)."""
-    result = accounting.epsilon_spent(survey_ledger_events(survey=survey), survey.budget_delta)
+    """The budget summary of ``GET /api/v1/surveys/<slug>/budget/`` (without the release list):
+    the stored figure (:mod:`privacy.services.spent`), recomputed only if the ledger moved since
+    it was stored (a refund) — never the accountant on every read."""
+    state = spent.state_for_read(survey=survey, refresh_stale=True)
+    result = (
+        accounting.AccountingResult(epsilon=0.0, method="none", candidates={})
+        if state is None
+        else spent.stored_result(state)
+    )
     return {
         "epsilon_total": survey.budget_epsilon,
         "delta_total": survey.budget_delta,
@@ -45,19 +53,10 @@ def survey_budget(*, survey: Survey) -> dict[str, Any]:
 
 
 def surveys_epsilon_remaining(surveys: Sequence[Survey]) -> dict[int, float]:
-    """ε remaining of each survey (as ``survey_budget`` computes it), with one ledger query for
-    the whole list: the survey list's "budget left" column (``surveys.summaries``)."""
-    events: dict[int, list[accounting.Event]] = {s.pk: [] for s in surveys}
-    entries = LedgerEntry.objects.filter(survey_id__in=list(events), refunded=False)
-    for survey_id, stored in entries.values_list("survey_id", "event"):
-        events[survey_id].extend(event_codec.decode(stored))
-    return {
-        s.pk: max(
-            0.0,
-            s.budget_epsilon - accounting.epsilon_spent(events[s.pk], s.budget_delta).epsilon,
-        )
-        for s in surveys
-    }
+    """ε remaining of each survey from the stored figures (two queries for the whole list, no
+    accountant): the survey list's "budget left" column (``surveys.summaries``)."""
+    used = spent.states_for_list(surveys=list(surveys))
+    return {s.pk: max(0.0, s.budget_epsilon - used[s.pk]) for s in surveys}
 
 
 def release_list_for_survey(*, survey: Survey) -> QuerySet[Release]:

@@ -19,8 +19,9 @@ exact_pure   exact δ(ε) of the product of RR(εᵢ) pairs — the optimal     
              Murtagh & Vadhan 2016) — solved for ε
 pld          the privacy-loss distributions of the mechanisms actually       discrete Laplace (any
              sampled, composed (pessimistic, connect-the-dots; Koskela et    shift), pure events,
-             al. 2020, Doroshenko et al. 2022): exact for one kind of event, discrete Gaussian with
-             ≤ 1.001× exact for mixes (:mod:`dpcore.central.pld`; issue 13)  integer sensitivity
+             al. 2020, Doroshenko et al. 2022): exact for one kind of event  discrete Gaussian with
+             on its own lattice, else within a 0.4 % tolerance (tests find   integer sensitivity
+             ≤ 1.001×; :mod:`dpcore.central.pld`; issue 13)
 ===========  ==========================================================  ======================
 
 Which privacy-loss curve each event gets — and why (soundness notes):
@@ -70,7 +71,7 @@ divergence; Murtagh & Vadhan 2016, Thm. 1.5, for heterogeneous εᵢ; KOV 2015, 
 homogeneous). Computing it is #P-hard in general (Murtagh & Vadhan), but cheap for few distinct
 εᵢ: the support has Π_g(k_g + 1) points; above :data:`EXACT_PURE_MAX_SUPPORT` the method is
 declared inapplicable (``math.inf``) and the other accountants answer. The cap bounds the time
-spent inside the budget row lock: ≈ 20 ms at 2.5·10⁵ points (≈ 0.3 s at 2·10⁶, mostly the sort).
+a charge spends here: ≈ 20 ms at 2.5·10⁵ points (≈ 0.3 s at 2·10⁶, mostly the sort).
 Between consecutive loss values δ(ε) = A − e^ε·B (A = P[ℓ > ε], B = Q[ℓ > ε]), so instead of a
 bisection ε is solved exactly in its segment: ε = ln(A − δ) − ln B. Suffix masses are cumulative
 sums (Q rescaled by e^{max ℓ}) when the losses span ≤ 600, and are accumulated in log space
@@ -80,10 +81,14 @@ and are dropped), far inside BUDGET_RELATIVE_SLACK.
 For continuous Laplace this is sound but not tight (its own loss is not ±ε); RDP with Mironov's
 curve can then be lower, and the minimum is reported.
 
-**Speed.** :func:`epsilon_spent` runs inside the budget row lock. Identical events are grouped
-(:class:`collections.Counter`): RDP of k identical events is k × one curve, evaluated with numpy
-over the whole order grid and cached per distinct event; Σρ, Σμ² and Σε are taken with
-``math.fsum`` over the repeated values (C-level iteration, bit-identical to the per-event sums).
+**Speed.** :func:`epsilon_spent` runs in the release request *before* the budget lock is taken
+(:mod:`privacy.services.budget`: inside the lock only the ledger's fingerprint is checked, and
+:mod:`dpcore.central.ledger_state` composes onto a stored state when the ledger moved). A wide
+discrete Gaussian's lattice is built from block moments (:mod:`dpcore.central.dgauss_lattice`).
+Identical events are grouped (:class:`collections.Counter`): RDP of k identical events is k ×
+one curve, evaluated with numpy over the whole order grid and cached per distinct event; Σρ, Σμ²
+and Σε are taken with ``math.fsum`` over the repeated values (C-level iteration, bit-identical
+to the per-event sums).
 """
 
 import math

@@ -93,6 +93,7 @@ from dpcore.central.pld_lattice import (
 )
 
 __all__ = [
+    "MAX_DISTINCT_PAIRS",
     "TARGET_RELATIVE_ERROR",
     "DiscreteGaussianPair",
     "DiscreteLaplacePair",
@@ -315,10 +316,17 @@ def event_pair(ev: Event) -> Pair | None:
     return None
 
 
+#: Most distinct pairs composed (a bounded cost: ≈ 5 ms per distinct wide discrete Gaussian on a
+#: cold worker, and one lattice cache entry each); beyond it the PLD declares itself inapplicable
+#: and zCDP/RDP/basic answer (sound, looser).
+MAX_DISTINCT_PAIRS = 1000
+
+
 def events_epsilon(groups: Mapping[Event, int], delta: float, exact_pure: float) -> float:
     """ε of the PLD accountant for grouped events, ``math.inf`` where it does not apply.
 
-    Skipped (∞) when ``exact_pure`` already answered for shift-1 pure events: it is exact there.
+    Skipped (∞) when ``exact_pure`` already answered for shift-1 pure events: it is exact there,
+    and when there are more than :data:`MAX_DISTINCT_PAIRS` distinct pairs.
     """
     pairs: dict[Pair, int] = {}
     for ev, k in groups.items():
@@ -329,6 +337,8 @@ def events_epsilon(groups: Mapping[Event, int], delta: float, exact_pure: float)
     if math.isfinite(exact_pure) and all(
         isinstance(p, DiscreteLaplacePair) and p.shift == 1 for p in pairs
     ):
+        return math.inf
+    if len(pairs) > MAX_DISTINCT_PAIRS:
         return math.inf
     try:
         return pld_epsilon(pairs, delta)

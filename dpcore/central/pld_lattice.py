@@ -15,10 +15,12 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from dpcore.central import dgauss_lattice
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-#: Certified bound on (ε_pld − ε_exact)/ε_exact.
+#: Documented tolerance on (ε_pld − ε_exact)/ε_exact (checked by tests, not proven).
 TARGET_RELATIVE_ERROR = 0.004
 # Grid steps as a fraction of the tilted standard deviation (connect-the-dots: error ∝ step²).
 _RESOLUTION = 0.05
@@ -43,6 +45,9 @@ _NOISE_FLOOR = 1e-15
 _ROUNDING_SLACK = 1e-9
 # Tail mass of a discrete Gaussian sent to ω(∞) is at most e^{−_TAIL_NATS}·δ.
 _TAIL_NATS = 40.0
+# Coarsening blocks of at least this many lattice points are built by dgauss_lattice (O(block +
+# cells) instead of O(σ)); below it the full lattice is small (≤ 20·block/fine points).
+_FAST_MIN_BLOCK = 32
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,7 @@ def _laplace_lattice(pair: DiscreteLaplacePair) -> _Lattice:
 def _gaussian_lattice(pair: DiscreteGaussianPair, log_inv_delta: float) -> _Lattice:
     sigma, k = pair.sigma, pair.shift
     two_s2 = 2.0 * sigma * sigma
-    radius = k + math.ceil(sigma * math.sqrt(2.0 * (log_inv_delta + _TAIL_NATS))) + 1
+    radius = dgauss_lattice.tail_radius(sigma, k, log_inv_delta, _TAIL_NATS)
     x = np.arange(radius, -radius - 1, -1, dtype=np.float64)  # ascending loss ⇔ descending x
     log_w = -(x * x) / two_s2
     # Z from the kept terms only, lowered by 1e-12 to cover the pairwise-summation rounding
@@ -140,6 +145,19 @@ def _prepared(pair: Pair, log_inv_delta: float, fine: float, pessimistic: bool) 
     """The pair's lattice; a discrete Gaussian's coarsened (connect-the-dots) to steps of about
     ``fine`` standard deviations of its loss under P. Cached: a survey's history is charged
     again and again."""
+    wide = isinstance(pair, DiscreteGaussianPair) and fine * pair.sigma >= _FAST_MIN_BLOCK
+    if isinstance(pair, DiscreteGaussianPair) and wide and pessimistic:
+        # Wide Gaussian: the coarse lattice straight from block moments (dgauss_lattice), in
+        # time independent of σ — the full lattice has ≈ 20σ points. (The optimistic twin, for
+        # tests only, still builds the full lattice.)
+        block = min(int(fine * pair.sigma), dgauss_lattice.MAX_BLOCK)
+        built = dgauss_lattice.coarse_gaussian_lattice(
+            pair.sigma, pair.shift, log_inv_delta, block, _TAIL_NATS
+        )
+        if built is None:
+            raise ValueError(f"{pair!r}: σ too wide for the PLD lattice")
+        offset, step, log_mass, inf_mass = built
+        return _Lattice(offset, step, log_mass, inf_mass, coarsened=True)
     lat = _lattice(pair, log_inv_delta)
     if isinstance(pair, DiscreteLaplacePair) or lat.log_mass.size <= 64:
         # K + 1 points at most, and the atoms at ±ε decide small δ: never coarsened.

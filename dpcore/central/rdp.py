@@ -29,7 +29,16 @@ from dpcore.central.events import (
 from dpcore.errors import ArgumentError
 from dpcore.validation import check_delta
 
-__all__ = ["RDP_ORDERS", "event_rdp", "logaddexp", "rdp_epsilon", "rdp_spent", "rdp_to_epsilon"]
+__all__ = [
+    "RDP_ORDERS",
+    "curve_epsilon",
+    "event_rdp",
+    "logaddexp",
+    "rdp_curve",
+    "rdp_epsilon",
+    "rdp_spent",
+    "rdp_to_epsilon",
+]
 
 # Rényi orders (docs/formulas.md#rdp): 1.01 … 1.09 step 0.01 (finer near α → 1, where small-ε
 # histories take their minimum; issue 13), 1.1 … 10.9 step 0.1, 11 … 63, 128 … 1024.
@@ -166,6 +175,16 @@ def rdp_to_epsilon(
     if curve.shape != (len(key),):
         raise ArgumentError("rdp", "orders and rdp must have the same length")
     return _rdp_to_epsilon(key, curve, math.log(d), tight)
+
+
+def rdp_curve(groups: Groups, orders: tuple[float, ...] = RDP_ORDERS) -> FloatArray:
+    """r(α) of the grouped events over ``orders`` (a new array)."""
+    return _rdp_curve(groups, orders)
+
+
+def curve_epsilon(curve: FloatArray, d: float, orders: tuple[float, ...] = RDP_ORDERS) -> float:
+    """ε at δ of a composed RDP curve (the tight conversion, as :func:`rdp_spent`)."""
+    return _rdp_to_epsilon(orders, curve, math.log(d), True)[0]
 
 
 def rdp_spent(groups: Groups, d: float, orders: tuple[float, ...] = RDP_ORDERS) -> float:
