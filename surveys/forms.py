@@ -393,7 +393,7 @@ class RespondForm(forms.Form):
             else:
                 # Parsing only: the bounds are checked by the submission serializer's rule
                 # (``clean`` below); the attributes let the browser say so before posting.
-                bounds = {"min": q.min_value, "max": q.max_value, "step": "any"}
+                bounds = {"min": q.min_value, "max": q.max_value, "step": 1 if q.integer else "any"}
                 self.fields[name] = forms.FloatField(widget=forms.NumberInput(attrs=bounds))
             self.fields[name] = _optional(self.fields[name], q)
             self.fields[name].label = q.text

@@ -87,6 +87,7 @@ def _question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
         "labels": dict(labels),
         "min": q.min_value,
         "max": q.max_value,
+        "integer": q.integer,
         "required": q.required,
         "show_if": q.show_if,
         # Handling, randomizer and deniability words and numbers: computed once, server-side.
@@ -132,6 +133,7 @@ def _respond_page(
                 "options": [(o, labels.get(o, o)) for o in q.options or []],
                 "min": q.min_value,
                 "max": q.max_value,
+                "integer": q.integer,
                 "field": form[error_field_name(q)],
                 "required": q.required,
                 "show_if_note": show_if_note(q, questions, language.labels),

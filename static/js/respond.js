@@ -166,8 +166,23 @@ function directValue(q) {
     const checked = form.querySelector(`input[name="q-${CSS.escape(q.key)}"]:checked`);
     return checked ? checked.value : undefined;
   }
-  if (inputs.value === "" || !inputs.checkValidity()) return undefined;
+  if (inputs.value === "" || numberProblem(q)) return undefined;
   return Number(inputs.value);
+}
+
+// A number typed but not acceptable (out of range, a fraction where whole numbers are asked, or
+// not a number at all) is an error on every question, optional ones too: never dropped as if the
+// question had been left unanswered (issue 22 item 1). The words name the rule broken.
+function numberProblem(q) {
+  if (q.kind !== "number") return "";
+  const input = form.elements[`q-${q.key}`];
+  if (!input || (input.value === "" && !input.validity.badInput)) return "";
+  const x = Number(input.value);
+  const ok = !input.validity.badInput && Number.isFinite(x) && (q.min == null || x >= q.min) &&
+    (q.max == null || x <= q.max) && (!q.integer || Number.isInteger(x));
+  if (ok) return "";
+  if (q.min == null || q.max == null) return t("number");
+  return t(q.integer ? "whole_number_between" : "number_between", { min: q.min, max: q.max });
 }
 
 const { shown, answerOf } = skipLogic(items, (q) => (q.randomized && !isCrosswise(q) ? memo.reported(q) : directValue(q)));
@@ -176,9 +191,11 @@ const step = (dir) => showStep(nextShown(steps, items, shown, current, dir));
 function validateStep(section) {
   const q = items.get(section.dataset.key);
   if (!q) return true;
+  const problem = shown(q) ? numberProblem(q) : "";
+  if (problem) { stepError(section, problem); return false; }
   if (answerOf(q) !== undefined || !q.required) { stepError(section, ""); return true; }
   stepError(section, isCrosswise(q) ? t("tick_same_different") : q.kind === "multi" ? t("tick_then_press", { button: visual(q).button }) : q.randomized ? t("tap_then_press", { button: visual(q).button }) :
-    q.kind === "number" ? (q.min != null && q.max != null ? t("number_between", { min: q.min, max: q.max }) : t("number")) : t("choose"));
+    q.kind === "number" ? (q.min != null && q.max != null ? t(q.integer ? "whole_number_between" : "number_between", { min: q.min, max: q.max }) : t("number")) : t("choose"));
   return false;
 }
 
@@ -217,7 +234,8 @@ function collectAnswers() {
   const answers = {};
   for (const q of data.questions) {
     const v = answerOf(q);
-    if (v === undefined && (!shown(q) || !q.required)) continue; // hidden or left unanswered
+    const invalid = shown(q) && numberProblem(q);
+    if (!invalid && v === undefined && (!shown(q) || !q.required)) continue; // hidden or left unanswered
     if (v === undefined) {
       showStep(steps.findIndex((s) => s.dataset.key === q.key));
       validateStep(steps[current]);

@@ -120,6 +120,7 @@ DEMO_SURVEY: dict[str, Any] = {
             "kind": "number",
             "min": 0,
             "max": 12,
+            "integer": True,  # issue 22 item 1: 2.5 children is refused
             "show_if": {"key": "age_group", "in": CHILDREN_ASKED},
         },
         {
