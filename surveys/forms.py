@@ -7,6 +7,7 @@ The true answer is never asked for by this form.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -328,6 +329,10 @@ class RespondForm(forms.Form):
     """One field per question, ``q-<key>``; for randomized kinds it holds the *reported* value."""
 
     token = forms.CharField(required=False, max_length=200, strip=True)
+    # DESIGN §8.4 (issue 22 item 3): a one-time id made when the page is rendered, so the same
+    # form posted twice (Back, then send again) is stored once — the API's idempotent
+    # submission_id. It is a fresh uuid4 per page, stored nowhere until the answers are.
+    submission_id = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(
         self,
@@ -338,6 +343,8 @@ class RespondForm(forms.Form):
         **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
+        # A bound form shows the posted id instead (a refused post keeps its id).
+        self.initial.setdefault("submission_id", str(uuid.uuid4()))
         labels = labels or {}
         self.survey = survey
         self.questions = questions
@@ -437,6 +444,8 @@ class RespondForm(forms.Form):
         if path.startswith("answers."):
             key = path.split(".", 1)[1]
             return next((error_field_name(q) for q in self.questions if q.key == key), None)
+        if path == "submission_id":
+            return None  # a hidden field: its refusal is shown at the top of the page
         return "token" if path == "token" and "token" in self.fields else None
 
     def add_domain_errors(

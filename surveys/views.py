@@ -180,8 +180,18 @@ def _respond_page(
         "preview": preview,
     }
     response = render(request, "respond/survey.html", context, status=status)
-    # The page can carry an invitation token in its form: keep it out of shared caches.
-    response["Cache-Control"] = "no-store"
+    carries_token = "token" in form.fields and bool(form["token"].value())
+    if form.is_bound or carries_token:
+        # The page carries what was typed or an invitation token (?token=…, old links): never
+        # kept anywhere, not even by this browser's Back button.
+        response["Cache-Control"] = "no-store"
+    else:
+        # A fresh form holds nothing of the respondent's. This browser may keep it (private:
+        # never a shared cache; no-cache: a new visit always gets a new page) so that Back,
+        # after sending, shows the same form with the same one-time submission_id, and sending
+        # it again is recognised as the same submission (DESIGN §8.4; with no-store, Back would
+        # fetch a new form with a new id and count the same person twice).
+        response["Cache-Control"] = "private, no-cache"
     return response
 
 
@@ -271,7 +281,26 @@ def _closed(
     )
 
 
-@never_cache
+def _already_sent(
+    request: HttpRequest, survey: Survey, language: respond_i18n.RespondentLanguage
+) -> HttpResponse:
+    """This form was sent before with other answers (Back, changed, sent again): only the
+    first sending counts, so nothing changed."""
+    return _message(
+        request,
+        _("These answers were already sent"),
+        _(
+            "This form was already sent once, and only the first sending counts. Your second "
+            "sending was not recorded, and the first one was not changed."
+        ),
+        status=409,
+        survey=survey,
+        tone="warn",
+        advice=_("There is nothing more to do."),
+        language=language,
+    )
+
+
 @require_GET
 def respond(request: HttpRequest, slug: str) -> HttpResponse:
     survey = _public_or_404(slug)
@@ -343,7 +372,10 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _respond_page(request, survey, form, language, status=400)
     body = {
-        "submission_id": uuid.uuid4(),  # server-made: a no-JS browser cannot keep one
+        # The form's one-time id (DESIGN §8.4): the same form posted again is the same
+        # submission. A post without one (a page rendered before the field existed) gets a
+        # fresh id, as every no-JS post did before.
+        "submission_id": form.cleaned_data.get("submission_id") or str(uuid.uuid4()),
         "randomizer": "physical",
         "answers": form.answers(),
         "token": form.cleaned_data.get("token") or None,
@@ -376,6 +408,8 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
             )
         if exc.code in ("survey_closed", "response_cap_reached"):
             return _closed(request, survey, language)
+        if exc.code == "duplicate_conflict":
+            return _already_sent(request, survey, language)
         form.add_error(None, exc.detail)
         return _respond_page(request, survey, form, language, status=409)
     except NotFound as exc:

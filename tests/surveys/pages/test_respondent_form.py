@@ -30,7 +30,8 @@ def test_respondent_page_renders_every_kind(client, survey):
     assert "Flip a coin" in html  # physical protocol for the coin design
     assert 'id="survey-data"' in html
     assert "js/respond.js" in html
-    assert "no-store" in response["Cache-Control"]
+    # Fresh form: this browser only (Back keeps the one-time submission_id, DESIGN §8.4).
+    assert response["Cache-Control"] == "private, no-cache"
     assert "script-src" in response["Content-Security-Policy"]
 
 
