@@ -243,7 +243,7 @@ def _cheater_field() -> _PaddedChoiceField:
         choices=_padded([(value, str(label)) for value, label in CHEATER_CHOICES]),
         coerce=lambda v: {"group": int(v[1]), "report": v.endswith("yes")},
         widget=forms.RadioSelect,
-        error_messages={"required": _("Tick your group and the answer the coins told you.")},
+        error_messages={"required": _("Tick your group and the answer your coin or die told you.")},
     )
 
 
@@ -257,6 +257,24 @@ def _padded(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
     stripped when saved), so stripping the padding is exact."""
     width = max(len(quote_plus(v)) for v, _ in values)
     return [(v + " " * (width - len(quote_plus(v))), label) for v, label in values]
+
+
+def _tick_message() -> str:
+    """One wording for one mistake (issue 22 item 4): a randomized question left unticked."""
+    return _("Tick the answer your coin or die told you to record.")
+
+
+def _missing_messages(question: Question) -> dict[str, str]:
+    """The no-JS form's words for an unanswered required question, the JS page's words."""
+    if question.kind == Question.Kind.NUMBER and question.bounds is not None:
+        lo, hi = question.bounds
+        text = _("Enter a number from %(min)s to %(max)s.") % {"min": f"{lo:g}", "max": f"{hi:g}"}
+        return {"required": text}
+    if question.kind == Question.Kind.NUMBER:
+        return {"required": _("Enter a number.")}
+    if question.kind == Question.Kind.CATEGORY:
+        return {"required": _("Choose an answer.")}
+    return {"required": _tick_message()}
 
 
 class _PaddedChoiceField(forms.TypedChoiceField):
@@ -352,6 +370,7 @@ class RespondForm(forms.Form):
             del self.fields["token"]
         else:
             self.fields["token"].required = True
+            self.fields["token"].error_messages["required"] = _("Enter your invitation code.")
         for q in questions:
             name = field_name(q)
             if q.kind == Question.Kind.YES_NO and (q.design or {}).get("name") == "crosswise":
@@ -363,7 +382,7 @@ class RespondForm(forms.Form):
                     choices=_padded([("yes", _("Yes")), ("no", _("No"))]),
                     coerce=lambda v: v == "yes",
                     widget=forms.RadioSelect,
-                    error_messages={"required": _("Tick the answer the coins told you to record.")},
+                    error_messages={"required": _tick_message()},
                 )
             elif q.kind == Question.Kind.CHOICE:
                 # The value sent is the stored option; the label is the respondent's language.
@@ -371,6 +390,7 @@ class RespondForm(forms.Form):
                 self.fields[name] = _PaddedChoiceField(
                     choices=_padded([(o, shown.get(o, o)) for o in q.options]),
                     widget=forms.RadioSelect,
+                    error_messages=_missing_messages(q),
                 )
             elif q.kind == Question.Kind.MULTI:
                 # One YES/NO radio pair per option (padded like yes/no, so every post of the
@@ -382,10 +402,11 @@ class RespondForm(forms.Form):
                         widget=forms.RadioSelect,
                         label=labels.get(q.key, {}).get(option, option),
                         error_messages={
-                            "required": _(
-                                "“%(option)s”: tick the answer the coins told you to record."
-                            )
-                            % {"option": labels.get(q.key, {}).get(option, option)}
+                            "required": _("“%(option)s”: %(message)s")
+                            % {
+                                "option": labels.get(q.key, {}).get(option, option),
+                                "message": _tick_message(),
+                            }
                         },
                     )
                     # Optional: every option may be left at "No answer" (then nothing is sent).
@@ -395,13 +416,17 @@ class RespondForm(forms.Form):
             elif q.kind == Question.Kind.CATEGORY:
                 shown = labels.get(q.key, {})
                 self.fields[name] = forms.ChoiceField(
-                    choices=[(o, shown.get(o, o)) for o in q.options], widget=forms.RadioSelect
+                    choices=[(o, shown.get(o, o)) for o in q.options],
+                    widget=forms.RadioSelect,
+                    error_messages=_missing_messages(q),
                 )
             else:
                 # Parsing only: the bounds are checked by the submission serializer's rule
                 # (``clean`` below); the attributes let the browser say so before posting.
                 bounds = {"min": q.min_value, "max": q.max_value, "step": 1 if q.integer else "any"}
-                self.fields[name] = forms.FloatField(widget=forms.NumberInput(attrs=bounds))
+                self.fields[name] = forms.FloatField(
+                    widget=forms.NumberInput(attrs=bounds), error_messages=_missing_messages(q)
+                )
             self.fields[name] = _optional(self.fields[name], q)
             self.fields[name].label = q.text
 

@@ -176,6 +176,9 @@ def _respond_page(
         "epsilon_total": data["epsilon_total"],
         "physical_possible": all(item["protocol"].possible for item in items),
         "handling": protection.survey_handling(questions),
+        # The JS page's thank-you: the sentence without the unanswered note (the script adds
+        # it, and hides the list items of questions it did not send).
+        "thanks_handling": protection.survey_handling(questions, {q.key for q in questions}),
         "error_summary": _error_summary(form, questions) if form.is_bound else [],
         "preview": preview,
     }
@@ -337,6 +340,12 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
 @never_cache
 @require_POST
 def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
+    """The no-JS form's former address (pages rendered before it posted to ``thanks/``):
+    stores like :func:`respond_thanks`, then redirects to the bare thank-you page."""
+    return _submit(request, slug, thank_here=False)
+
+
+def _submit(request: HttpRequest, slug: str, *, thank_here: bool) -> HttpResponse:
     """The no-JavaScript path: answers randomized with the respondent's own coins.
 
     CSRF-exempt, like the JSON endpoint (DRF exempts it): CSRF protects ambient authority — a
@@ -388,41 +397,61 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_domain_errors(exc.errors)
         return _respond_page(request, survey, form, language, status=400)
     except Conflict as exc:
-        if exc.code == "token_used":
-            return _message(
-                request,
-                _("This invitation was already used"),
-                _(
-                    "Each invitation can be used once, and this one already has been, so your "
-                    "answers were not recorded."
-                ),
-                status=409,
-                survey=survey,
-                tone="warn",
-                advice=_(
-                    "If you have not answered this survey before, ask the researcher who "
-                    "invited you for a new invitation. If you already answered, there is "
-                    "nothing more to do."
-                ),
-                language=language,
-            )
-        if exc.code in ("survey_closed", "response_cap_reached"):
-            return _closed(request, survey, language)
-        if exc.code == "duplicate_conflict":
-            return _already_sent(request, survey, language)
-        form.add_error(None, exc.detail)
-        return _respond_page(request, survey, form, language, status=409)
+        return _conflict_page(request, survey, language, form, exc)
     except NotFound as exc:
         raise Http404("No such survey.") from exc
-    thanks = reverse("respond-thanks", args=[survey.slug]) + language.query
-    return HttpResponseRedirect(thanks)
+    if not thank_here:
+        thanks = reverse("respond-thanks", args=[survey.slug]) + language.query
+        return HttpResponseRedirect(thanks)
+    # Thanked in this response, not after a redirect: only here is it known which questions were
+    # answered, so the page lists exactly what was sent (issue 22 item 6). A reload re-posts the
+    # same one-time submission_id: a duplicate, thanked again, stored once.
+    return _thanks(request, survey, language, answered=set(spec.answers))
 
 
-@require_GET
-def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
-    survey = _public_or_404(slug)
-    language = respond_i18n.activate(request, survey, _questions(survey))
-    handling = protection.survey_handling(language.questions)
+def _conflict_page(
+    request: HttpRequest,
+    survey: Survey,
+    language: respond_i18n.RespondentLanguage,
+    form: RespondForm,
+    exc: Conflict,
+) -> HttpResponse:
+    """A 409 of the no-JS path, in words: a used invitation, a closed survey, a form sent
+    before with other answers, or the service's own detail."""
+    if exc.code == "token_used":
+        return _message(
+            request,
+            _("This invitation was already used"),
+            _(
+                "Each invitation can be used once, and this one already has been, so your "
+                "answers were not recorded."
+            ),
+            status=409,
+            survey=survey,
+            tone="warn",
+            advice=_(
+                "If you have not answered this survey before, ask the researcher who "
+                "invited you for a new invitation. If you already answered, there is "
+                "nothing more to do."
+            ),
+            language=language,
+        )
+    if exc.code in ("survey_closed", "response_cap_reached"):
+        return _closed(request, survey, language)
+    if exc.code == "duplicate_conflict":
+        return _already_sent(request, survey, language)
+    form.add_error(None, exc.detail)
+    return _respond_page(request, survey, form, language, status=409)
+
+
+def _thanks(
+    request: HttpRequest,
+    survey: Survey,
+    language: respond_i18n.RespondentLanguage,
+    *,
+    answered: set[str] | None,
+) -> HttpResponse:
+    handling = protection.survey_handling(language.questions, answered)
     # Only the no-JS form lands here (the JS page thanks in place): the randomized answers were
     # the ones the respondent's coins chose.
     return _message(
@@ -435,6 +464,20 @@ def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
         details=handling,
         language=language,
     )
+
+
+@csrf_exempt  # as respond_submit (its docstring says why)
+@never_cache
+@require_http_methods(["GET", "POST"])
+def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
+    """POST: the no-JS form's answers, thanked in the response with exactly what was sent.
+    GET (the bare address; older pages redirected here): the answers are not known, so no list
+    of them and no guess about which were left out."""
+    if request.method == "POST":
+        return _submit(request, slug, thank_here=True)
+    survey = _public_or_404(slug)
+    language = respond_i18n.activate(request, survey, _questions(survey))
+    return _thanks(request, survey, language, answered=None)
 
 
 # --- researchers ---------------------------------------------------------------------------------

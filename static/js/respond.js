@@ -112,6 +112,7 @@ function setupFlipper(section, q) {
       const what = `${outcome.group ? `${t("group", { n: outcome.group })} ` : ""}${whatHappened(drawnView(q, outcome), outcome)}`;
       result.append(
         para(...tParts("will_record", { what, report: strong(show(q, outcome.reported)) })),
+        para(t("stays_here")),
         para(meaning(q, outcome.reported)),
       );
       if (document.activeElement === document.body || !isShown(document.activeElement)) next.focus();
@@ -268,7 +269,7 @@ async function send() {
   errorBox.hidden = true;
   const answers = collectAnswers();
   if (!answers) return;
-  if (data.preview) { done(); return; } // the researcher's preview: nothing is sent or stored
+  if (data.preview) { done(answers); return; } // the researcher's preview: nothing is sent or stored
   if (data.access === "invite" && !token()) {
     errorBox.textContent = t("enter_code");
     errorBox.hidden = false;
@@ -284,7 +285,7 @@ async function send() {
       method: "POST",
       text: JSON.stringify(body) + padding(data.questions, answers),
     });
-    if (ok) { done(); return; }
+    if (ok) { done(answers); return; }
     showRefusal(errorBox, status, payload);
   } catch {
     errorBox.textContent = t("unreachable");
@@ -327,7 +328,19 @@ function setInvitation(valid) {
   if (refused && !wasRefused && document.activeElement !== input) box.focus();
 }
 
-function done() {
+// The thank-you lists only what was sent, and mentions unanswered questions only when there were
+// some (issue 22 item 6): the server renders every question, this removes the others.
+function thanksFor(answers) {
+  const thanks = document.getElementById("thanks");
+  for (const li of thanks.querySelectorAll("li[data-key]")) if (!(li.dataset.key in answers)) li.remove();
+  for (const block of thanks.querySelectorAll("[data-role=sent-list]")) if (!block.querySelector("li")) block.remove();
+  const left = data.questions.filter((q) => !(q.key in answers)).length;
+  const note = document.getElementById("thanks-unanswered");
+  if (note) note.textContent = left === 0 ? "" : left === 1 ? t("thanks_unanswered_one") : t("thanks_unanswered_many", { n: left });
+}
+
+function done(answers) {
+  thanksFor(answers);
   memo.set(DONE, "1");
   form.hidden = true;
   const thanks = document.getElementById("thanks");
@@ -367,6 +380,11 @@ function wireSteps() {
   for (const section of steps) {
     const q = items.get(section.dataset.key);
     if (q && q.randomized && !isCrosswise(q)) setupFlipper(section, q);
+    // A flip, a tick or a typed number that answers the step clears its old error (issue 22
+    // item 4): the red line never stays under a result. Runs after the flipper's own handler.
+    const clear = () => { if (q && answerOf(q) !== undefined && !numberProblem(q)) stepError(section, ""); };
+    section.addEventListener("click", clear);
+    section.addEventListener("input", clear);
     section.querySelector("[data-role=next]")?.addEventListener("click", () => {
       if (validateStep(section)) step(1);
     });

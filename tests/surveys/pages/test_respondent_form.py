@@ -96,7 +96,7 @@ def test_no_js_form_errors_rerender_with_messages(client, survey):
     response = client.post(reverse("respond-submit", args=[survey.slug]), data)
     assert response.status_code == 400
     html = response.content.decode()
-    assert "Tick the answer the coins told you to record." in html
+    assert "Tick the answer your coin or die told you to record." in html
     assert 'id="err-age"' in html and 'id="err-vote"' in html
     assert Submission.objects.count() == 0
     assert_csp_clean(html)
