@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote_plus
 
 from django import forms
 from django.utils import formats
@@ -250,13 +249,25 @@ def _cheater_field() -> _PaddedChoiceField:
 # --- the no-JavaScript respondent form -----------------------------------------------------------
 
 
+#: The bytes the WHATWG application/x-www-form-urlencoded serializer (what browsers post) leaves
+#: as they are; a space becomes the one byte "+", every other UTF-8 byte "%XX" (three bytes).
+#: Not Python's quote_plus, which keeps "~" and encodes "*" (issue 21 item 6).
+_FORM_SAFE = frozenset(b"*-._0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz ")
+
+
+def form_encoded_length(text: str) -> int:
+    """Bytes of ``text`` in a browser's form post (tests/e2e/test_respondent_no_js_padding.py
+    checks it against Chromium over every printable ASCII character and some non-ASCII)."""
+    return sum(1 if byte in _FORM_SAFE else 3 for byte in text.encode("utf-8"))
+
+
 def _padded(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Fixed-length no-JS posts (issue 11 item 5): each radio value of a randomized question is
-    padded with trailing spaces so that, form-encoded, every report of the question has the same
-    byte length (a space encodes as the one byte "+"). Options never end in a space (they are
-    stripped when saved), so stripping the padding is exact."""
-    width = max(len(quote_plus(v)) for v, _ in values)
-    return [(v + " " * (width - len(quote_plus(v))), label) for v, label in values]
+    padded with trailing spaces so that, form-encoded by the browser, every report of the
+    question has the same byte length (a space encodes as the one byte "+"). Options never end
+    in a space (they are stripped when saved), so stripping the padding is exact."""
+    width = max(form_encoded_length(v) for v, _ in values)
+    return [(v + " " * (width - form_encoded_length(v)), label) for v, label in values]
 
 
 def _tick_message() -> str:
