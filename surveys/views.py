@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
-from surveys import designs, protection, respond_i18n
+from surveys import designs, protection, respond_i18n, respond_memo
 from surveys.forms import (
     RespondForm,
     design_spec,
@@ -150,6 +150,8 @@ def _respond_page(
         )
     data = {
         "slug": survey.slug,
+        # The memo's scope: the survey's identity and designs, never the slug (issue 21 item 8).
+        "memo_scope": respond_memo.memo_scope(survey, questions),
         "access": survey.access,
         "language": language.code,
         # ?lang=… so the endpoints answer (refusals included) in the page's language.

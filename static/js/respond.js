@@ -14,7 +14,7 @@
  */
 
 import { request } from "./lib/http.js";
-import { DONE, SUBMISSION, StorageBlockedError, drawnView, openMemo } from "./rr/memo.js";
+import { DONE, SUBMISSION, StorageBlockedError, drawnView, memoScope, openMemo } from "./rr/memo.js";
 import { padding, uuid4 } from "./respond/body.js";
 import { animate, isShown, visual, whatHappened } from "./respond/stage.js";
 import { fixed2, t, tParts } from "./respond/i18n.js";
@@ -410,27 +410,51 @@ function pageMemory() {
   };
 }
 
+// Another invitation is a new respondent (issue 21 item 8): the page starts again with the new
+// code in the fragment (#t=…, never sent), so its memo is that invitation's.
+function restartWith(code) {
+  history.replaceState(null, "", `${window.location.pathname}${window.location.search}#t=${encodeURIComponent(code)}`);
+  window.location.reload();
+}
+
+// An invite-only survey opened without a code: nothing can be drawn yet (draws are kept per
+// invitation), so the questions wait for the code.
+function waitForCode(tokenInput) {
+  for (const node of document.querySelectorAll(".nojs-only")) node.hidden = true;
+  form.classList.add("invite-blocked");
+  document.getElementById("code-first").hidden = false;
+  tokenInput.addEventListener("change", () => { if (token()) restartWith(token()); });
+}
+
 function start() {
   if (!data) return;
   if (!globalThis.crypto?.getRandomValues) return; // keep the no-JS (physical) page
+  const tokenInput = document.getElementById("id_token");
+  takeTokenFromFragment(tokenInput);
+  const code = token();
+  // B's link opened in A's tab changes only the fragment: start again as B.
+  window.addEventListener("hashchange", () => {
+    const match = /(?:^#|&)t=([^&]+)/.exec(window.location.hash);
+    if (match && decodeURIComponent(match[1]) !== code) window.location.reload();
+  });
+  if (data.access === "invite" && !code && !data.preview && tokenInput) { waitForCode(tokenInput); return; }
   // The researcher's preview keeps its draws in this page's memory only: nothing in site storage,
   // so it never stands in for a real answer from this browser.
-  memo = openMemo(() => (data.preview ? pageMemory() : window.localStorage), data.slug);
+  memo = openMemo(() => (data.preview ? pageMemory() : window.localStorage), memoScope(data, code));
   if (!memo) { storageBlocked(); return; } // never fail open: coins instead
   if (memo.get(DONE)) {
     form.hidden = true;
     document.getElementById("already").hidden = false;
     return;
   }
-  const tokenInput = document.getElementById("id_token");
-  takeTokenFromFragment(tokenInput);
   for (const node of document.querySelectorAll(".nojs-only")) node.hidden = true;
   for (const node of document.querySelectorAll(".js-only")) node.hidden = false;
   // The physical-coin radios are never sent from this page: disable them outright.
   for (const node of form.querySelectorAll("[data-role=physical] input")) node.disabled = true;
   form.classList.add("stepper");
   wireSteps();
-  tokenInput?.addEventListener("change", checkInvitation);
+  // A different code is a different respondent: start again under its invitation.
+  tokenInput?.addEventListener("change", () => { if (token() && token() !== code) restartWith(token()); else checkInvitation(); });
   showStep(0, false);
   checkInvitation();
 }
