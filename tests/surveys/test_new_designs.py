@@ -281,13 +281,14 @@ def test_the_words_never_call_a_crosswise_question_randomized(alice, client):
     assert handling["summary"].startswith(
         "1 of your 3 answers is randomized before it is sent. 1 is sent exactly"
     )
-    assert "One question asks only whether two statements are both true or both false" in (
-        handling["sent"]
+    assert (
+        "One question asks only whether two statements are both true or both false"
+        in (handling["sent"])
     )
     html = client.get(f"/s/{survey.slug}/").content.decode()
     assert (
         "<strong>Randomized on this device:</strong></p>\n"
-        '  <ul class="handling-list"><li data-key="cheated">I have cheated on an exam.</li></ul>'
+        '  <ul class="handling-list"><li data-key="kuk">I have cheated on an exam.</li></ul>'
     ) in html
     assert "(nothing randomized):</strong></p>" in html
     assert '<li data-key="cross">I have used a fake receipt.</li>' in html
