@@ -65,3 +65,21 @@ def test_integer_refusals_name_the_field(api, question, words):
     errors = r.json()["errors"]
     assert "questions[0].integer" in errors, errors
     assert words in " ".join(errors["questions[0].integer"])
+
+
+def test_builder_offers_and_fills_the_integer_control(api, client, alice):
+    """The builder's number card has the "Whole numbers only" box, filled from the draft."""
+    import json
+    import re
+
+    r = api.post(
+        f"{API}/surveys/", survey_body(questions=[{**KIDS, "integer": True}]), format="json"
+    )
+    assert r.status_code == 201, r.content
+    client.force_login(alice)
+    html = client.get(f"/surveys/{r.json()['slug']}/edit/").content.decode()
+    assert 'data-path="integer"' in html and "Whole numbers only" in html
+    island = re.search(r'<script id="builder-data" type="application/json">(.*?)</script>', html)
+    assert island is not None
+    (kids,) = json.loads(island.group(1))["survey"]["questions"]
+    assert kids["integer"] is True
