@@ -13,10 +13,11 @@ DEMO_ES: dict[str, Any] = {
     "description": (
         "Una encuesta de demostración con participantes simulados. La mayoría de las preguntas "
         "delicadas usan respuesta aleatorizada: tu dispositivo realiza el paso de azar (monedas "
-        "o una ruleta) y solo se envía su resultado. Una pregunta solo si dos afirmaciones son "
-        "las dos verdaderas o las dos falsas (no se sortea nada). Tu grupo de edad, tus horas "
-        "en internet (opcional) y, a partir de los 30, tu número de hijos se preguntan "
-        "directamente."
+        "o una ruleta) y se queda con lo que muestra; solo se envía la respuesta registrada, así "
+        "que nadie puede saber si es la verdadera. Una pregunta solo pide indicar si dos "
+        "afirmaciones son las dos verdaderas o las dos falsas (no se sortea nada). Tu grupo de "
+        "edad, tus horas en internet (opcional) y, a partir de los 30, tu número de hijos se "
+        "preguntan directamente."
     ),
     "questions": {
         "cheated_exam": {"text": "¿Alguna vez has copiado en un examen?"},

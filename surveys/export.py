@@ -49,6 +49,8 @@ def export_designs(survey: Survey) -> dict[str, dict[str, Any]]:
             entry["columns"] = {option: option_column(q.key, option) for option in q.options}
         if q.kind == Question.Kind.NUMBER:
             entry["min"], entry["max"] = q.min_value, q.max_value
+            if q.integer:
+                entry["integer"] = True  # whole numbers only
         description = designs.design_description(q)
         if description is not None:
             entry["design"] = description

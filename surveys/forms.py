@@ -7,10 +7,10 @@ The true answer is never asked for by this form.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote_plus
 
 from django import forms
 from django.utils import formats
@@ -242,20 +242,50 @@ def _cheater_field() -> _PaddedChoiceField:
         choices=_padded([(value, str(label)) for value, label in CHEATER_CHOICES]),
         coerce=lambda v: {"group": int(v[1]), "report": v.endswith("yes")},
         widget=forms.RadioSelect,
-        error_messages={"required": _("Tick your group and the answer the coins told you.")},
+        error_messages={"required": _("Tick your group and the answer your coin or die told you.")},
     )
 
 
 # --- the no-JavaScript respondent form -----------------------------------------------------------
 
 
+#: The bytes the WHATWG application/x-www-form-urlencoded serializer (what browsers post) leaves
+#: as they are; a space becomes the one byte "+", every other UTF-8 byte "%XX" (three bytes).
+#: Not Python's quote_plus, which keeps "~" and encodes "*" (issue 21 item 6).
+_FORM_SAFE = frozenset(b"*-._0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz ")
+
+
+def form_encoded_length(text: str) -> int:
+    """Bytes of ``text`` in a browser's form post (tests/e2e/test_respondent_no_js_padding.py
+    checks it against Chromium over every printable ASCII character and some non-ASCII)."""
+    return sum(1 if byte in _FORM_SAFE else 3 for byte in text.encode("utf-8"))
+
+
 def _padded(values: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Fixed-length no-JS posts (issue 11 item 5): each radio value of a randomized question is
-    padded with trailing spaces so that, form-encoded, every report of the question has the same
-    byte length (a space encodes as the one byte "+"). Options never end in a space (they are
-    stripped when saved), so stripping the padding is exact."""
-    width = max(len(quote_plus(v)) for v, _ in values)
-    return [(v + " " * (width - len(quote_plus(v))), label) for v, label in values]
+    padded with trailing spaces so that, form-encoded by the browser, every report of the
+    question has the same byte length (a space encodes as the one byte "+"). Options never end
+    in a space (they are stripped when saved), so stripping the padding is exact."""
+    width = max(form_encoded_length(v) for v, _ in values)
+    return [(v + " " * (width - form_encoded_length(v)), label) for v, label in values]
+
+
+def _tick_message() -> str:
+    """One wording for one mistake (issue 22 item 4): a randomized question left unticked."""
+    return _("Tick the answer your coin or die told you to record.")
+
+
+def _missing_messages(question: Question) -> dict[str, str]:
+    """The no-JS form's words for an unanswered required question, the JS page's words."""
+    if question.kind == Question.Kind.NUMBER and question.bounds is not None:
+        lo, hi = question.bounds
+        text = _("Enter a number from %(min)s to %(max)s.") % {"min": f"{lo:g}", "max": f"{hi:g}"}
+        return {"required": text}
+    if question.kind == Question.Kind.NUMBER:
+        return {"required": _("Enter a number.")}
+    if question.kind == Question.Kind.CATEGORY:
+        return {"required": _("Choose an answer.")}
+    return {"required": _tick_message()}
 
 
 class _PaddedChoiceField(forms.TypedChoiceField):
@@ -328,6 +358,10 @@ class RespondForm(forms.Form):
     """One field per question, ``q-<key>``; for randomized kinds it holds the *reported* value."""
 
     token = forms.CharField(required=False, max_length=200, strip=True)
+    # DESIGN §8.4 (issue 22 item 3): a one-time id made when the page is rendered, so the same
+    # form posted twice (Back, then send again) is stored once — the API's idempotent
+    # submission_id. It is a fresh uuid4 per page, stored nowhere until the answers are.
+    submission_id = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(
         self,
@@ -338,6 +372,8 @@ class RespondForm(forms.Form):
         **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
+        # A bound form shows the posted id instead (a refused post keeps its id).
+        self.initial.setdefault("submission_id", str(uuid.uuid4()))
         labels = labels or {}
         self.survey = survey
         self.questions = questions
@@ -345,6 +381,7 @@ class RespondForm(forms.Form):
             del self.fields["token"]
         else:
             self.fields["token"].required = True
+            self.fields["token"].error_messages["required"] = _("Enter your invitation code.")
         for q in questions:
             name = field_name(q)
             if q.kind == Question.Kind.YES_NO and (q.design or {}).get("name") == "crosswise":
@@ -356,7 +393,7 @@ class RespondForm(forms.Form):
                     choices=_padded([("yes", _("Yes")), ("no", _("No"))]),
                     coerce=lambda v: v == "yes",
                     widget=forms.RadioSelect,
-                    error_messages={"required": _("Tick the answer the coins told you to record.")},
+                    error_messages={"required": _tick_message()},
                 )
             elif q.kind == Question.Kind.CHOICE:
                 # The value sent is the stored option; the label is the respondent's language.
@@ -364,6 +401,7 @@ class RespondForm(forms.Form):
                 self.fields[name] = _PaddedChoiceField(
                     choices=_padded([(o, shown.get(o, o)) for o in q.options]),
                     widget=forms.RadioSelect,
+                    error_messages=_missing_messages(q),
                 )
             elif q.kind == Question.Kind.MULTI:
                 # One YES/NO radio pair per option (padded like yes/no, so every post of the
@@ -375,10 +413,11 @@ class RespondForm(forms.Form):
                         widget=forms.RadioSelect,
                         label=labels.get(q.key, {}).get(option, option),
                         error_messages={
-                            "required": _(
-                                "“%(option)s”: tick the answer the coins told you to record."
-                            )
-                            % {"option": labels.get(q.key, {}).get(option, option)}
+                            "required": _("“%(option)s”: %(message)s")
+                            % {
+                                "option": labels.get(q.key, {}).get(option, option),
+                                "message": _tick_message(),
+                            }
                         },
                     )
                     # Optional: every option may be left at "No answer" (then nothing is sent).
@@ -388,13 +427,17 @@ class RespondForm(forms.Form):
             elif q.kind == Question.Kind.CATEGORY:
                 shown = labels.get(q.key, {})
                 self.fields[name] = forms.ChoiceField(
-                    choices=[(o, shown.get(o, o)) for o in q.options], widget=forms.RadioSelect
+                    choices=[(o, shown.get(o, o)) for o in q.options],
+                    widget=forms.RadioSelect,
+                    error_messages=_missing_messages(q),
                 )
             else:
                 # Parsing only: the bounds are checked by the submission serializer's rule
                 # (``clean`` below); the attributes let the browser say so before posting.
-                bounds = {"min": q.min_value, "max": q.max_value, "step": "any"}
-                self.fields[name] = forms.FloatField(widget=forms.NumberInput(attrs=bounds))
+                bounds = {"min": q.min_value, "max": q.max_value, "step": 1 if q.integer else "any"}
+                self.fields[name] = forms.FloatField(
+                    widget=forms.NumberInput(attrs=bounds), error_messages=_missing_messages(q)
+                )
             self.fields[name] = _optional(self.fields[name], q)
             self.fields[name].label = q.text
 
@@ -437,6 +480,8 @@ class RespondForm(forms.Form):
         if path.startswith("answers."):
             key = path.split(".", 1)[1]
             return next((error_field_name(q) for q in self.questions if q.key == key), None)
+        if path == "submission_id":
+            return None  # a hidden field: its refusal is shown at the top of the page
         return "token" if path == "token" and "token" in self.fields else None
 
     def add_domain_errors(

@@ -113,6 +113,8 @@ class Question(models.Model):
     show_if = models.JSONField(null=True, blank=True, default=None)
     # A choice whose options are ordered (Likert): estimates add a debiased mean score.
     ordered = models.BooleanField(default=False, db_default=False)
+    # A number question that takes whole numbers only (a fraction is refused, never rounded).
+    integer = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         ordering = ["survey", "position", "id"]

@@ -18,7 +18,7 @@ The rule is documented in ``docs/respondent-pages.md``:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -178,8 +178,8 @@ def _multi_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
 
 
 MULTI_HANDLING_TEXT = gettext_lazy(
-    "Randomized on this device, each box separately: only the results are sent, never your "
-    "true answers, and nobody can tell whether a ticked box is your true answer."
+    "Randomized before it is sent, each box separately: only the recorded boxes are sent, and "
+    "nobody who sees a box can tell whether it is your true answer or one picked by chance."
 )
 _MULTI_SECTORS = {"yes": gettext_lazy("Ticked"), "no": gettext_lazy("Empty")}
 
@@ -444,8 +444,13 @@ def _cheater_protection(design: Any) -> dict[str, Any]:
 
 
 HANDLING_TEXT = {
+    # Issue 22 item 2: never "your true answer is never sent" — when chance keeps it, the
+    # recorded answer IS the true one. What is true: chance's result stays with the respondent,
+    # so nobody who sees the recorded answer can tell whether it is the truth or chance's.
+    # "Before it is sent", not "on this device": without JavaScript the coins are real ones.
     RANDOMIZED: gettext_lazy(
-        "Randomized on this device: only the result is sent, never your true answer."
+        "Randomized before it is sent: only the recorded answer is sent, and nobody who sees it "
+        "can tell whether it is your true answer or one picked by chance."
     ),
     DIRECT: gettext_lazy("Not randomized: sent exactly as you enter it."),
 }
@@ -487,16 +492,37 @@ def _paired_sentence(paired: list[Question]) -> str:
     """The crosswise questions: nothing is drawn, only SAME or DIFFERENT is sent."""
     n = len(paired)
     return ngettext(
-        "%(n)s asks only whether two statements are both true or both false (SAME or "
+        "One question asks only whether two statements are both true or both false (SAME or "
         "DIFFERENT): nothing is randomized, and only that is sent.",
-        "%(n)s ask only whether two statements are both true or both false (SAME or "
+        "%(n)s questions ask only whether two statements are both true or both false (SAME or "
         "DIFFERENT): nothing is randomized, and only that is sent.",
         n,
     ) % {"n": n}
 
 
-def survey_handling(questions: list[Question]) -> dict[str, Any]:
-    """The survey-level sentences (intro and thank-you), true for this survey's questions.
+def _mixed_summary(randomized: int, total: int, direct: int) -> str:
+    """ "r of n answers are randomized…; d are sent as entered", each clause with its own plural
+    (issue 22 item 6: "1 of 3 answers are" was wrong)."""
+    first = ngettext(
+        "%(r)s of your %(n)s answers is randomized before it is sent.",
+        "%(r)s of your %(n)s answers are randomized before they are sent.",
+        randomized,
+    ) % {"r": randomized, "n": total}
+    second = ngettext(
+        "%(d)s is sent exactly as you enter it.",
+        "%(d)s are sent exactly as you enter them.",
+        direct,
+    ) % {"d": direct}
+    return f"{first} {second}"
+
+
+def survey_handling(
+    questions: list[Question], answered: Collection[str] | None = None
+) -> dict[str, Any]:
+    """The survey-level sentences (intro and thank-you), true for this survey's questions;
+    ``answered``: the keys of the answers sent (the no-JS thank-you), so that the lists name only
+    those and the words about unanswered questions appear only when one was left out (the JS
+    page filters its own lists, ``data-key``).
 
     A crosswise question draws no chance at all, so it is neither "randomized on this device" nor
     "sent exactly as entered": it is counted and listed apart (``paired``).
@@ -506,53 +532,47 @@ def survey_handling(questions: list[Question]) -> dict[str, Any]:
     direct = [q for q in questions if not q.is_randomized]
     if randomized and not direct:
         summary = _(
-            "Every answer in this survey is randomized on your device before it is sent: "
-            "your true answers never leave it."
+            "Every answer in this survey is randomized before it is sent: chance's result stays "
+            "with you, so nobody who sees an answer can tell whether it is your true one."
         )
         sent = _(
-            "Only the randomized answers left this device. Your true answers were never sent "
-            "or saved."
+            "Only the recorded answers were sent. Chance's results stayed with you, so nobody "
+            "who sees an answer can tell whether it is your true one or one picked by chance."
         )
     elif direct and not randomized:
         summary = _("No answer in this survey is randomized: each is sent exactly as you enter it.")
         sent = _("Your answers were sent exactly as you gave them; none was randomized.")
     elif randomized and direct:
-        counts = {"r": len(randomized), "n": len(questions), "d": len(direct)}
-        if paired:
-            # "the other N" would count the crosswise questions too: say what the rest are.
-            summary = (
-                ngettext(
-                    "%(r)s of %(n)s answers are randomized on your device before they are sent; "
-                    "%(d)s is sent exactly as you enter it.",
-                    "%(r)s of %(n)s answers are randomized on your device before they are sent; "
-                    "%(d)s are sent exactly as you enter them.",
-                    len(direct),
-                )
-                % counts
-            )
-        else:
-            summary = (
-                _(
-                    "%(r)s of %(n)s answers are randomized on your device before they are sent; "
-                    "the other %(d)s are sent exactly as you enter them."
-                )
-                % counts
-            )
+        summary = _mixed_summary(len(randomized), len(questions), len(direct))
         sent = _(
-            "Your answers to the randomized questions left this device only as randomized "
-            "results — those true answers were never sent or saved. Your answers to the other "
-            "questions were sent exactly as you gave them."
+            "Your answers to the randomized questions were sent only as recorded answers: "
+            "chance's results stayed with you, so nobody can tell whether they are your true "
+            "answers. Your answers to the other questions were sent exactly as you gave them."
         )
     else:  # only crosswise questions
         summary = sent = ""
     if paired:
         note = _paired_sentence(paired)
         summary, sent = f"{summary} {note}".strip(), f"{sent} {note}".strip()
-    if sent and any(not q.required or q.show_if for q in questions):
-        # Issue 16: the lists name every question, but an unanswered or skipped one sent nothing.
-        sent += " " + _(
-            "Nothing was sent for a question you left unanswered or that did not apply to you."
-        )
+    skipped = [] if answered is None else [q for q in questions if q.key not in answered]
+    if sent and skipped:
+        # Issue 22 item 6: said only when a question really was left out.
+        sent += " " + ngettext(
+            "Nothing was sent for the question you left unanswered or that did not apply to you.",
+            "Nothing was sent for the %(n)s questions you left unanswered or that did not apply "
+            "to you.",
+            len(skipped),
+        ) % {"n": len(skipped)}
+    if answered is None:
+        # Not known (the thank-you page's bare address): no list, and the words hedge.
+        randomized, direct, paired = [], [], []
+        if sent and any(not q.required or q.show_if for q in questions):
+            sent += " " + _("If you left a question unanswered, nothing was sent for it.")
+    else:
+        # The lists name only what was sent.
+        randomized = [q for q in randomized if q.key in answered]
+        direct = [q for q in direct if q.key in answered]
+        paired = [q for q in paired if q.key in answered]
     return {
         "summary": summary,
         "sent": sent,

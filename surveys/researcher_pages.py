@@ -107,6 +107,7 @@ def _builder_question(q: Question) -> dict[str, Any]:
         out["design"] = design_spec(q)
     if q.kind == Question.Kind.NUMBER:
         out["min"], out["max"] = q.min_value, q.max_value
+        out["integer"] = q.integer
     out["required"] = q.required
     if q.show_if:
         out["show_if"] = {"key": q.show_if["key"], "in": list(q.show_if["in"])}

@@ -44,11 +44,16 @@ def respond_strings() -> dict[str, str]:
         ),
         "multi_each_drawn": _("Each option was decided separately, with its own draw."),
         "summary_multi": _(
-            "To be sent: {report} — each box randomized separately on this device; your true "
-            "answers are not sent. Privacy: ε = {epsilon} ({k} options × ε = {per_option}, added "
-            "up). {meaning}"
+            "To be sent: {report} — each box randomized separately on this device; nobody who "
+            "sees a box can tell whether it is your true answer. Privacy: ε = {epsilon} ({k} "
+            "options × ε = {per_option}, added up). {meaning}"
         ),
         "will_record": _("{what} We will record {report}."),
+        # Issue 22 item 2: what is true after every draw, the truth kept or not.
+        "stays_here": _(
+            "What the draw showed stays on this device: whoever sees the recorded answer cannot "
+            "tell whether it is your true answer or one picked by chance."
+        ),
         # the draw, in words (static/js/respond/stage.js)
         "warner_truth": _(
             "The spinner picked the statement as asked, so your answer to it is recorded."
@@ -77,6 +82,7 @@ def respond_strings() -> dict[str, str]:
         "tap_then_press": _("Tap your true answer, then press “{button}”."),
         "tick_then_press": _("Tick what is true for you (or nothing), then press “{button}”."),
         "number_between": _("Enter a number from {min} to {max}."),
+        "whole_number_between": _("Enter a whole number from {min} to {max}."),
         "number": _("Enter a number."),
         "choose": _("Choose an answer."),
         # the summary before sending
@@ -86,8 +92,8 @@ def respond_strings() -> dict[str, str]:
             "{epsilon}. {meaning}"
         ),
         "summary_randomized": _(
-            "To be sent: {report} — randomized on this device; your true answer is not sent. "
-            "Privacy: ε = {epsilon}. {meaning}"
+            "To be sent: {report} — randomized on this device; nobody who sees it can tell "
+            "whether it is your true answer. Privacy: ε = {epsilon}. {meaning}"
         ),
         "summary_direct": _("To be sent: {value}. {handling}"),
         "summary_total": _(
@@ -96,6 +102,14 @@ def respond_strings() -> dict[str, str]:
         ),
         "summary_none": _(
             "None of these answers is randomized: they are sent exactly as shown above."
+        ),
+        # the thank-you (issue 22 item 6): said only when a question was left out
+        "thanks_unanswered_one": _(
+            "Nothing was sent for the question you left unanswered or that did not apply to you."
+        ),
+        "thanks_unanswered_many": _(
+            "Nothing was sent for the {n} questions you left unanswered or that did not apply "
+            "to you."
         ),
         # sending
         "field_error": _("{field}: {errors}"),

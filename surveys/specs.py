@@ -81,6 +81,8 @@ class QuestionSpec:
     required: bool = True
     show_if: ShowIf | None = None
     ordered: bool = False
+    # Issue 22 item 1: a number question may take whole numbers only.
+    integer: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "design", _frozen(self.design))

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
-from surveys import designs, protection, respond_i18n
+from surveys import designs, protection, respond_i18n, respond_memo
 from surveys.forms import (
     RespondForm,
     design_spec,
@@ -87,6 +87,7 @@ def _question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
         "labels": dict(labels),
         "min": q.min_value,
         "max": q.max_value,
+        "integer": q.integer,
         "required": q.required,
         "show_if": q.show_if,
         # Handling, randomizer and deniability words and numbers: computed once, server-side.
@@ -132,6 +133,7 @@ def _respond_page(
                 "options": [(o, labels.get(o, o)) for o in q.options or []],
                 "min": q.min_value,
                 "max": q.max_value,
+                "integer": q.integer,
                 "field": form[error_field_name(q)],
                 "required": q.required,
                 "show_if_note": show_if_note(q, questions, language.labels),
@@ -148,6 +150,8 @@ def _respond_page(
         )
     data = {
         "slug": survey.slug,
+        # The memo's scope: the survey's identity and designs, never the slug (issue 21 item 8).
+        "memo_scope": respond_memo.memo_scope(survey, questions),
         "access": survey.access,
         "language": language.code,
         # ?lang=… so the endpoints answer (refusals included) in the page's language.
@@ -174,12 +178,25 @@ def _respond_page(
         "epsilon_total": data["epsilon_total"],
         "physical_possible": all(item["protocol"].possible for item in items),
         "handling": protection.survey_handling(questions),
+        # The JS page's thank-you: the sentence without the unanswered note (the script adds
+        # it, and hides the list items of questions it did not send).
+        "thanks_handling": protection.survey_handling(questions, {q.key for q in questions}),
         "error_summary": _error_summary(form, questions) if form.is_bound else [],
         "preview": preview,
     }
     response = render(request, "respond/survey.html", context, status=status)
-    # The page can carry an invitation token in its form: keep it out of shared caches.
-    response["Cache-Control"] = "no-store"
+    carries_token = "token" in form.fields and bool(form["token"].value())
+    if form.is_bound or carries_token:
+        # The page carries what was typed or an invitation token (?token=…, old links): never
+        # kept anywhere, not even by this browser's Back button.
+        response["Cache-Control"] = "no-store"
+    else:
+        # A fresh form holds nothing of the respondent's. This browser may keep it (private:
+        # never a shared cache; no-cache: a new visit always gets a new page) so that Back,
+        # after sending, shows the same form with the same one-time submission_id, and sending
+        # it again is recognised as the same submission (DESIGN §8.4; with no-store, Back would
+        # fetch a new form with a new id and count the same person twice).
+        response["Cache-Control"] = "private, no-cache"
     return response
 
 
@@ -269,7 +286,26 @@ def _closed(
     )
 
 
-@never_cache
+def _already_sent(
+    request: HttpRequest, survey: Survey, language: respond_i18n.RespondentLanguage
+) -> HttpResponse:
+    """This form was sent before with other answers (Back, changed, sent again): only the
+    first sending counts, so nothing changed."""
+    return _message(
+        request,
+        _("These answers were already sent"),
+        _(
+            "This form was already sent once, and only the first sending counts. Your second "
+            "sending was not recorded, and the first one was not changed."
+        ),
+        status=409,
+        survey=survey,
+        tone="warn",
+        advice=_("There is nothing more to do."),
+        language=language,
+    )
+
+
 @require_GET
 def respond(request: HttpRequest, slug: str) -> HttpResponse:
     survey = _public_or_404(slug)
@@ -306,6 +342,12 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
 @never_cache
 @require_POST
 def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
+    """The no-JS form's former address (pages rendered before it posted to ``thanks/``):
+    stores like :func:`respond_thanks`, then redirects to the bare thank-you page."""
+    return _submit(request, slug, thank_here=False)
+
+
+def _submit(request: HttpRequest, slug: str, *, thank_here: bool) -> HttpResponse:
     """The no-JavaScript path: answers randomized with the respondent's own coins.
 
     CSRF-exempt, like the JSON endpoint (DRF exempts it): CSRF protects ambient authority — a
@@ -341,7 +383,10 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return _respond_page(request, survey, form, language, status=400)
     body = {
-        "submission_id": uuid.uuid4(),  # server-made: a no-JS browser cannot keep one
+        # The form's one-time id (DESIGN §8.4): the same form posted again is the same
+        # submission. A post without one (a page rendered before the field existed) gets a
+        # fresh id, as every no-JS post did before.
+        "submission_id": form.cleaned_data.get("submission_id") or str(uuid.uuid4()),
         "randomizer": "physical",
         "answers": form.answers(),
         "token": form.cleaned_data.get("token") or None,
@@ -354,39 +399,61 @@ def respond_submit(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_domain_errors(exc.errors)
         return _respond_page(request, survey, form, language, status=400)
     except Conflict as exc:
-        if exc.code == "token_used":
-            return _message(
-                request,
-                _("This invitation was already used"),
-                _(
-                    "Each invitation can be used once, and this one already has been, so your "
-                    "answers were not recorded."
-                ),
-                status=409,
-                survey=survey,
-                tone="warn",
-                advice=_(
-                    "If you have not answered this survey before, ask the researcher who "
-                    "invited you for a new invitation. If you already answered, there is "
-                    "nothing more to do."
-                ),
-                language=language,
-            )
-        if exc.code in ("survey_closed", "response_cap_reached"):
-            return _closed(request, survey, language)
-        form.add_error(None, exc.detail)
-        return _respond_page(request, survey, form, language, status=409)
+        return _conflict_page(request, survey, language, form, exc)
     except NotFound as exc:
         raise Http404("No such survey.") from exc
-    thanks = reverse("respond-thanks", args=[survey.slug]) + language.query
-    return HttpResponseRedirect(thanks)
+    if not thank_here:
+        thanks = reverse("respond-thanks", args=[survey.slug]) + language.query
+        return HttpResponseRedirect(thanks)
+    # Thanked in this response, not after a redirect: only here is it known which questions were
+    # answered, so the page lists exactly what was sent (issue 22 item 6). A reload re-posts the
+    # same one-time submission_id: a duplicate, thanked again, stored once.
+    return _thanks(request, survey, language, answered=set(spec.answers))
 
 
-@require_GET
-def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
-    survey = _public_or_404(slug)
-    language = respond_i18n.activate(request, survey, _questions(survey))
-    handling = protection.survey_handling(language.questions)
+def _conflict_page(
+    request: HttpRequest,
+    survey: Survey,
+    language: respond_i18n.RespondentLanguage,
+    form: RespondForm,
+    exc: Conflict,
+) -> HttpResponse:
+    """A 409 of the no-JS path, in words: a used invitation, a closed survey, a form sent
+    before with other answers, or the service's own detail."""
+    if exc.code == "token_used":
+        return _message(
+            request,
+            _("This invitation was already used"),
+            _(
+                "Each invitation can be used once, and this one already has been, so your "
+                "answers were not recorded."
+            ),
+            status=409,
+            survey=survey,
+            tone="warn",
+            advice=_(
+                "If you have not answered this survey before, ask the researcher who "
+                "invited you for a new invitation. If you already answered, there is "
+                "nothing more to do."
+            ),
+            language=language,
+        )
+    if exc.code in ("survey_closed", "response_cap_reached"):
+        return _closed(request, survey, language)
+    if exc.code == "duplicate_conflict":
+        return _already_sent(request, survey, language)
+    form.add_error(None, exc.detail)
+    return _respond_page(request, survey, form, language, status=409)
+
+
+def _thanks(
+    request: HttpRequest,
+    survey: Survey,
+    language: respond_i18n.RespondentLanguage,
+    *,
+    answered: set[str] | None,
+) -> HttpResponse:
+    handling = protection.survey_handling(language.questions, answered)
     # Only the no-JS form lands here (the JS page thanks in place): the randomized answers were
     # the ones the respondent's coins chose.
     return _message(
@@ -399,6 +466,20 @@ def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
         details=handling,
         language=language,
     )
+
+
+@csrf_exempt  # as respond_submit (its docstring says why)
+@never_cache
+@require_http_methods(["GET", "POST"])
+def respond_thanks(request: HttpRequest, slug: str) -> HttpResponse:
+    """POST: the no-JS form's answers, thanked in the response with exactly what was sent.
+    GET (the bare address; older pages redirected here): the answers are not known, so no list
+    of them and no guess about which were left out."""
+    if request.method == "POST":
+        return _submit(request, slug, thank_here=True)
+    survey = _public_or_404(slug)
+    language = respond_i18n.activate(request, survey, _questions(survey))
+    return _thanks(request, survey, language, answered=None)
 
 
 # --- researchers ---------------------------------------------------------------------------------

@@ -43,7 +43,10 @@ function cardValue(card) {
   if (kind === "choice" || kind === "category" || kind === "multi") {
     q.options = field(card, "options").value.split("\n").map((s) => s.trim()).filter(Boolean);
   }
-  if (kind === "number") { q.min = num(field(card, "min")); q.max = num(field(card, "max")); }
+  if (kind === "number") {
+    q.min = num(field(card, "min")); q.max = num(field(card, "max"));
+    q.integer = field(card, "integer").checked;
+  }
   if (kind === "yes_no" || kind === "multi") { // multi: one yes/no design shared by its options
     const name = field(card, "design.name").value;
     const design = { name };
@@ -65,6 +68,7 @@ function fillCard(card, q) {
   field(card, "options").value = (q.options || []).join("\n");
   field(card, "min").value = q.min ?? "";
   field(card, "max").value = q.max ?? "";
+  field(card, "integer").checked = q.integer === true;
   const yn = (q.kind === "yes_no" || q.kind === "multi") && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
   field(card, "design.name").value = yn.name;
   // Defaults for every design's parameters first, then the question's own values on top.

@@ -14,7 +14,7 @@
  */
 
 import { request } from "./lib/http.js";
-import { DONE, SUBMISSION, StorageBlockedError, drawnView, openMemo } from "./rr/memo.js";
+import { DONE, SUBMISSION, StorageBlockedError, drawnView, memoScope, openMemo } from "./rr/memo.js";
 import { padding, uuid4 } from "./respond/body.js";
 import { animate, isShown, visual, whatHappened } from "./respond/stage.js";
 import { fixed2, t, tParts } from "./respond/i18n.js";
@@ -112,6 +112,7 @@ function setupFlipper(section, q) {
       const what = `${outcome.group ? `${t("group", { n: outcome.group })} ` : ""}${whatHappened(drawnView(q, outcome), outcome)}`;
       result.append(
         para(...tParts("will_record", { what, report: strong(show(q, outcome.reported)) })),
+        para(t("stays_here")),
         para(meaning(q, outcome.reported)),
       );
       if (document.activeElement === document.body || !isShown(document.activeElement)) next.focus();
@@ -166,8 +167,23 @@ function directValue(q) {
     const checked = form.querySelector(`input[name="q-${CSS.escape(q.key)}"]:checked`);
     return checked ? checked.value : undefined;
   }
-  if (inputs.value === "" || !inputs.checkValidity()) return undefined;
+  if (inputs.value === "" || numberProblem(q)) return undefined;
   return Number(inputs.value);
+}
+
+// A number typed but not acceptable (out of range, a fraction where whole numbers are asked, or
+// not a number at all) is an error on every question, optional ones too: never dropped as if the
+// question had been left unanswered (issue 22 item 1). The words name the rule broken.
+function numberProblem(q) {
+  if (q.kind !== "number") return "";
+  const input = form.elements[`q-${q.key}`];
+  if (!input || (input.value === "" && !input.validity.badInput)) return "";
+  const x = Number(input.value);
+  const ok = !input.validity.badInput && Number.isFinite(x) && (q.min == null || x >= q.min) &&
+    (q.max == null || x <= q.max) && (!q.integer || Number.isInteger(x));
+  if (ok) return "";
+  if (q.min == null || q.max == null) return t("number");
+  return t(q.integer ? "whole_number_between" : "number_between", { min: q.min, max: q.max });
 }
 
 const { shown, answerOf } = skipLogic(items, (q) => (q.randomized && !isCrosswise(q) ? memo.reported(q) : directValue(q)));
@@ -176,9 +192,11 @@ const step = (dir) => showStep(nextShown(steps, items, shown, current, dir));
 function validateStep(section) {
   const q = items.get(section.dataset.key);
   if (!q) return true;
+  const problem = shown(q) ? numberProblem(q) : "";
+  if (problem) { stepError(section, problem); return false; }
   if (answerOf(q) !== undefined || !q.required) { stepError(section, ""); return true; }
   stepError(section, isCrosswise(q) ? t("tick_same_different") : q.kind === "multi" ? t("tick_then_press", { button: visual(q).button }) : q.randomized ? t("tap_then_press", { button: visual(q).button }) :
-    q.kind === "number" ? (q.min != null && q.max != null ? t("number_between", { min: q.min, max: q.max }) : t("number")) : t("choose"));
+    q.kind === "number" ? (q.min != null && q.max != null ? t(q.integer ? "whole_number_between" : "number_between", { min: q.min, max: q.max }) : t("number")) : t("choose"));
   return false;
 }
 
@@ -217,7 +235,8 @@ function collectAnswers() {
   const answers = {};
   for (const q of data.questions) {
     const v = answerOf(q);
-    if (v === undefined && (!shown(q) || !q.required)) continue; // hidden or left unanswered
+    const invalid = shown(q) && numberProblem(q);
+    if (!invalid && v === undefined && (!shown(q) || !q.required)) continue; // hidden or left unanswered
     if (v === undefined) {
       showStep(steps.findIndex((s) => s.dataset.key === q.key));
       validateStep(steps[current]);
@@ -250,7 +269,7 @@ async function send() {
   errorBox.hidden = true;
   const answers = collectAnswers();
   if (!answers) return;
-  if (data.preview) { done(); return; } // the researcher's preview: nothing is sent or stored
+  if (data.preview) { done(answers); return; } // the researcher's preview: nothing is sent or stored
   if (data.access === "invite" && !token()) {
     errorBox.textContent = t("enter_code");
     errorBox.hidden = false;
@@ -266,7 +285,7 @@ async function send() {
       method: "POST",
       text: JSON.stringify(body) + padding(data.questions, answers),
     });
-    if (ok) { done(); return; }
+    if (ok) { done(answers); return; }
     showRefusal(errorBox, status, payload);
   } catch {
     errorBox.textContent = t("unreachable");
@@ -309,7 +328,19 @@ function setInvitation(valid) {
   if (refused && !wasRefused && document.activeElement !== input) box.focus();
 }
 
-function done() {
+// The thank-you lists only what was sent, and mentions unanswered questions only when there were
+// some (issue 22 item 6): the server renders every question, this removes the others.
+function thanksFor(answers) {
+  const thanks = document.getElementById("thanks");
+  for (const li of thanks.querySelectorAll("li[data-key]")) if (!(li.dataset.key in answers)) li.remove();
+  for (const block of thanks.querySelectorAll("[data-role=sent-list]")) if (!block.querySelector("li")) block.remove();
+  const left = data.questions.filter((q) => !(q.key in answers)).length;
+  const note = document.getElementById("thanks-unanswered");
+  if (note) note.textContent = left === 0 ? "" : left === 1 ? t("thanks_unanswered_one") : t("thanks_unanswered_many", { n: left });
+}
+
+function done(answers) {
+  thanksFor(answers);
   memo.set(DONE, "1");
   form.hidden = true;
   const thanks = document.getElementById("thanks");
@@ -349,6 +380,11 @@ function wireSteps() {
   for (const section of steps) {
     const q = items.get(section.dataset.key);
     if (q && q.randomized && !isCrosswise(q)) setupFlipper(section, q);
+    // A flip, a tick or a typed number that answers the step clears its old error (issue 22
+    // item 4): the red line never stays under a result. Runs after the flipper's own handler.
+    const clear = () => { if (q && answerOf(q) !== undefined && !numberProblem(q)) stepError(section, ""); };
+    section.addEventListener("click", clear);
+    section.addEventListener("input", clear);
     section.querySelector("[data-role=next]")?.addEventListener("click", () => {
       if (validateStep(section)) step(1);
     });
@@ -374,27 +410,51 @@ function pageMemory() {
   };
 }
 
+// Another invitation is a new respondent (issue 21 item 8): the page starts again with the new
+// code in the fragment (#t=…, never sent), so its memo is that invitation's.
+function restartWith(code) {
+  history.replaceState(null, "", `${window.location.pathname}${window.location.search}#t=${encodeURIComponent(code)}`);
+  window.location.reload();
+}
+
+// An invite-only survey opened without a code: nothing can be drawn yet (draws are kept per
+// invitation), so the questions wait for the code.
+function waitForCode(tokenInput) {
+  for (const node of document.querySelectorAll(".nojs-only")) node.hidden = true;
+  form.classList.add("invite-blocked");
+  document.getElementById("code-first").hidden = false;
+  tokenInput.addEventListener("change", () => { if (token()) restartWith(token()); });
+}
+
 function start() {
   if (!data) return;
   if (!globalThis.crypto?.getRandomValues) return; // keep the no-JS (physical) page
+  const tokenInput = document.getElementById("id_token");
+  takeTokenFromFragment(tokenInput);
+  const code = token();
+  // B's link opened in A's tab changes only the fragment: start again as B.
+  window.addEventListener("hashchange", () => {
+    const match = /(?:^#|&)t=([^&]+)/.exec(window.location.hash);
+    if (match && decodeURIComponent(match[1]) !== code) window.location.reload();
+  });
+  if (data.access === "invite" && !code && !data.preview && tokenInput) { waitForCode(tokenInput); return; }
   // The researcher's preview keeps its draws in this page's memory only: nothing in site storage,
   // so it never stands in for a real answer from this browser.
-  memo = openMemo(() => (data.preview ? pageMemory() : window.localStorage), data.slug);
+  memo = openMemo(() => (data.preview ? pageMemory() : window.localStorage), memoScope(data, code));
   if (!memo) { storageBlocked(); return; } // never fail open: coins instead
   if (memo.get(DONE)) {
     form.hidden = true;
     document.getElementById("already").hidden = false;
     return;
   }
-  const tokenInput = document.getElementById("id_token");
-  takeTokenFromFragment(tokenInput);
   for (const node of document.querySelectorAll(".nojs-only")) node.hidden = true;
   for (const node of document.querySelectorAll(".js-only")) node.hidden = false;
   // The physical-coin radios are never sent from this page: disable them outright.
   for (const node of form.querySelectorAll("[data-role=physical] input")) node.disabled = true;
   form.classList.add("stepper");
   wireSteps();
-  tokenInput?.addEventListener("change", checkInvitation);
+  // A different code is a different respondent: start again under its invitation.
+  tokenInput?.addEventListener("change", () => { if (token() && token() !== code) restartWith(token()); else checkInvitation(); });
   showStep(0, false);
   checkInvitation();
 }

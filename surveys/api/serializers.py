@@ -51,6 +51,7 @@ class QuestionOutSerializer(serializers.Serializer):
     required = serializers.BooleanField()  # type: ignore[assignment]
     show_if = ShowIfOutSerializer(allow_null=True)
     ordered = serializers.BooleanField()
+    integer = serializers.BooleanField(help_text="number: whole numbers only.")
 
     @extend_schema_field(
         serializers.DictField(allow_null=True, help_text="null for category and number.")
@@ -303,6 +304,7 @@ class ExportColumnSerializer(serializers.Serializer):
     ordered = serializers.BooleanField(
         required=False, help_text="choice: options scored 1..k in their order."
     )
+    integer = serializers.BooleanField(required=False, help_text="number: whole numbers only.")
 
 
 class ExportMetadataSerializer(serializers.Serializer):

@@ -91,10 +91,15 @@ def _number(question: Question, value: Any) -> Answer:
             f"Must be between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."
         )
     lo, hi = question.min_value, question.max_value
-    if lo is None or hi is None or not lo <= number <= hi:
+    if lo is None or hi is None:  # bounds cleared in the admin: nothing can be checked
+        raise serializers.ValidationError(_("This question has no bounds: it cannot be answered."))
+    if not lo <= number <= hi:
         raise serializers.ValidationError(
             _("Must be between %(min)s and %(max)s.") % {"min": f"{lo:g}", "max": f"{hi:g}"}
         )
+    if question.integer and not number.is_integer():
+        # Refused, never rounded: 2.5 children is a typo or a test, not an answer to store.
+        raise serializers.ValidationError(_("Must be a whole number."))
     return number
 
 

@@ -12,6 +12,7 @@ Errors are named like ``questions[0].design.p_truth`` (:func:`deniable.api_error
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -242,6 +243,11 @@ class QuestionInSerializer(serializers.Serializer):
         default=False,
         help_text="choice only: the options are ordered (scores 1..k); estimates add mean_score.",
     )
+    integer = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="number only: answers must be whole numbers (a fraction is refused, 400).",
+    )
 
     def validate_options(self, value: list[str] | None) -> list[str]:
         if value and len(set(value)) != len(value):
@@ -260,6 +266,13 @@ class QuestionInSerializer(serializers.Serializer):
         if ordered and kind != Question.Kind.CHOICE:
             message = "Only a choice question can be ordered (its options scored 1..k)."
             raise serializers.ValidationError({"ordered": message})
+        integer = attrs.get("integer", False)
+        if integer and kind != Question.Kind.NUMBER:
+            message = "Only a number question can take whole numbers only."
+            raise serializers.ValidationError({"integer": message})
+        if integer and lo is not None and hi is not None and math.ceil(lo) > math.floor(hi):
+            message = "No whole number lies between min and max."
+            raise serializers.ValidationError({"integer": message})
         return QuestionSpec(
             key=attrs["key"],
             text=attrs["text"],
@@ -271,6 +284,7 @@ class QuestionInSerializer(serializers.Serializer):
             required=attrs.get("required", True),
             show_if=show_if,
             ordered=ordered,
+            integer=integer,
         )
 
 

@@ -69,6 +69,7 @@ def _questions_replace(*, survey: Survey, questions: Sequence[QuestionSpec]) -> 
                 required=q.required,
                 show_if=q.show_if.as_json() if q.show_if is not None else None,
                 ordered=q.ordered,
+                integer=q.integer,
             )
             for position, q in enumerate(questions)
         ]

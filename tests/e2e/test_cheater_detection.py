@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from surveys.models import Submission
+from tests.e2e.respondent_support import memo_key
 from tests.e2e.test_respondent_flow import flip, make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -44,7 +45,7 @@ def test_with_javascript_the_group_travels_with_the_report(live_server, new_page
     answer = body["answers"]["cdm"]
     assert set(answer) == {"group", "report"} and answer["group"] in (1, 2)
     assert isinstance(answer["report"], bool)
-    memo = page.evaluate(f"window.localStorage.getItem('deniable:{survey.slug}:cdm')")
+    memo = page.evaluate("k => window.localStorage.getItem(k)", memo_key(survey, "cdm"))
     assert json.loads(memo) == answer
     assert Submission.objects.get(survey=survey).answers["cdm"] == answer
     assert problems.messages == []

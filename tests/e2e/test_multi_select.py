@@ -13,7 +13,7 @@ import pytest
 
 from surveys.api.estimates import estimates_body
 from surveys.models import Submission
-from tests.e2e.respondent_support import check_axe
+from tests.e2e.respondent_support import check_axe, memo_key
 from tests.e2e.test_respondent_flow import make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -58,7 +58,7 @@ def test_with_javascript_each_box_is_randomized_and_counted(live_server, new_pag
     answer = body["answers"]["drugs"]
     assert list(answer) == OPTIONS and all(isinstance(v, bool) for v in answer.values())
     assert body["randomizer"] == "browser"
-    memo = page.evaluate(f"window.localStorage.getItem('deniable:{survey.slug}:drugs')")
+    memo = page.evaluate("k => window.localStorage.getItem(k)", memo_key(survey, "drugs"))
     assert json.loads(memo) == answer
     assert Submission.objects.get(survey=survey).answers["drugs"] == answer
     # Counted: the estimates see one answer and each option's reported YES.
@@ -77,11 +77,11 @@ def test_reload_before_sending_keeps_the_drawn_report(live_server, new_page):
     page.goto(f"{live_server.url}/s/{survey.slug}/")
     page.locator("#step-drugs [data-role=flip]").click()  # nothing ticked: a valid truth
     page.locator("#step-drugs .multi-results li").nth(2).wait_for()
-    first = page.evaluate(f"window.localStorage.getItem('deniable:{survey.slug}:drugs')")
+    first = page.evaluate("k => window.localStorage.getItem(k)", memo_key(survey, "drugs"))
     page.reload()
     result = page.locator("#step-drugs [data-role=result]")
     result.filter(has_text="already randomized on this device").wait_for()
-    assert page.evaluate(f"window.localStorage.getItem('deniable:{survey.slug}:drugs')") == first
+    assert page.evaluate("k => window.localStorage.getItem(k)", memo_key(survey, "drugs")) == first
     assert page.locator("#step-drugs [data-role=pick]").is_hidden()
     assert problems.messages == []
 

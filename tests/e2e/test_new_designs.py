@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from surveys.models import Submission, Survey
+from tests.e2e.respondent_support import memo_key
 from tests.e2e.test_respondent_flow import flip, make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -62,7 +63,7 @@ def test_with_javascript_crosswise_and_two_probability(live_server, new_page):
     assert body["answers"]["cross"] is False
     assert isinstance(body["answers"]["kuk"], bool)
     # Only the two-probability report is memoized; the crosswise answer needs no memory.
-    memo = page.evaluate(f"window.localStorage.getItem('deniable:{survey.slug}:kuk')")
+    memo = page.evaluate("k => window.localStorage.getItem(k)", memo_key(survey, "kuk"))
     assert json.loads(memo) == body["answers"]["kuk"]
     sub = Submission.objects.get(survey=survey)
     assert sub.answers["cross"] is False

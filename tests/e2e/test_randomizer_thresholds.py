@@ -74,7 +74,7 @@ FLIP = """
     left: window.__words.length,
     extra: window.__extra,
     stored: window.localStorage.getItem(`deniable:${document.querySelector("#survey-data") &&
-      JSON.parse(document.querySelector("#survey-data").textContent).slug}:${key}`),
+      JSON.parse(document.querySelector("#survey-data").textContent).memo_scope}:${key}`),
   };
 }
 """

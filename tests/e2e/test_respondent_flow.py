@@ -22,6 +22,7 @@ from django.contrib.auth import get_user_model
 from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
 from surveys.services import survey_open
+from tests.e2e.respondent_support import memo_key
 from testsupport.browser import CHROMIUM, CHROMIUM_ARGS
 from testsupport.factories import make_campus_survey as make_survey
 from testsupport.factories import submission_create, survey_create
@@ -62,7 +63,13 @@ TRUTHS = {"cheated": "true", "drugs": "false", "stolen": "true", "vote": "Gamma"
 
 
 def stored(page: Any, slug: str, name: str) -> str | None:
-    return page.evaluate("k => window.localStorage.getItem(k)", f"deniable:{slug}:{name}")
+    """The memo entry ``name`` of the open survey ``slug`` on this page: keyed by the page's
+    ``memo_scope`` (the survey's identity and designs), never by the slug (issue 21 item 8)."""
+    scope = page.evaluate(
+        "() => JSON.parse(document.getElementById('survey-data').textContent).memo_scope"
+    )
+    assert slug not in scope
+    return page.evaluate("k => window.localStorage.getItem(k)", f"deniable:{scope}:{name}")
 
 
 def flip(page: Any, key: str, truth: str, *, skip: bool = False) -> None:
@@ -125,7 +132,7 @@ def test_complete_survey_sends_only_reported_answers(live_server, new_page):
         assert r.method == "GET" and r.post_data is None and not urlsplit(r.url).query, r.url
     # Storage holds only reports and bookkeeping, never a truth field.
     keys = page.evaluate("Object.keys(window.localStorage)")
-    allowed = {f"deniable:{survey.slug}:{k}" for k in [*TRUTHS, "~submission", "~done"]}
+    allowed = {memo_key(survey, k) for k in [*TRUTHS, "~submission", "~done"]}
     assert set(keys) <= allowed, keys
     assert page.evaluate("Object.keys(window.sessionStorage).length") == 0
 
@@ -142,7 +149,7 @@ def test_complete_survey_sends_only_reported_answers(live_server, new_page):
     assert not page.locator("#respond-form").is_visible()
 
 
-async def _coin_runs(url: str, slug: str, runs: int, concurrency: int) -> list[bool]:
+async def _coin_runs(url: str, key: str, runs: int, concurrency: int) -> list[bool]:
     """``runs`` fresh browser contexts (fresh localStorage each), ``concurrency`` at a time.
 
     The async API lets the contexts overlap: one at a time costs ~0.7 s per run on a loaded CI box.
@@ -164,9 +171,7 @@ async def _coin_runs(url: str, slug: str, runs: int, concurrency: int) -> list[b
                     await page.goto(url, wait_until="domcontentloaded")
                     await page.locator('#step-cheated [data-truth="true"]').click()
                     await page.locator("#step-cheated [data-role=flip]").click()
-                    raw = await page.evaluate(
-                        "k => window.localStorage.getItem(k)", f"deniable:{slug}:cheated"
-                    )
+                    raw = await page.evaluate("k => window.localStorage.getItem(k)", key)
                     return json.loads(raw)
                 finally:
                     await context.close()
@@ -192,8 +197,9 @@ def test_coin_design_reported_yes_share(live_server, browser):
     runs = 200
     started = time.monotonic()
     # The sync API's event loop owns this thread; the async runs get a thread of their own.
+    key = memo_key(survey, "cheated")  # the survey's scope, not its slug
     with ThreadPoolExecutor(max_workers=1) as pool:
-        values = pool.submit(asyncio.run, _coin_runs(url, survey.slug, runs, 4)).result()
+        values = pool.submit(asyncio.run, _coin_runs(url, key, runs, 4)).result()
     assert all(isinstance(v, bool) for v in values)
     share = sum(values) / runs
     bound = 5 * math.sqrt(0.75 * 0.25 / runs)

@@ -84,7 +84,9 @@ def test_layout_visuals_and_focus_through_every_flip(live_server, new_page, widt
         "direct"
     ] * 2
     assert "Not randomized: sent exactly as you enter it." in items[5].inner_text()
-    assert "randomized on this device; your true answer is not sent" in items[0].inner_text()
+    assert "randomized on this device; nobody who sees it can tell whether it is your true" in (
+        items[0].inner_text()
+    )
     assert "times as likely" in items[4].inner_text()
     no_sideways_scroll(page)
     shot(page, f"summary-{width}", full_page=True)

@@ -46,7 +46,7 @@ def test_blocked_storage_falls_back_to_the_physical_coins(live_server, new_page)
     page.locator("button[type=submit]").click()
     page.wait_for_url(f"**/s/{survey.slug}/thanks/")
     [post] = posts
-    assert post.url.endswith("/submit/")  # the form post, not the JS API call
+    assert post.url.endswith("/thanks/")  # the form post, not the JS API call
     sub = survey.submissions.get()
     assert sub.randomizer == "physical" and sub.answers == {"cheated": True, "region": "S"}
     assert problems.messages == []

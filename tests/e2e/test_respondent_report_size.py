@@ -9,6 +9,7 @@ import pytest
 
 from tests.e2e.respondent_support import (
     MIXED,
+    memo_key,
 )
 from testsupport.factories import make_campus_survey as make_survey
 
@@ -36,9 +37,9 @@ def test_request_body_length_does_not_depend_on_the_reports(live_server, browser
     for yes, option in itertools.product(["true", "false"], questions[1]["options"]):
         context = browser.new_context(reduced_motion="reduce")
         memo = {
-            f"deniable:{survey.slug}:cheated": yes,
-            f"deniable:{survey.slug}:pick": json.dumps(option),
-            f"deniable:{survey.slug}:~submission": str(uuid.uuid4()),
+            memo_key(survey, "cheated"): yes,
+            memo_key(survey, "pick"): json.dumps(option),
+            memo_key(survey, "~submission"): str(uuid.uuid4()),
         }
         context.add_init_script(
             f"for (const [k, v] of Object.entries({json.dumps(memo)})) localStorage.setItem(k, v);"

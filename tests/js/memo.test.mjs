@@ -96,3 +96,21 @@ describe("fails closed when storage is blocked", () => {
     assert.equal(storage.map.size, 0);
   });
 });
+
+describe("memo scope (issue 21 item 8)", async () => {
+  const { memoScope, tokenTag } = await import("../../static/js/rr/memo.js");
+  it("is the server's scope, plus the invitation's tag on invite-only surveys", () => {
+    const open = { access: "open", memo_scope: "abc" };
+    const invite = { access: "invite", memo_scope: "abc" };
+    assert.equal(memoScope(open, "tok"), "abc");
+    assert.equal(memoScope(invite, null), "abc");
+    assert.notEqual(memoScope(invite, "token-a"), memoScope(invite, "token-b"));
+    assert.equal(memoScope(invite, "token-a"), memoScope(invite, "token-a"));
+    assert.ok(!memoScope(invite, "token-a").includes("token-a")); // the token is never stored
+  });
+  it("tags tokens without collisions over many random tokens", () => {
+    const tags = new Set();
+    for (let i = 0; i < 20000; i++) tags.add(tokenTag(`t-${i}-${(i * 2654435761) % 1000003}`));
+    assert.equal(tags.size, 20000);
+  });
+});

@@ -29,6 +29,9 @@ class PageCase:
     fetch: Callable[[World], Any]
     status: int = 200
     third_party_ui: bool = False  # Swagger UI: inline styles allowed by its own CSP exception
+    # The fresh respondent form only: kept by this browser alone, so that Back after sending
+    # shows the same one-time submission_id (DESIGN §8.4; tests/e2e/test_respondent_double_submit)
+    browser_private: bool = False
 
 
 def _as(user_attr: str) -> Callable[[World], Client]:
@@ -98,7 +101,12 @@ PAGES = [
         _post(lambda w: reverse("login"), lambda w: {"username": "x", "password": "y"}),
     ),
     PageCase("lockout", "login", _locked_out, status=429),
-    PageCase("respond", "respond", _get(lambda w: reverse("respond", args=[w.survey.slug]))),
+    PageCase(
+        "respond",
+        "respond",
+        _get(lambda w: reverse("respond", args=[w.survey.slug])),
+        browser_private=True,
+    ),
     PageCase(
         "respond invite (?token=)",
         "respond",
@@ -256,7 +264,9 @@ def _csp(response) -> dict[str, list[str]]:
     return out
 
 
-def assert_security_headers(response, *, third_party_ui: bool = False) -> dict[str, list[str]]:
+def assert_security_headers(
+    response, *, third_party_ui: bool = False, browser_private: bool = False
+) -> dict[str, list[str]]:
     csp = _csp(response)
     assert csp["frame-ancestors"] == ["'none'"]
     assert csp["object-src"] == ["'none'"] and csp["base-uri"] == ["'none'"]
@@ -271,7 +281,10 @@ def assert_security_headers(response, *, third_party_ui: bool = False) -> dict[s
     assert response["Referrer-Policy"] == "same-origin"
     assert response["Cross-Origin-Opener-Policy"] == "same-origin"
     assert "camera=()" in response["Permissions-Policy"]
-    assert "no-store" in response["Cache-Control"]
+    if browser_private:
+        assert response["Cache-Control"] == "private, no-cache"
+    else:
+        assert "no-store" in response["Cache-Control"]
     return csp
 
 
@@ -303,7 +316,9 @@ def test_page_headers_and_no_inline_code(case: PageCase, world):
     response = case.fetch(world)
     assert response.status_code == case.status, response.content[:500]
     assert response["Content-Type"].startswith("text/html")
-    csp = assert_security_headers(response, third_party_ui=case.third_party_ui)
+    csp = assert_security_headers(
+        response, third_party_ui=case.third_party_ui, browser_private=case.browser_private
+    )
     html = response.content.decode()
     assert_no_inline_code(html, csp, allow_styles=case.third_party_ui)
 

@@ -273,14 +273,22 @@ def test_the_words_never_call_a_crosswise_question_randomized(alice, client):
     from surveys.protection import survey_handling
 
     survey = factories.make_survey(alice, BODY)
-    handling = survey_handling(list(survey.questions.all()))
+    questions = list(survey.questions.all())
+    handling = survey_handling(questions, {q.key for q in questions})
     assert handling["randomized"] == ["I have cheated on an exam."]
     assert handling["paired"] == ["I have used a fake receipt."]
     assert handling["direct"] == ["Age group"]
     assert handling["summary"].startswith(
-        "1 of 3 answers are randomized on your device before they are sent; 1 is sent exactly"
+        "1 of your 3 answers is randomized before it is sent. 1 is sent exactly"
     )
-    assert "1 asks only whether two statements are both true or both false" in handling["sent"]
+    assert (
+        "One question asks only whether two statements are both true or both false"
+        in (handling["sent"])
+    )
     html = client.get(f"/s/{survey.slug}/").content.decode()
-    assert "<strong>Randomized on this device:</strong> I have cheated on an exam.</p>" in html
-    assert "(nothing randomized):</strong> I have used a fake receipt.</p>" in html
+    assert (
+        "<strong>Randomized on this device:</strong></p>\n"
+        '  <ul class="handling-list"><li data-key="kuk">I have cheated on an exam.</li></ul>'
+    ) in html
+    assert "(nothing randomized):</strong></p>" in html
+    assert '<li data-key="cross">I have used a fake receipt.</li>' in html

@@ -11,8 +11,10 @@
  * discard that draw unseen and fall back to the physical-coin form.
  *
  * Only reported values (and the submission id / done flag) are stored, never a true answer.
- * Keys: `deniable:<survey slug>:<question key>`; question keys are slugs, so the "~"-prefixed
- * names below never collide with them.
+ * Keys: `deniable:<scope>:<question key>`; question keys are slugs, so the "~"-prefixed names
+ * below never collide with them. The scope is the survey's identity and designs as the server
+ * names them (`memo_scope`, surveys/respond_memo.py), plus the invitation's tag on invite-only
+ * surveys (respond.js) — never the slug, which a new survey can take over (issue 21 item 8).
  */
 
 import { randomize, randomizeCheater, randomizeMulti } from "./randomizer.js";
@@ -66,13 +68,14 @@ function validReport(q, v) {
 }
 
 export class Memo {
-  /** `storage`: a Storage (getItem/setItem/removeItem); `slug`: the survey. */
-  constructor(storage, slug) {
+  /** `storage`: a Storage (getItem/setItem/removeItem); `scope`: the survey, its designs and
+   * (invite-only) the invitation. */
+  constructor(storage, scope) {
     this.storage = storage;
-    this.slug = slug;
+    this.scope = scope;
   }
 
-  key(name) { return `deniable:${this.slug}:${name}`; }
+  key(name) { return `deniable:${this.scope}:${name}`; }
 
   get(name) {
     try { return this.storage.getItem(this.key(name)); } catch { return null; }
@@ -124,6 +127,28 @@ export class Memo {
   }
 }
 
+/** A short tag naming an invitation token in memo keys, so the token itself is never stored:
+ * cyrb53, a 53-bit string hash (separation, not secrecy: the token list's holder could match it,
+ * as they could a SHA-256 prefix). Synchronous, so it works outside secure contexts too. */
+export function tokenTag(token) {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < token.length; i++) {
+    const ch = token.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/** The memo scope of a page: the server's survey-and-designs scope, and on an invite-only survey
+ * the invitation's tag — a new token is a new respondent. */
+export function memoScope(data, token) {
+  return data.access === "invite" && token ? `${data.memo_scope}.${tokenTag(token)}` : data.memo_scope;
+}
+
 /** The group travels with the report: it is independent of the true answer. */
 function cheaterOutcome(q, truth, fill) {
   const { group, reported, branch } = randomizeCheater(q, truth, fill);
@@ -132,10 +157,10 @@ function cheaterOutcome(q, truth, fill) {
 
 /** A Memo on `getStorage()` (e.g. `() => window.localStorage`, whose mere access throws when
  * site data is blocked), or null when that storage does not keep what is written: fail closed. */
-export function openMemo(getStorage, slug) {
+export function openMemo(getStorage, scope) {
   let storage;
   try { storage = getStorage(); } catch { return null; }
   if (!storage) return null;
-  const memo = new Memo(storage, slug);
+  const memo = new Memo(storage, scope);
   return memo.works() ? memo : null;
 }

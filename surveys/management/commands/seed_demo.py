@@ -54,8 +54,9 @@ DEMO_SURVEY: dict[str, Any] = {
     "title": "Campus life (demo)",
     "description": (
         "A demonstration survey with simulated respondents. Most sensitive questions use "
-        "randomized response: your device draws the chance step (coins or a spinner), and only "
-        "its result is sent. One asks only whether two statements are both true or both false "
+        "randomized response: your device draws the chance step (coins or a spinner) and keeps "
+        "what it shows; only the recorded answer is sent, so nobody can tell whether it is your "
+        "true one. One asks only whether two statements are both true or both false "
         "(nothing is drawn). Your age group, hours online (optional) and, from 30 on, your "
         "number of children are asked directly."
     ),
@@ -120,6 +121,7 @@ DEMO_SURVEY: dict[str, Any] = {
             "kind": "number",
             "min": 0,
             "max": 12,
+            "integer": True,  # issue 22 item 1: 2.5 children is refused
             "show_if": {"key": "age_group", "in": CHILDREN_ASKED},
         },
         {

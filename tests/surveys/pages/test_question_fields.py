@@ -37,7 +37,7 @@ def _post(client, survey, data):
 
 def test_words_and_the_no_answer_radio(client, survey):
     html = client.get(reverse("respond", args=[survey.slug])).content.decode()
-    assert "Question 1 (optional) · randomized on this device" in html
+    assert 'Question 1 (optional) · <span class="js-only" hidden>randomized on this device' in html
     assert "You may leave this question unanswered: then nothing is sent for it." in html
     assert "No answer (nothing is sent for this question)" in html
     assert "Answer only if you answered “old” to “Age group?”; otherwise leave it unanswered." in (

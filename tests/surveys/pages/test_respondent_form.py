@@ -30,7 +30,8 @@ def test_respondent_page_renders_every_kind(client, survey):
     assert "Flip a coin" in html  # physical protocol for the coin design
     assert 'id="survey-data"' in html
     assert "js/respond.js" in html
-    assert "no-store" in response["Cache-Control"]
+    # Fresh form: this browser only (Back keeps the one-time submission_id, DESIGN §8.4).
+    assert response["Cache-Control"] == "private, no-cache"
     assert "script-src" in response["Content-Security-Policy"]
 
 
@@ -95,7 +96,7 @@ def test_no_js_form_errors_rerender_with_messages(client, survey):
     response = client.post(reverse("respond-submit", args=[survey.slug]), data)
     assert response.status_code == 400
     html = response.content.decode()
-    assert "Tick the answer the coins told you to record." in html
+    assert "Tick the answer your coin or die told you to record." in html
     assert 'id="err-age"' in html and 'id="err-vote"' in html
     assert Submission.objects.count() == 0
     assert_csp_clean(html)

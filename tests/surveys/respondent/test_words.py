@@ -24,9 +24,9 @@ def test_randomized_only_survey_says_every_answer_is_randomized(client, alice):
     doc, data = page(client, make(alice, RANDOMIZED_ONLY))
     assert "Every answer in this survey is randomized" in doc.of("intro")
     assert "sent exactly as" not in doc.of("intro")
-    assert doc.of("intro").count("Randomized on this device") == 2
+    assert doc.of("intro").count("Randomized before it is sent") == 2
     thanks = doc.of("thanks")
-    assert "Your true answers were never sent or saved" in thanks
+    assert "nobody who sees an answer can tell whether it is your true one" in thanks
     assert {q["protection"]["handling"] for q in data["questions"]} == {"randomized"}
 
 
@@ -52,22 +52,25 @@ def test_mixed_survey_names_each_question_handling(client, alice):
     survey = make(alice, MIXED)
     doc, data = page(client, survey)
     intro = doc.of("intro")
-    assert "5 of 7 answers are randomized on your device" in intro
-    assert "the other 2 are sent exactly as you enter them" in intro
+    assert "5 of your 7 answers are randomized before they are sent." in intro
+    assert "2 are sent exactly as you enter them." in intro
     items = re.findall(
-        r"Question (\d) \(([^)]*)\): (Randomized on this device|Not randomized)", intro
+        r"Question (\d) \(([^)]*)\): (Randomized before it is sent|Not randomized)", intro
     )
     handling = {text: kind for _, text, kind in items}
     for q in MIXED:
         expected = (
-            "Randomized on this device" if q["kind"] in ("yes_no", "choice") else ("Not randomized")
+            "Randomized before it is sent"
+            if q["kind"] in ("yes_no", "choice")
+            else ("Not randomized")
         )
         assert handling[q["text"]] == expected, q["key"]
     thanks = doc.of("thanks")
     assert "Only the randomized answers left this device" not in thanks
     assert "Your answers to the other questions were sent exactly as you gave them" in thanks
-    assert "Randomized on this device: " + " · ".join(q["text"] for q in MIXED[:5]) in thanks
-    assert "Sent exactly as you gave them: " + " · ".join(q["text"] for q in MIXED[5:]) in thanks
+    # Every question listed with its key (the script removes those it did not send).
+    assert "Randomized on this device: " + " ".join(q["text"] for q in MIXED[:5]) in thanks
+    assert "Sent exactly as you gave them: " + " ".join(q["text"] for q in MIXED[5:]) in thanks
     # Per question in the data the summary step is built from.
     kinds = {q["key"]: q["protection"]["handling"] for q in data["questions"]}
     assert kinds == {
@@ -83,12 +86,18 @@ def test_mixed_survey_names_each_question_handling(client, alice):
     assert "Your answers to the other questions were sent exactly as you gave them" in thanks_page
     parsed = PageText()
     parsed.feed(thanks_page)
-    assert parsed.of("sent-direct") == " ".join(q["text"] for q in MIXED[5:])
-    assert parsed.of("sent-randomized") == " ".join(q["text"] for q in MIXED[:5])
+    # The bare address does not know the answers: no list (tests/surveys/respondent/
+    # test_words_true.py::test_no_js_thanks_lists_only_what_was_sent has the posted one).
+    assert parsed.of("sent-direct") == "" and parsed.of("sent-randomized") == ""
 
 
 def test_question_legends_say_randomized_or_sent_as_answered(client, alice):
     survey = make(alice, MIXED)
     html = client.get(reverse("respond", args=[survey.slug])).content.decode()
-    legends = re.findall(r"<legend>Question \d · ([^<]*)</legend>", html)
-    assert legends == ["randomized on this device"] * 5 + ["sent as you answer"] * 2
+    legends = re.findall(r"<legend>Question \d · (.*?)</legend>", html)
+    # The script shows "on this device"; without it the respondent's own coin or die decides.
+    randomized = (
+        '<span class="js-only" hidden>randomized on this device</span>'
+        '<span class="nojs-only">randomized with your coin or die</span>'
+    )
+    assert legends == [randomized] * 5 + ["sent as you answer"] * 2

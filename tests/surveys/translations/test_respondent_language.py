@@ -116,7 +116,7 @@ def test_right_to_left_languages_set_dir_rtl(client, alice):
 
 def test_the_no_js_form_keeps_the_language_through_errors_and_thanks(client, alice):
     survey = _open(alice)
-    submit = reverse("respond-submit", args=[survey.slug]) + "?lang=es"
+    submit = reverse("respond-thanks", args=[survey.slug]) + "?lang=es"
     _, html = _get(client, survey, "?lang=es")
     assert f'action="{submit}"' in html
     r = client.post(submit, {"q-age": "young"})
@@ -125,8 +125,8 @@ def test_the_no_js_form_keeps_the_language_through_errors_and_thanks(client, ali
     assert "Tus respuestas no se enviaron" in body and '<html lang="es"' in body
     answers = {"q-coin": "yes", "q-mirror": "no", "q-party": "b", "q-age": "old", "q-hours": "12"}
     r = client.post(submit, answers)
-    assert r.status_code == 302 and r["Location"].endswith("/thanks/?lang=es")
-    thanks = client.get(r["Location"]).content.decode()
+    assert r.status_code == 200  # thanked in the response (it lists what was sent)
+    thanks = r.content.decode()
     assert "Gracias: tus respuestas se registraron" in thanks
     assert "¿Pregunta de moneda?" in thanks
 
