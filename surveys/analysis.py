@@ -18,7 +18,7 @@ from deniable.errors import InvalidInput
 from deniable.renderers import CSVTable
 from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
-from surveys import csv_cells, designs
+from surveys import designs
 from surveys.models import Question, Submission, Survey
 
 PREDICTOR_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
@@ -207,16 +207,14 @@ FIT_COLUMNS = ("outcome", "n", "log_likelihood", "converged", "iterations", "con
 def regression_table(body: dict[str, Any]) -> CSVTable:
     """One row per coefficient, the fit's figures repeated on every row (tidy, no comment lines)
     and its warnings joined in the last column; cells as every Deniable CSV writes them
-    (csv_cells: text cells are ``'`` + the exact text, numbers bare)."""
+    (deniable.csv_cells: text cells are ``'`` + the exact text, numbers bare)."""
     fit = [
-        csv_cells.text_cell(body["outcome"]),
-        *(csv_cells.number_cell(body[name]) for name in FIT_COLUMNS[1:]),
-        csv_cells.text_cell(" | ".join(body["warnings"])) if body["warnings"] else "",
+        str(body["outcome"]),
+        *(body[name] for name in FIT_COLUMNS[1:]),
+        " | ".join(body["warnings"]) if body["warnings"] else None,
     ]
     rows = [
-        [csv_cells.text_cell(co["term"])]
-        + [csv_cells.number_cell(co[name]) for name in COEFFICIENT_COLUMNS[1:]]
-        + fit
+        [str(co["term"])] + [co[name] for name in COEFFICIENT_COLUMNS[1:]] + fit
         for co in body["coefficients"]
     ]
     return CSVTable(header=[*COEFFICIENT_COLUMNS, *FIT_COLUMNS, "warnings"], rows=rows)
