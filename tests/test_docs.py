@@ -55,3 +55,13 @@ def test_api_guide_lists_every_api_route():
         route = route.replace("<release_id>", "<id>")
         path = f"/api/v1/{route}"
         assert f"`{path}`" in guide, path
+
+
+# --- numbers and rules the docs quote from the code (issue 22 item 17) -------------------------
+
+
+def test_api_guide_states_the_confidence_range_of_the_code():
+    from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
+
+    guide = (ROOT / "docs" / "api.md").read_text()
+    assert f"must be from {CONFIDENCE_MIN!r} to {CONFIDENCE_MAX!r}" in guide
