@@ -22,10 +22,8 @@ linear estimator given the λ̂ variances). The model is saturated (two free par
 binomials), so when (π̂, β̂, γ̂) lies in the simplex it *is* the maximum-likelihood estimate; when it
 does not, the ML estimate lies on the simplex's boundary (found by a one-dimensional search on
 each edge: the log-likelihood is concave there) and ``at_boundary`` is set — the SEs are then
-those of the moment estimator and the intervals less reliable. Intervals: the boundary-aware
-interval of :mod:`dpcore.local.bounded_interval` on [0, 1] around the moment estimate (Wald's
-``π̂ ± z·SE`` away from 0 and 1, never of zero width), its SE from Agresti–Coull adjusted group
-rates where that is larger than the plug-in one, widened to contain the reported estimate.
+those of the moment estimator. Intervals: :mod:`dpcore.local.bounded_interval` on [0, 1] around
+the moment estimate (never of zero width), widened to contain the reported estimate.
 
 **Local ε.** Honest respondents of group i run forced response, ε_i =
 ``max{|ln((1 − z_i)/y_i)|, |ln((1 − y_i)/z_i)|}``; the group is drawn independently of the true
@@ -264,19 +262,17 @@ def _boundary_ml(design: CheaterDetectionDesign, y: Counts, n: Counts) -> Point:
 
 
 def _parameter(
-    point: float, unbiased: float, variance: float, interval_variance: float, confidence: float
+    point: float, unbiased: float, var: float, ivar: float, conf: float
 ) -> ParameterEstimate:
-    """SE from the plug-in variance; the interval (never of zero width) with σ the larger of
-    the plug-in SE and the SE at Agresti–Coull adjusted rates, widened to contain the reported
-    (possibly boundary-ML) point."""
-    se = math.sqrt(max(variance, 0.0))
-    sigma = math.sqrt(max(variance, interval_variance, 0.0))
-    low, high = bounded_interval(unbiased, sigma, 0.0, 1.0, confidence)
-    return ParameterEstimate(point, unbiased, se, min(low, point), max(high, point))
+    """Plug-in SE; the bounded interval with σ ≥ the Agresti–Coull SE, widened to the point."""
+    low, high = bounded_interval(unbiased, math.sqrt(max(var, ivar, 0.0)), 0.0, 1.0, conf)
+    return ParameterEstimate(
+        point, unbiased, math.sqrt(max(var, 0.0)), min(low, point), max(high, point)
+    )
 
 
 def _variances(inverse: np.ndarray, rates: np.ndarray, sizes: np.ndarray) -> tuple[float, ...]:
-    """Var π̂, Var β̂, Var γ̂ of the linear estimator at group rates ``rates`` and sizes."""
+    """Var π̂, Var β̂, Var γ̂ of the linear estimator at group ``rates`` and ``sizes``."""
     cov = inverse @ np.diag(rates * (1.0 - rates) / sizes) @ inverse.T
     var_pi, var_beta, cov_pb = float(cov[0, 0]), float(cov[1, 1]), float(cov[0, 1])
     return var_pi, var_beta, var_pi + var_beta + 2.0 * cov_pb
