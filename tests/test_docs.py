@@ -65,3 +65,15 @@ def test_api_guide_states_the_confidence_range_of_the_code():
 
     guide = (ROOT / "docs" / "api.md").read_text()
     assert f"must be from {CONFIDENCE_MIN!r} to {CONFIDENCE_MAX!r}" in guide
+
+
+def test_the_api_tour_says_why_its_estimates_show_n_0():
+    """The README's tour reads the estimates after one response: it says n = 0 until a batch of
+    k is published, with the k of the code (issue 22 item 13)."""
+    base = (ROOT / "deniable" / "settings" / "base.py").read_text()
+    k = int(re.search(r'env\.int\("DENIABLE_ESTIMATE_BATCH", default=(\d+)\)', base).group(1))
+    readme = (ROOT / "README.md").read_text()
+    tour = readme[readme.index("## The API in a few calls") : readme.index("## Documentation")]
+    assert f"# n = 0 until k = {k} have answered" in tour
+    assert f"({k} under `make run`)" in tour and f"shows n = {k}." in tour
+    assert f"fewer than k = {k} under `make run`" in (ROOT / "docs" / "api.md").read_text()
