@@ -75,5 +75,5 @@ def test_the_api_tour_says_why_its_estimates_show_n_0():
     readme = (ROOT / "README.md").read_text()
     tour = readme[readme.index("## The API in a few calls") : readme.index("## Documentation")]
     assert f"# n = 0 until k = {k} have answered" in tour
-    assert f"({k} under `make run`)" in tour and f"shows n = {k}." in tour
+    assert f"{k} under `make run`" in tour and f"shows n = {k}." in tour
     assert f"fewer than k = {k} under `make run`" in (ROOT / "docs" / "api.md").read_text()
