@@ -132,3 +132,15 @@ def test_the_accounting_tightness_quoted_is_the_measured_one():
     text = (ROOT / "docs" / "formulas.md").read_text()
     assert f"≤ {worst:.4f}× the exact ε by direct" in text
     assert "not certified when a release is charged" in text
+
+
+def test_input_limits_state_the_text_limits_of_the_code():
+    from dpcore.local.designs import MAX_INNOCUOUS_TEXT
+    from surveys.specs import MAX_OPTION_LENGTH, TITLE_MAX
+    from surveys.translations import TEXT_MAX
+
+    text = (ROOT / "docs" / "input-limits.md").read_text()
+    assert f"| `title` (and each translation's title) | {TITLE_MAX} characters |" in text
+    assert f"their translations; a translated `innocuous_text`) | {TEXT_MAX:,} characters |" in text
+    assert f"| a crosswise design's `innocuous_text` | {MAX_INNOCUOUS_TEXT} characters |" in text
+    assert f"| each option (and its translated label) | {MAX_OPTION_LENGTH} characters |" in text
