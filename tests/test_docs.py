@@ -144,3 +144,20 @@ def test_input_limits_state_the_text_limits_of_the_code():
     assert f"their translations; a translated `innocuous_text`) | {TEXT_MAX:,} characters |" in text
     assert f"| a crosswise design's `innocuous_text` | {MAX_INNOCUOUS_TEXT} characters |" in text
     assert f"| each option (and its translated label) | {MAX_OPTION_LENGTH} characters |" in text
+
+
+# A command to paste: `manage.py …` or `python manage.py …` alone fails outside the venv
+# ("No module named 'django'", issue 22 item 14). Allowed: the venv's python, docker compose
+# (the image has its python on PATH), and prose naming what a service or target runs.
+BARE_MANAGE = re.compile(r"(?<![\w/.])(?:python3? )?manage\.py [a-z_]+")
+PROSE = ("docker compose", "`make lint`", "`migrate` |", "check --deploy")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_every_manage_py_command_works_when_pasted(doc):
+    for number, line in enumerate(doc.read_text().splitlines(), start=1):
+        if any(marker in line for marker in PROSE):
+            continue
+        for match in BARE_MANAGE.finditer(line):
+            before = line[: match.start()]
+            assert before.endswith(".venv/bin/python "), f"{doc.name}:{number}: {line.strip()}"
