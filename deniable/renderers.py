@@ -1,4 +1,5 @@
-"""Renderers shared by every API: one NaN policy, one CSV writer (docs/exports.md).
+"""Renderers shared by every API: one NaN policy, and CSV through the one writer
+(:mod:`deniable.csv_cells`, docs/exports.md).
 
 **NaN policy.** A value that is not a finite number (NaN, +∞, −∞) is *unknown*: it is written as
 ``null`` in JSON and as an empty cell in CSV, everywhere. JSON has no literal for them (Python's
@@ -9,8 +10,6 @@ missing value, so readers need no new rule.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +17,9 @@ from typing import Any
 
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 
-MISSING = ""
+from deniable import csv_cells
+
+MISSING = csv_cells.MISSING
 
 
 def finite_or_none(data: Any) -> Any:
@@ -31,15 +32,6 @@ def finite_or_none(data: Any) -> Any:
     if isinstance(data, list | tuple):
         return [finite_or_none(value) for value in data]
     return data
-
-
-def csv_value(value: Any) -> Any:
-    """A cell as the CSV renderer writes it: None and non-finite floats are an empty cell."""
-    if value is None:
-        return MISSING
-    if isinstance(value, float) and not math.isfinite(value):
-        return MISSING
-    return value
 
 
 class FiniteJSONRenderer(JSONRenderer):
@@ -56,22 +48,17 @@ class FiniteJSONRenderer(JSONRenderer):
 
 @dataclass(frozen=True)
 class CSVTable:
-    """What a view hands the CSV renderer: a header row and the rows, cells already shaped by
-    the output serializer (text cells tagged per ``surveys.csv_cells`` where the format asks)."""
+    """What a view hands the CSV renderer: a header row and the rows of *raw* values (text as
+    ``str``, numbers, ``None`` for missing); :mod:`deniable.csv_cells` tags the text cells."""
 
     header: Sequence[str]
-    rows: Iterable[Sequence[Any]]
+    rows: Iterable[Sequence[csv_cells.Cell]]
 
 
 def csv_text(table: CSVTable) -> str:
-    """The table as RFC 4180 CSV: CRLF line ends (with a bare LF Python's csv module leaves a
-    lone CR inside a value unquoted), minimal quoting, non-finite numbers as empty cells."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(table.header)
-    for row in table.rows:
-        writer.writerow([csv_value(cell) for cell in row])
-    return buffer.getvalue()
+    """The table as RFC 4180 CSV written by :func:`deniable.csv_cells.csv_text`: CRLF line
+    ends, minimal quoting, text cells ``'`` + the text, non-finite numbers as empty cells."""
+    return csv_cells.csv_text(table.header, table.rows)
 
 
 class CSVRenderer(BaseRenderer):

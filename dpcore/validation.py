@@ -28,6 +28,8 @@ from typing import Final
 from dpcore.errors import ArgumentError, DesignError, PrivacyParameterError
 
 __all__ = [
+    "CONFIDENCE_MAX",
+    "CONFIDENCE_MIN",
     "INTERVAL_KINDS",
     "MAX_COUNT",
     "check_confidence",
@@ -175,8 +177,18 @@ def check_n(n: int) -> int:
     return n
 
 
+#: The confidence levels for which every interval can be computed (DESIGN §8.4): z =
+#: Φ⁻¹(0.5 + confidence/2) must be finite and large enough that z·SE moves an estimate by more
+#: than its rounding. In floating point 0.5 + c/2 rounds to 1 for c ≥ 1 − 2⁻⁵³
+#: (0.9999999999999999 → z = ∞, the 500 of issue 21 item 14) and to 0.5 for c ≤ 2⁻⁵³ (z = 0, a
+#: zero-width interval); 1 − 1e-12 (z ≈ 7.1) and 1e-6 (z ≈ 1.3e-6) keep a margin from both.
+CONFIDENCE_MIN: Final = 1e-6
+CONFIDENCE_MAX: Final = 1.0 - 1e-12
+
+
 def check_confidence(confidence: float) -> float:
-    """Return ``confidence`` as a float, or raise unless 0 < confidence < 1."""
+    """Return ``confidence`` as a float, or raise unless CONFIDENCE_MIN ≤ confidence ≤
+    CONFIDENCE_MAX (an interval can be computed: see above)."""
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
         raise ArgumentError(
             "confidence", f"confidence must be a number between 0 and 1 (got {confidence!r})"
@@ -184,6 +196,12 @@ def check_confidence(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:  # also rejects NaN
         raise ArgumentError(
             "confidence", f"confidence must be strictly between 0 and 1 (got {confidence!r})"
+        )
+    if not CONFIDENCE_MIN <= confidence <= CONFIDENCE_MAX:
+        raise ArgumentError(
+            "confidence",
+            f"no interval can be computed at confidence {confidence!r}: it must be from "
+            f"{CONFIDENCE_MIN!r} to {CONFIDENCE_MAX!r}",
         )
     return float(confidence)
 

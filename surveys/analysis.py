@@ -11,15 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.db.models import Count
-from django.db.models.fields.json import KeyTransform
-
 from deniable.errors import InvalidInput
 from deniable.renderers import CSVTable
 from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
-from surveys import csv_cells, designs
-from surveys.models import Question, Submission, Survey
+from surveys import designs
+from surveys.models import Question, Survey
+from surveys.regression_rows import RegressionData, regression_data
 
 PREDICTOR_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
 MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
@@ -80,78 +78,15 @@ def validate_keys(survey: Survey, outcome: str, predictors: Sequence[str]) -> No
     _validate(_question_map(survey), outcome, predictors)
 
 
-def _terms(predictors: list[Question]) -> list[str]:
-    terms = ["(Intercept)"]
-    for q in predictors:
-        if q.kind == Question.Kind.CATEGORY:
-            terms.extend(f"{q.key}={option}" for option in q.options[1:])
-        else:
-            terms.append(q.key)
-    return terms
-
-
-def _pattern_rows(survey: Survey, outcome: Question, predictors: list[Question]) -> list[Any]:
-    """``[(outcome, p₁, …, pₖ, count)]``: one aggregate query over the published submissions."""
-    names = {"o": KeyTransform(outcome.key, "answers")}
-    names.update({f"p{i}": KeyTransform(q.key, "answers") for i, q in enumerate(predictors)})
-    fields = list(names)
-    return list(
-        Submission.objects.filter(survey=survey, sealed=True)
-        .annotate(**names)
-        .values_list(*fields)
-        .annotate(count=Count("pk"))
-        .order_by()
-    )
-
-
-def _row_vector(values: Sequence[Any], predictors: list[Question]) -> list[float] | None:
-    """The design-matrix row of one pattern, or None if an answer is missing or invalid."""
-    row = [1.0]
-    for value, q in zip(values, predictors, strict=True):
-        if q.kind == Question.Kind.CATEGORY:
-            if value not in q.options:
-                return None
-            row.extend(1.0 if value == option else 0.0 for option in q.options[1:])
-        else:
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                return None
-            row.append(float(value))
-    return row
-
-
-def _patterns(
-    rows: list[Any], predictors: list[Question]
-) -> tuple[list[list[float]], list[float], list[float]]:
-    index: dict[tuple[float, ...], int] = {}
-    x: list[list[float]] = []
-    yes: list[float] = []
-    total: list[float] = []
-    for outcome, *values, count in rows:
-        if not isinstance(outcome, bool):
-            continue
-        vector = _row_vector(values, predictors)
-        if vector is None:
-            continue
-        at = index.setdefault(tuple(vector), len(x))
-        if at == len(x):
-            x.append(vector)
-            yes.append(0.0)
-            total.append(0.0)
-        total[at] += count
-        if outcome:
-            yes[at] += count
-    return x, yes, total
-
-
 def survey_regression(
     *, survey: Survey, outcome: str, predictors: Sequence[str], confidence: float = 0.95
 ) -> dict[str, Any]:
     """The JSON body of ``GET …/regression/`` (docs/analysis.md), from a validated query
     (``surveys.inputs.analysis.regression_query``)."""
     out_q, pred_qs = _validate(_question_map(survey), outcome, predictors)
-    terms = _terms(pred_qs)
-    x, yes, total = _patterns(_pattern_rows(survey, out_q, pred_qs), pred_qs)
-    n = int(sum(total))
+    data = regression_data(survey, out_q, pred_qs)
+    terms = data.terms
+    n = int(sum(data.total))
     if n < max(10, MIN_PER_TERM * len(terms)):
         raise InvalidInput.single(
             "outcome",
@@ -159,17 +94,24 @@ def survey_regression(
             f"need at least {max(10, MIN_PER_TERM * len(terms))} for {len(terms)} terms).",
         )
     design = designs.question_design(out_q)
-    fit = fit_logistic(x, yes, total, c=design.c, d=design.d, terms=terms, confidence=confidence)
-    return regression_body(survey, out_q, fit)
+    fit = fit_logistic(
+        data.x, data.yes, data.total, c=design.c, d=design.d, terms=terms, confidence=confidence
+    )
+    return regression_body(survey, out_q, fit, data)
 
 
-def regression_body(survey: Survey, outcome: Question, fit: RegressionFit) -> dict[str, Any]:
+def regression_body(
+    survey: Survey, outcome: Question, fit: RegressionFit, data: RegressionData
+) -> dict[str, Any]:
     return {
         "survey": survey.slug,
         "outcome": outcome.key,
         "design": designs.design_description(outcome),
         "family": "logistic",
         "n": fit.n,
+        "n_excluded": data.n_excluded,
+        "reference": data.reference,
+        "dropped_levels": data.dropped_levels,
         "log_likelihood": fit.log_likelihood,
         "converged": fit.converged,
         "iterations": fit.iterations,
@@ -201,25 +143,42 @@ COEFFICIENT_COLUMNS = (
     "p_value",
     "odds_ratio",
 )
-FIT_COLUMNS = ("outcome", "n", "log_likelihood", "converged", "iterations", "confidence")
+FIT_COLUMNS = (
+    "outcome",
+    "n",
+    "n_excluded",
+    "log_likelihood",
+    "converged",
+    "iterations",
+    "confidence",
+)
+#: The baseline, as text: "key=option" per category predictor, joined with " | " (the JSON has
+#: the exact mappings).
+BASELINE_COLUMNS = ("reference", "dropped_levels")
+
+
+def _joined(pairs: list[str]) -> str | None:
+    return " | ".join(pairs) if pairs else None
 
 
 def regression_table(body: dict[str, Any]) -> CSVTable:
-    """One row per coefficient, the fit's figures repeated on every row (tidy, no comment lines)
-    and its warnings joined in the last column; cells as every Deniable CSV writes them
-    (csv_cells: text cells are ``'`` + the exact text, numbers bare)."""
+    """One row per coefficient, the fit's figures repeated on every row (tidy, no comment lines),
+    its baseline (reference levels, levels without fitted respondents) and its warnings joined in
+    the last columns; cells as every Deniable CSV writes them (deniable.csv_cells: text cells are
+    ``'`` + the exact text, numbers bare)."""
     fit = [
-        csv_cells.text_cell(body["outcome"]),
-        *(csv_cells.number_cell(body[name]) for name in FIT_COLUMNS[1:]),
-        csv_cells.text_cell(" | ".join(body["warnings"])) if body["warnings"] else "",
+        str(body["outcome"]),
+        *(body[name] for name in FIT_COLUMNS[1:]),
+        _joined([f"{key}={option}" for key, option in body["reference"].items()]),
+        _joined([f"{k}={o}" for k, options in body["dropped_levels"].items() for o in options]),
+        _joined(list(body["warnings"])),
     ]
     rows = [
-        [csv_cells.text_cell(co["term"])]
-        + [csv_cells.number_cell(co[name]) for name in COEFFICIENT_COLUMNS[1:]]
-        + fit
+        [str(co["term"])] + [co[name] for name in COEFFICIENT_COLUMNS[1:]] + fit
         for co in body["coefficients"]
     ]
-    return CSVTable(header=[*COEFFICIENT_COLUMNS, *FIT_COLUMNS, "warnings"], rows=rows)
+    header = [*COEFFICIENT_COLUMNS, *FIT_COLUMNS, *BASELINE_COLUMNS, "warnings"]
+    return CSVTable(header=header, rows=rows)
 
 
 # --- Group comparisons (GET …/estimates/?group_by=…&compare=true) -------------------------------

@@ -8,7 +8,7 @@ information either.
 
 The CSV is plain: a header row of question keys, then the rows — no comment lines, so no reader
 needs a comment character (a ``#`` inside an option used to cut the cell short). Cells follow
-:mod:`surveys.csv_cells`: every text cell is ``'`` + the exact text (formula-safe in a
+:mod:`deniable.csv_cells`: every text cell is ``'`` + the exact text (formula-safe in a
 spreadsheet, never mistaken for a number or a missing value), so reading back is exact::
 
     d = pd.read_csv(url, storage_options={"Authorization": f"Token {token}"})
@@ -30,7 +30,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from surveys import csv_cells, designs
+from deniable import csv_cells
+from surveys import designs
 from surveys.models import Question, Submission, Survey
 from surveys.shuffle_guarantee import shuffled_export_guarantee
 from surveys.tally_layout import is_cheater_question
@@ -194,10 +195,11 @@ def _multi_columns(key: str, entry: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _cell(kind: str, value: Any) -> Any:
-    if COLUMN_TYPES.get(kind) == "text":
-        return csv_cells.text_cell(value)
-    return csv_cells.number_cell(value)
+def _cell(kind: str, value: Any) -> csv_cells.Cell:
+    """The raw value for the one writer, typed by its column (a text column's value as ``str``)."""
+    if COLUMN_TYPES.get(kind) == "text" and value is not None:
+        return str(value)
+    return value
 
 
 def export_csv(survey: Survey) -> Iterator[str]:

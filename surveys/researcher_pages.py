@@ -35,6 +35,8 @@ from surveys.selectors import (
     survey_list_sorted,
 )
 from surveys.shuffle_guarantee import shuffled_export_guarantee
+from surveys.specs import TITLE_MAX
+from surveys.translations import TEXT_MAX
 
 RELEASES_TEMPLATE = "privacy/_releases.html"
 
@@ -169,7 +171,9 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         # static/js/builder/translations.js: the languages a survey may declare, by name.
         "language_choices": [[code, str(name)] for code, name in settings.LANGUAGES],
     }
-    return render(request, "surveys/builder.html", {"survey": survey, "data": data})
+    # The text limits the builder counts against (the API's: surveys.specs, surveys.translations).
+    limits = {"title_max": TITLE_MAX, "text_max": TEXT_MAX}
+    return render(request, "surveys/builder.html", {"survey": survey, "data": data, **limits})
 
 
 def _downloads(survey: Survey, group_by: str | None) -> dict[str, str]:

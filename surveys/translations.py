@@ -22,8 +22,10 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
-#: Longest translated title (the model's column) and any other translated string.
-TITLE_MAX = 200
+# The longest translated title is the title's own limit (the model's column): one copy, in specs.
+from surveys.specs import TITLE_MAX
+
+#: Longest description, question text or other translated string (originals and translations).
 TEXT_MAX = 10_000
 
 #: Right-to-left languages among the known ones (``<html dir="rtl">``).

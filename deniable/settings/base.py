@@ -61,6 +61,8 @@ MIDDLEWARE = [
     # (docs/translations.md).
     "deniable.locale.RespondentLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # The branded 404 page (handler404) under DEBUG too: `make run` (deniable/not_found.py).
+    "deniable.not_found.BrandedNotFoundMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "deniable.security.SessionLifetimeMiddleware",

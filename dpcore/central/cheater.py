@@ -14,7 +14,8 @@ with ``Var(λ̂_i) = λ_i(1 − λ_i)/N_i + V·[(1 − λ_i)² + λ_i²]/N_i²``
 (:func:`dpcore.central.estimates.lambda_variance` with k = 2) and covariance
 ``A⁻¹·diag(Var λ̂_i)·A⁻ᵀ``. Reported estimates are clipped to the simplex (π, β clipped to
 [0, 1], then γ = clip(1 − π − β)); ``at_boundary`` is set when the moment estimate lies outside
-it. Intervals: Wald around the moment estimate, clipped to [0, 1] and widened to contain the
+it. Intervals: the boundary-aware interval of :mod:`dpcore.local.bounded_interval` on [0, 1]
+around the moment estimate (Wald's away from 0 and 1, never of zero width), widened to contain the
 reported value. A group whose noisy total is ≤ 0 leaves every estimate None.
 """
 
@@ -26,6 +27,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from dpcore.central.estimates import lambda_variance
+from dpcore.local.bounded_interval import bounded_interval
 from dpcore.local.cheater import (
     CheaterDetectionDesign,
     CheaterEstimate,
@@ -40,9 +42,11 @@ CELLS = ("g1_yes", "g1_no", "g2_yes", "g2_no")
 _EMPTY = ParameterEstimate(None, None, None, None, None)
 
 
-def _parameter(point: float, unbiased: float, variance: float, z: float) -> ParameterEstimate:
+def _parameter(point: float, unbiased: float, variance: float, conf: float) -> ParameterEstimate:
+    """The interval of dpcore.local.bounded_interval on [0, 1] (never of zero width; the noise
+    keeps σ > 0), widened to contain the reported point."""
     se = math.sqrt(max(variance, 0.0))
-    low, high = clip01(unbiased - z * se), clip01(unbiased + z * se)
+    low, high = bounded_interval(unbiased, se, 0.0, 1.0, conf)
     return ParameterEstimate(point, unbiased, se, min(low, point), max(high, point))
 
 
@@ -55,7 +59,7 @@ def estimate_noisy_cheater(
 ) -> CheaterEstimate:
     """π (``honest_yes``), γ (``cheaters``), β (``honest_no``) from the noisy cells
     :data:`CELLS` (see the module docstring); ``n``/``reported_yes`` are the noisy ones."""
-    z = z_value(confidence)
+    z_value(confidence)  # validates it (a 400 naming confidence upstream)
     yes = (int(noisy["g1_yes"]), int(noisy["g2_yes"]))
     totals = (yes[0] + int(noisy["g1_no"]), yes[1] + int(noisy["g2_no"]))
     if min(totals) <= 0:
@@ -78,9 +82,9 @@ def estimate_noisy_cheater(
     return CheaterEstimate(
         n=totals,
         reported_yes=yes,
-        honest_yes=_parameter(pi, pi_u, var_pi, z),
-        cheaters=_parameter(gamma, gamma_u, var_pi + var_beta + 2.0 * cov_pb, z),
-        honest_no=_parameter(beta, beta_u, var_beta, z),
+        honest_yes=_parameter(pi, pi_u, var_pi, confidence),
+        cheaters=_parameter(gamma, gamma_u, var_pi + var_beta + 2.0 * cov_pb, confidence),
+        honest_no=_parameter(beta, beta_u, var_beta, confidence),
         at_boundary=min(pi_u, beta_u, gamma_u) < 0.0,
         confidence=confidence,
     )

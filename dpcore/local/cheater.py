@@ -22,8 +22,8 @@ linear estimator given the λ̂ variances). The model is saturated (two free par
 binomials), so when (π̂, β̂, γ̂) lies in the simplex it *is* the maximum-likelihood estimate; when it
 does not, the ML estimate lies on the simplex's boundary (found by a one-dimensional search on
 each edge: the log-likelihood is concave there) and ``at_boundary`` is set — the SEs are then
-those of the moment estimator and the intervals less reliable. Intervals: Wald, ``π̂ ± z·SE``
-around the moment estimate, clipped to [0, 1] and widened to contain the reported estimate.
+those of the moment estimator. Intervals: :mod:`dpcore.local.bounded_interval` on [0, 1] around
+the moment estimate (never of zero width), widened to contain the reported estimate.
 
 **Local ε.** Honest respondents of group i run forced response, ε_i =
 ``max{|ln((1 − z_i)/y_i)|, |ln((1 − y_i)/z_i)|}``; the group is drawn independently of the true
@@ -41,6 +41,7 @@ from typing import Any, Final
 import numpy as np
 
 from dpcore.errors import ArgumentError, DesignError
+from dpcore.local.bounded_interval import adjusted_proportions, bounded_interval
 from dpcore.local.browser import browser_plan
 from dpcore.local.designs import BinaryDesign, forced_response
 from dpcore.stats import clip01, z_value
@@ -260,10 +261,21 @@ def _boundary_ml(design: CheaterDetectionDesign, y: Counts, n: Counts) -> Point:
     return max((_edge_maximum(design, y, n, a, b) for a, b in edges), key=lambda r: r[0])[1]
 
 
-def _parameter(point: float, unbiased: float, variance: float, z: float) -> ParameterEstimate:
-    se = math.sqrt(max(variance, 0.0))
-    low, high = clip01(unbiased - z * se), clip01(unbiased + z * se)
-    return ParameterEstimate(point, unbiased, se, min(low, point), max(high, point))
+def _parameter(
+    point: float, unbiased: float, var: float, ivar: float, conf: float
+) -> ParameterEstimate:
+    """Plug-in SE; the bounded interval with σ ≥ the Agresti–Coull SE, widened to the point."""
+    low, high = bounded_interval(unbiased, math.sqrt(max(var, ivar, 0.0)), 0.0, 1.0, conf)
+    return ParameterEstimate(
+        point, unbiased, math.sqrt(max(var, 0.0)), min(low, point), max(high, point)
+    )
+
+
+def _variances(inverse: np.ndarray, rates: np.ndarray, sizes: np.ndarray) -> tuple[float, ...]:
+    """Var π̂, Var β̂, Var γ̂ of the linear estimator at group ``rates`` and ``sizes``."""
+    cov = inverse @ np.diag(rates * (1.0 - rates) / sizes) @ inverse.T
+    var_pi, var_beta, cov_pb = float(cov[0, 0]), float(cov[1, 1]), float(cov[0, 1])
+    return var_pi, var_beta, var_pi + var_beta + 2.0 * cov_pb
 
 
 _EMPTY = ParameterEstimate(None, None, None, None, None)
@@ -295,9 +307,11 @@ def estimate_cheater_detection(
     inverse = np.linalg.inv(design.matrix)
     pi_u, beta_u = (float(x) for x in inverse @ lam)
     gamma_u = 1.0 - pi_u - beta_u
-    cov = inverse @ np.diag(lam * (1.0 - lam) / np.array(sizes, dtype=np.float64)) @ inverse.T
-    var_pi, var_beta, cov_pb = float(cov[0, 0]), float(cov[1, 1]), float(cov[0, 1])
-    var_gamma = var_pi + var_beta + 2.0 * cov_pb
+    var_pi, var_beta, var_gamma = _variances(inverse, lam, np.array(sizes, dtype=np.float64))
+    adjusted = [adjusted_proportions([yes[i], sizes[i] - yes[i]], z) for i in range(2)]
+    ivar_pi, ivar_beta, ivar_gamma = _variances(
+        inverse, np.array([a[0][0] for a in adjusted]), np.array([a[1] for a in adjusted])
+    )
     inside = min(pi_u, beta_u, gamma_u) >= 0.0
     pi, beta = (pi_u, beta_u) if inside else _boundary_ml(design, yes, sizes)
     pi, beta = clip01(pi), clip01(beta)
@@ -305,9 +319,9 @@ def estimate_cheater_detection(
     return CheaterEstimate(
         n=sizes,  # type: ignore[arg-type]
         reported_yes=yes,  # type: ignore[arg-type]
-        honest_yes=_parameter(pi, pi_u, var_pi, z),
-        cheaters=_parameter(gamma, gamma_u, var_gamma, z),
-        honest_no=_parameter(beta, beta_u, var_beta, z),
+        honest_yes=_parameter(pi, pi_u, var_pi, ivar_pi, confidence),
+        cheaters=_parameter(gamma, gamma_u, var_gamma, ivar_gamma, confidence),
+        honest_no=_parameter(beta, beta_u, var_beta, ivar_beta, confidence),
         at_boundary=not inside,
         confidence=confidence,
     )

@@ -23,7 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
+
+from dpcore.stats import z_value
 
 __all__ = [
     "Difference",
@@ -123,7 +124,7 @@ def differences(
     option). Returns ``(reference, differences)`` (the reference itself is not listed); groups
     without respondents get ``None`` fields; a zero SE (both report rates 0 or 1) gives no p.
     """
-    z_crit = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    z_crit = z_value(confidence)
     reference = next((g for g in groups if g[2] > 0), None)
     if reference is None:
         return None, []

@@ -11,11 +11,14 @@ proportions π̂_j = (λ̂_j − d)/c give the unbiased mean score
 where R̄ = Σ_j s_j·λ̂_j is the plain mean of the *reported* scores. M̂ is an exact linear function
 of the multinomial proportions λ̂ (Cov λ̂ = (diag λ − λλᵀ)/n), so no delta-method approximation is
 needed: Var M̂ = Var(R)/(n·c²), Var(R) = Σ s_j²·λ_j − (Σ s_j·λ_j)², estimated by plugging in λ̂
-(as the binary SE √(λ̂(1 − λ̂)/n)/c does). The interval is Wald's, M̂ ± z·SE.
+(as the binary SE √(λ̂(1 − λ̂)/n)/c does).
 
-The true mean score lies in [1, k]: ``estimate`` clips M̂ to it (display) and the interval is
-intersected with it — an interval that covered the true mean still covers it after clipping, so
-coverage is unchanged; ``estimate_unclipped`` is M̂ itself (unbiased; export it).
+The true mean score lies in [1, k]: ``estimate`` clips M̂ to it (display); ``estimate_unclipped`` is
+M̂ itself (unbiased; export it). The interval is the boundary-aware one of
+:mod:`dpcore.local.bounded_interval` on [1, k] — Wald's M̂ ± z·σ away from the ends, never of zero
+width (the clipped Wald interval collapsed to [1, 1] whenever M̂ + z·SE < 1) — with σ the SE, but
+never below the SE at Agresti–Coull adjusted proportions ``(count_j + z²/k)/(n + z²)`` (positive
+even when every report is the same option).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import math
 from collections.abc import Sequence
 
 from dpcore.errors import ArgumentError
+from dpcore.local.bounded_interval import adjusted_proportions, bounded_interval
 from dpcore.local.designs import KRRDesign
 from dpcore.stats import z_value
 from dpcore.validation import count as _count
@@ -56,7 +60,7 @@ def estimate_mean_score(
     design: KRRDesign, *, counts: Sequence[int], confidence: float = 0.95
 ) -> MeanScoreEstimate:
     """Mean score M̂ = (R̄ − d·k(k+1)/2)/c from the k-RR report counts ``counts`` (option order),
-    SE = √((Σ s_j²·λ̂_j − R̄²)/n)/c, interval M̂ ± z·SE intersected with [1, k]."""
+    SE = √((Σ s_j²·λ̂_j − R̄²)/n)/c, the interval of :func:`bounded_interval` on [1, k]."""
     values = tuple(_count(f"counts[{i}]", c) for i, c in enumerate(counts))
     k = design.k
     if len(values) != k:
@@ -77,13 +81,14 @@ def estimate_mean_score(
         return MeanScoreEstimate(n, estimate, unclipped, None, None, None, confidence)
     variance = max(reported_sq - reported_mean * reported_mean, 0.0)
     std_error = math.sqrt(variance / n) / c
-    half = z * std_error
-    return MeanScoreEstimate(
-        n,
-        estimate,
-        unclipped,
-        std_error,
-        _clip(unclipped - half, 1.0, float(k)),
-        _clip(unclipped + half, 1.0, float(k)),
-        confidence,
-    )
+    sigma = max(std_error, _interval_sigma(values, z, c))
+    low, high = bounded_interval(unclipped, sigma, 1.0, float(k), confidence)
+    return MeanScoreEstimate(n, estimate, unclipped, std_error, low, high, confidence)
+
+
+def _interval_sigma(values: tuple[int, ...], z: float, c: float) -> float:
+    """The interval's σ: √(Var(R)/ñ)/c at the Agresti–Coull adjusted proportions."""
+    rates, total = adjusted_proportions(list(values), z)
+    mean = math.fsum(s * lam for s, lam in enumerate(rates, start=1))
+    square = math.fsum(s * s * lam for s, lam in enumerate(rates, start=1))
+    return math.sqrt(max(square - mean * mean, 0.0) / total) / c

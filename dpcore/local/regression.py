@@ -38,10 +38,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
+
+from dpcore.stats import z_value
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -270,7 +271,7 @@ def fit_logistic(
     converged = converged and not boundary.any()  # a flat likelihood at ±∞ is no optimum
     if not converged and not stalled and not boundary.any():
         warnings.append(f"did not converge in {max_iter} iterations")
-    z_crit = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    z_crit = z_value(confidence)
     by_column: dict[int, Coefficient] = {}
     for i, j in enumerate(kept):
         se = None

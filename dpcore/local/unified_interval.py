@@ -40,7 +40,8 @@ The interval is ``{π ∈ [0, 1] : P_{μ(π)}(T(π) ≤ T_obs(π)) ≤ confidenc
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
+
+from dpcore.stats import z_value
 
 __all__ = ["acceptance_probability", "boundary_statistic", "score_statistic", "unified_interval"]
 
@@ -126,7 +127,7 @@ def _wilson_if_interior(
     pi_hat = (y / n - d) / c
     if not 0.0 <= pi_hat <= 1.0:
         return None
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    z = z_value(confidence)
     rate = y / n
     z2n = z * z / n
     centre = (rate + z2n / 2.0) / (1.0 + z2n)

@@ -245,9 +245,10 @@ def _rows_for(release: Release, group: str, questions: list[dict[str, Any]], bas
 
 
 def csv_row(row: dict[str, Any]) -> list[Any]:
-    """A row of :func:`release_csv_rows` as the CSV's cells, in ``CSV_COLUMNS`` order (an absent
-    field is an empty cell)."""
-    return [row.get(column) for column in CSV_COLUMNS]
+    """A row of :func:`release_csv_rows` as the CSV's raw cells, in ``CSV_COLUMNS`` order, for
+    the one writer (deniable.csv_cells: text is ``'`` + the text). An absent field, and the ""
+    group of all respondents, are empty (missing) cells, as in the estimates CSV."""
+    return [None if row.get(column) == "" else row.get(column) for column in CSV_COLUMNS]
 
 
 def release_csv_rows(release: Release) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,6 +19,45 @@ from deniable.api import json_object_body
 from deniable.negotiation import FormatNegotiationMixin, attachment
 from surveys import analysis, analysis_jobs, inputs, power_api, selectors
 from surveys.api.read_views import ERROR_404, ERRORS_400, SLUG
+
+
+class _CoefficientOut(serializers.Serializer):
+    term = serializers.CharField()
+    estimate = serializers.FloatField(allow_null=True)
+    std_error = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    z = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(allow_null=True)
+    odds_ratio = serializers.FloatField(allow_null=True)
+
+
+class RegressionOut(serializers.Serializer):
+    """The regression's JSON body, for the schema (surveys.analysis.regression_body shapes it)."""
+
+    survey = serializers.CharField()
+    outcome = serializers.CharField()
+    design = serializers.DictField()
+    family = serializers.CharField()
+    n = serializers.IntegerField(help_text="Respondents used in the fit.")
+    n_excluded = serializers.IntegerField(
+        help_text="Published respondents left out for a missing outcome or predictor."
+    )
+    reference = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="Per category predictor, the level its terms compare with: the first option "
+        "that has respondents among the fitted rows.",
+    )
+    dropped_levels = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Per category predictor, the options with no fitted respondents (no term).",
+    )
+    log_likelihood = serializers.FloatField()
+    converged = serializers.BooleanField()
+    iterations = serializers.IntegerField()
+    confidence = serializers.FloatField()
+    warnings = serializers.ListField(child=serializers.CharField())
+    coefficients = _CoefficientOut(many=True)
 
 
 class RegressionView(FormatNegotiationMixin, APIView):
@@ -32,7 +72,7 @@ class RegressionView(FormatNegotiationMixin, APIView):
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
         ],
         responses={
-            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "application/json"): RegressionOut,
             (200, "text/csv"): OpenApiTypes.STR,
             202: OpenApiTypes.OBJECT,
             400: ERRORS_400,
@@ -41,7 +81,9 @@ class RegressionView(FormatNegotiationMixin, APIView):
         tags=["analysis"],
         description=(
             "Maximum-likelihood logistic regression of the latent trait of a yes_no question on "
-            "category (dummy coded against the first option) and number predictors, through "
+            "category (dummy coded against the reference: the first option with respondents "
+            "among the fitted rows; options without get no term, in dropped_levels) and number "
+            "predictors, through "
             "the outcome's design: P(report yes) = c·expit(xβ) + d. Above "
             "DENIABLE_REGRESSION_SYNC_LIMIT respondents: 202 with progress; poll the same URL."
         ),

@@ -9,8 +9,8 @@ from typing import Any
 from django.utils.text import slugify
 from rest_framework import serializers
 
+from deniable import csv_cells
 from deniable.renderers import CSVTable
-from surveys import csv_cells
 from surveys.models import Survey
 from surveys.selectors.estimates import (
     BinaryEstimate,
@@ -208,7 +208,8 @@ ESTIMATE_COLUMNS = [
     "reported_rate", "count", "share", "mean", "estimate", "estimate_unclipped", "std_error",
     "ci_low", "ci_high",
 ]  # fmt: skip
-# Written as text cells (csv_cells: "'" + the exact text); every other column is a number.
+# Written as text cells (deniable.csv_cells: "'" + the exact text); every other column is a
+# number.
 ESTIMATE_TEXT_COLUMNS = frozenset(
     {"survey", "group_by", "group", "key", "kind", "option", "design"}
 )
@@ -220,12 +221,14 @@ def _design_cell(design: Mapping[str, Any] | None) -> str:
     return " ".join(f"{k}={v}" for k, v in design.items())
 
 
-def _estimate_cell(column: str, value: Any) -> Any:
+def _estimate_cell(column: str, value: Any) -> csv_cells.Cell:
+    """The raw value for the one writer: "" (no group, no design) is missing; a text column's
+    value as ``str`` (the writer tags it)."""
     if value is None or value == "":
-        return csv_cells.MISSING
+        return None
     if column in ESTIMATE_TEXT_COLUMNS:
-        return csv_cells.text_cell(str(value))
-    return csv_cells.number_cell(value)
+        return str(value)
+    return value
 
 
 #: An ordered choice question's mean-score row in the CSV (its ``option`` cell).
@@ -276,7 +279,7 @@ def _estimate_rows(body: Mapping[str, Any]) -> Iterator[list[Any]]:
 
 def estimates_table(body: Mapping[str, Any]) -> CSVTable:
     """The estimates as a CSV table, cells written as every Deniable CSV writes them
-    (csv_cells: text tagged with "'", numbers bare, missing empty)."""
+    (deniable.csv_cells: text tagged with "'", numbers bare, missing empty)."""
     return CSVTable(header=ESTIMATE_COLUMNS, rows=list(_estimate_rows(body)))
 
 

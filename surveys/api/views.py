@@ -190,7 +190,8 @@ class InvitationCreateView(APIView):
         description=(
             "Editors and the owner. Invite-only surveys: one-time tokens, returned once (only "
             "digests are kept). With"
-            ' "format": "csv" the answer is a download, <slug>-invitations.csv, one link per line.'
+            ' "format": "csv" the answer is a download, <slug>-invitations.csv: a header "link",'
+            " then one link per line, each ' + the link like every CSV text cell."
         ),
     )
     def post(self, request: Request, slug: str) -> Response | HttpResponse:

@@ -4,20 +4,19 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from rest_framework import serializers
 
 from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
+from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
 from surveys.inputs.previews import DesignFieldsSerializer
 from surveys.models import Question
 from surveys.specs import PowerRequest, RegressionQuery
 
 MAX_PREDICTORS = 12
 MAX_N = 10**9
-CONFIDENCE_MESSAGE = "A number strictly between 0 and 1."
 PROBABILITY_MESSAGE = "Must lie strictly between 0 and 1."
 
 
@@ -39,11 +38,8 @@ class RegressionQuerySerializer(serializers.Serializer):
         return keys
 
     def validate_confidence(self, value: str) -> float:
-        try:
-            confidence = float(value)
-        except (TypeError, ValueError, OverflowError):
-            raise serializers.ValidationError(CONFIDENCE_MESSAGE) from None
-        if not math.isfinite(confidence) or not 0 < confidence < 1:
+        confidence = confidence_or_none(value)
+        if confidence is None:
             raise serializers.ValidationError(CONFIDENCE_MESSAGE)
         return confidence
 

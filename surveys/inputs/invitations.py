@@ -31,7 +31,10 @@ class InvitationRequestSerializer(serializers.Serializer):
         choices=["json", "csv"],
         default="json",
         error_messages={"invalid_choice": FORMAT_MESSAGE, "null": FORMAT_MESSAGE},
-        help_text="csv: a download (<slug>-invitations.csv) with one respondent link per line.",
+        help_text=(
+            "csv: a download (<slug>-invitations.csv): a header 'link', then one respondent "
+            "link per line, written ' + the link like every CSV text cell."
+        ),
     )
 
     def validate(self, attrs: dict[str, Any]) -> InvitationRequest:

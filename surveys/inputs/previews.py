@@ -8,10 +8,10 @@ from rest_framework import serializers
 
 from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
+from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
+from surveys.confidence import CONFIDENCE_MESSAGE
 from surveys.models import Question
 from surveys.specs import MAX_OPTION_LENGTH, MAX_OPTIONS, MIN_OPTIONS, DesignPreviewRequest
-
-CONFIDENCE_MESSAGE = "A number strictly between 0 and 1."
 
 
 class DesignFieldsSerializer(serializers.Serializer):
@@ -48,9 +48,9 @@ class DesignPreviewRequestSerializer(DesignFieldsSerializer):
     confidence = StrictFloatField(
         required=False,
         default=0.95,
-        exclusive_min=0.0,
-        exclusive_max=1.0,
-        error_messages={"exclusive_min": CONFIDENCE_MESSAGE, "exclusive_max": CONFIDENCE_MESSAGE},
+        min_value=CONFIDENCE_MIN,
+        max_value=CONFIDENCE_MAX,
+        error_messages={"min_value": CONFIDENCE_MESSAGE, "max_value": CONFIDENCE_MESSAGE},
     )
 
     def validate(self, attrs: dict[str, Any]) -> DesignPreviewRequest:

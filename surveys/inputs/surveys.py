@@ -189,7 +189,9 @@ class QuestionInSerializer(serializers.Serializer):
         error_messages={"invalid": KEY_MESSAGE, "max_length": KEY_MESSAGE, "blank": KEY_MESSAGE},
         help_text="Unique within the survey: a letter or digit, then letters, digits, - or _.",
     )
-    text = StrictCharField(help_text="The question as respondents read it.")
+    text = StrictCharField(
+        max_length=translations.TEXT_MAX, help_text="The question as respondents read it."
+    )
     kind = serializers.ChoiceField(choices=Question.Kind.choices)
     design = DesignField(
         required=False,
@@ -406,7 +408,11 @@ class _SurveyFieldsSerializer(serializers.Serializer):
         help_text="The survey's link, /s/<slug>/ (default: random). Unique; editable while draft.",
     )
     description = StrictCharField(
-        required=False, allow_blank=True, allow_null=True, trim_whitespace=False
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        trim_whitespace=False,
+        max_length=translations.TEXT_MAX,
     )
     access = serializers.ChoiceField(choices=Survey.Access.choices, required=False)
     budget = SurveyBudgetInSerializer(required=False, allow_null=True)

@@ -13,6 +13,7 @@ from dpcore import local as rr
 from dpcore.local.cheater import estimate_cheater_detection
 from dpcore.local.ordinal import estimate_mean_score
 from surveys import designs
+from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
 from surveys.models import Question, Survey
 from surveys.selectors.counts import (
     NumberSums,
@@ -175,13 +176,11 @@ class SurveyEstimates:
 
 
 def validate_confidence(value: Any) -> float:
-    """A confidence level strictly between 0 and 1 (strings from query parameters accepted)."""
-    try:
-        confidence = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise InvalidInput.single("confidence", "A number strictly between 0 and 1.") from None
-    if not math.isfinite(confidence) or not 0 < confidence < 1:
-        raise InvalidInput.single("confidence", "A number strictly between 0 and 1.")
+    """A confidence level an interval can be computed at (surveys.confidence; strings from
+    query parameters accepted), else a 400 naming ``confidence``."""
+    confidence = confidence_or_none(value)
+    if confidence is None:
+        raise InvalidInput.single("confidence", CONFIDENCE_MESSAGE)
     return confidence
 
 

@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
 
+from deniable import csv_cells
 from deniable.errors import Conflict
 from surveys.models import Invitation, Survey
 from surveys.specs import MAX_INVITATIONS
@@ -104,13 +105,11 @@ def invitations_revoke(*, survey: Survey) -> int:
         return Invitation.objects.filter(survey=survey, used=False).update(used=True, revoked=True)
 
 
-def invitation_links_csv(links: list[str]) -> str:
-    """The links as a CSV file of one column and no header: one link per line.
+#: The invitations CSV's one column.
+INVITATION_LINKS_COLUMN = "link"
 
-    A link starts with ``http`` and holds no comma, quote or line break, so it needs neither
-    quoting nor the text prefix of the other exports (it cannot be read as a formula).
-    """
-    for link in links:
-        if not link.startswith(("http://", "https://")) or any(c in link for c in ',"\r\n'):
-            raise ValueError(f"not a plain link: {link!r}")
-    return "".join(f"{link}\n" for link in links)
+
+def invitation_links_csv(links: list[str]) -> str:
+    """The links as a CSV file of one column, ``link``: a header, then one link per line,
+    written like every Deniable CSV (deniable.csv_cells: ``'`` + the link)."""
+    return csv_cells.csv_text([INVITATION_LINKS_COLUMN], ([link] for link in links))

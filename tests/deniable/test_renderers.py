@@ -11,12 +11,12 @@ import math
 from django.conf import settings
 from rest_framework.renderers import JSONRenderer
 
+from deniable.csv_cells import cell
 from deniable.renderers import (
     CSVRenderer,
     CSVTable,
     FiniteJSONRenderer,
     csv_text,
-    csv_value,
     finite_or_none,
 )
 
@@ -61,9 +61,20 @@ def test_every_api_view_defaults_to_the_finite_renderer():
     ]
 
 
-def test_csv_value_empties_missing_and_non_finite_cells():
-    assert [csv_value(v) for v in (None, NAN, INF, -INF)] == ["", "", "", ""]
-    assert [csv_value(v) for v in (0, 0.0, -3.5, "'x", "")] == [0, 0.0, -3.5, "'x", ""]
+def test_cell_empties_missing_and_non_finite_cells_and_tags_every_text():
+    assert [cell(v) for v in (None, NAN, INF, -INF)] == ["", "", "", ""]
+    assert [cell(v) for v in (0, 0.0, -3.5, True, False)] == [0, 0.0, -3.5, 1, 0]
+    assert [cell(v) for v in ("'x", "", "=1+1", "007")] == ["''x", "'", "'=1+1", "'007"]
+
+
+def test_cell_refuses_a_type_it_cannot_classify():
+    import decimal
+
+    import pytest
+
+    for value in (decimal.Decimal("1.5"), b"x", {"a": 1}, [1]):
+        with pytest.raises(TypeError):
+            cell(value)  # type: ignore[arg-type]
 
 
 def test_csv_renderer_writes_rfc4180_with_empty_cells_for_nan():
@@ -77,9 +88,9 @@ def test_csv_renderer_writes_rfc4180_with_empty_cells_for_nan():
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert rows == [
         ["a", "b", "c"],
-        ["1", "", "x,y"],
-        ["", "", 'say "hi"'],
-        ["0.5", "", "l\rm"],  # a lone CR inside a value is quoted, not a line break
+        ["1", "", "'x,y"],
+        ["", "", '\'say "hi"'],
+        ["0.5", "", "'l\rm"],  # a lone CR inside a value is quoted, not a line break
     ]
 
 

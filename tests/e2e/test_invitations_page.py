@@ -71,16 +71,17 @@ def test_create_download_use_and_revoke(live_server, new_page, tmp_path: Path, w
     assert _counts(page) == {"issued": 3, "used": 0, "revoked": 0, "remaining": 3}
     page.screenshot(path=f"/tmp/deniable-invitations-created-{width}.png", full_page=True)
 
-    # The download carries exactly the links shown, one per line, under the survey's name.
+    # The download carries exactly the links shown, one per line under a "link" header, each
+    # "'" + the link like every CSV cell (deniable.csv_cells), under the survey's name.
     with page.expect_download() as info:
         page.locator("#download-links").click()
     download = info.value
     assert download.suggested_filename == f"{survey.slug}-invitations.csv"
     target = tmp_path / download.suggested_filename
     download.save_as(target)
-    lines = target.read_text(encoding="utf-8").split("\n")
-    assert lines == [*shown, ""]
-    tokens = [link.split("#t=", 1)[1] for link in lines[:-1]]
+    lines = target.read_bytes().decode("utf-8").split("\r\n")
+    assert lines == ["link", *("'" + link for link in shown), ""]
+    tokens = [link.split("#t=", 1)[1] for link in shown]
     stored = set(Invitation.objects.values_list("digest", flat=True))
     assert {invitation_digest(t) for t in tokens} == stored
 

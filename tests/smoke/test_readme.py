@@ -6,7 +6,8 @@ becomes the smoke server's. Bash blocks run under ``bash -euo pipefail``; Python
 Python that has what the README's snippet needs (pandas): the test environment when it has it
 (requirements-dev pins it), else a throwaway venv made here from tests/smoke/readme-requirements.txt
 (never the app's .venv). Every marked block must exit 0 and
-print no API error body.
+print no API error body. Blocks run from the repository root the server runs from (the README's
+`.venv/bin/python manage.py …` commands included), with the environment `make run` gets.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.smoke.conftest import _NOT_INHERITED
 from tests.smoke.server import ROOT, TIMINGS, Server
 
 pytestmark = pytest.mark.smoke
@@ -44,7 +46,11 @@ BLOCKS = marked_blocks(README)
 def test_the_readme_marks_its_runnable_snippets():
     # Every mark sits right above a bash or python fence (a mark above anything else would
     # silently test nothing), and the API tour and the pandas example are among them.
-    assert README.count(MARK) == len(BLOCKS) >= 2
+    assert README.count(MARK) == len(BLOCKS) >= 3
+    # The manage.py commands of the README's command table are among them (issue 22 item 14).
+    marked = "".join(code for _, code, _ in BLOCKS)
+    for command in ("createresearcher", "inviteresearcher", "rebuild_tallies"):
+        assert f".venv/bin/python manage.py {command}" in marked, command
     assert {language for language, _, _ in BLOCKS} == {"bash", "python"}
     assert "<slug>" not in "".join(code for _, code, _ in BLOCKS)
 
@@ -67,14 +73,19 @@ def snippet_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def _run(args: list[str], code: str, server: Server, tmp_path: Path) -> str:
     code = code.replace(DEFAULT_BASE, server.base)
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    # As a reader pastes them: from the repository root the server runs from (the fresh clone's,
+    # where `make run` made .venv; the working tree when reusing a server), so the README's
+    # `.venv/bin/python manage.py …` lines reach the same database, with none of the test
+    # run's own settings (DJANGO_*, DATABASE_URL, …: the make run environment's filter).
+    cwd = server.log.parent if server.log is not None else ROOT
+    env = {k: v for k, v in os.environ.items() if not _NOT_INHERITED.match(k)}
     # The README's export snippets read the token from DENIABLE_TOKEN ("make run prints the
     # demo's"): set it as a reader would, from the demo login. DENIABLE_URL/SURVEY keep defaults.
     if not server.token:
         server.api("GET", "/surveys/")  # logs in once and keeps the token
     env["DENIABLE_TOKEN"] = server.token
     done = subprocess.run(
-        [*args, code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        [*args, code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
         check=False,
     )  # fmt: skip
     report = f"exit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"

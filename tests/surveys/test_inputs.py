@@ -16,6 +16,7 @@ from django.urls import reverse
 from drf_spectacular.generators import SchemaGenerator
 
 from deniable.errors import InvalidInput
+from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from privacy import services as privacy_services
 from privacy.specs import ReleaseSpec
 from surveys import inputs, services
@@ -156,7 +157,7 @@ SCHEMA_RULES = [
     (
         "DesignPreviewRequest",
         "confidence",
-        {"minimum": 0, "exclusiveMinimum": True, "maximum": 1, "exclusiveMaximum": True},
+        {"minimum": CONFIDENCE_MIN, "maximum": CONFIDENCE_MAX},  # dpcore.validation
     ),
 ]
 

@@ -40,6 +40,13 @@ def _by_hand(y, n):
     return pi, beta, var_pi, var_beta, var_pi + var_beta + 2 * cov
 
 
+def _adjusted_by_hand(y, n):
+    """The same variances at Agresti–Coull rates (y + z²/2)/(n + z²) over n + z²: the interval's
+    σ (dpcore.local.bounded_interval)."""
+    z2 = Z95 * Z95
+    return _by_hand([(y[i] + z2 / 2) for i in range(2)], [n[i] + z2 for i in range(2)])
+
+
 def _scipy_ml(y, n):
     (y1, z1), (y2, z2) = ((g["p_yes"], g["p_no"]) for g in GROUPS)
 
@@ -105,7 +112,14 @@ def test_moment_estimator_inside_the_simplex_is_the_ml_fit(y, n):
     assert est.honest_yes.std_error == pytest.approx(math.sqrt(var_pi))
     assert est.honest_no.std_error == pytest.approx(math.sqrt(var_beta))
     assert est.cheaters.std_error == pytest.approx(math.sqrt(var_gamma))
-    assert est.honest_yes.ci_low == pytest.approx(max(0, pi - Z95 * math.sqrt(var_pi)))
+    # Away from 0 and 1 the interval is Wald's around π̂, σ the SE but never below the adjusted
+    # one (dpcore.local.bounded_interval); nearer, the boundary-aware interval contains π̂.
+    sigma = math.sqrt(max(var_pi, _adjusted_by_hand(y, n)[2]))
+    low, high = pi - Z95 * sigma, pi + Z95 * sigma
+    if low >= pi / 2 and high <= (1 + pi) / 2:
+        assert (est.honest_yes.ci_low, est.honest_yes.ci_high) == pytest.approx((low, high))
+    else:
+        assert est.honest_yes.ci_low < pi < est.honest_yes.ci_high
     (ml_pi, ml_beta), _ = _scipy_ml(y, n)
     assert (est.honest_yes.estimate, est.honest_no.estimate) == pytest.approx(
         (ml_pi, ml_beta), abs=1e-5

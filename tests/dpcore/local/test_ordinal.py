@@ -26,8 +26,24 @@ def test_hand_computation():
     assert est.estimate == pytest.approx(2.75)
     se = math.sqrt(0.61 / 100) / 0.4
     assert est.std_error == pytest.approx(se)
-    assert est.ci_low == pytest.approx(2.75 - 1.959963985 * se)
-    assert est.ci_high == pytest.approx(min(3.0, 2.75 + 1.959963985 * se))
+    # The interval's σ is the SE, never below the SE at Agresti–Coull proportions
+    # (count + z²/3)/(100 + z²) over n + z² (dpcore.local.bounded_interval). M̂ + z·σ > 3 here,
+    # so the boundary-aware interval is used: it contains M̂ and ends at or below 3.
+    z = 1.959963985
+    lam = [(count + z * z / 3) / (100 + z * z) for count in (20, 30, 50)]
+    mean = sum(s * x for s, x in zip((1, 2, 3), lam, strict=True))
+    square = sum(s * s * x for s, x in zip((1, 2, 3), lam, strict=True))
+    sigma = max(se, math.sqrt((square - mean * mean) / (100 + z * z)) / 0.4)
+    assert 2.75 + z * sigma > 3.0
+    assert 2.75 - z * sigma < est.ci_low < 2.75 < est.ci_high <= 3.0
+    # Counts 30/40/30: M̂ = 2, and M̂ ± z·σ lies well inside [1, 3]: Wald's interval exactly.
+    mid = estimate_mean_score(design, counts=[30, 40, 30], confidence=0.95)
+    lam = [(count + z * z / 3) / (100 + z * z) for count in (30, 40, 30)]
+    mean = sum(s * x for s, x in zip((1, 2, 3), lam, strict=True))
+    square = sum(s * s * x for s, x in zip((1, 2, 3), lam, strict=True))
+    sigma = max(mid.std_error, math.sqrt((square - mean * mean) / (100 + z * z)) / 0.4)
+    assert mid.estimate_unclipped == pytest.approx(2.0)
+    assert (mid.ci_low, mid.ci_high) == pytest.approx((2.0 - z * sigma, 2.0 + z * sigma))
 
 
 def test_equals_scores_times_unbiased_proportions():
@@ -43,7 +59,8 @@ def test_clipped_to_the_scale_and_edge_cases():
     # every report "1": λ̂ = (1, 0, 0) → M̂ = (1 − 1.2)/.4 = −0.5, shown as 1
     low = estimate_mean_score(design, counts=[50, 0, 0])
     assert low.estimate_unclipped == pytest.approx(-0.5) and low.estimate == 1.0
-    assert low.ci_low == 1.0 and low.ci_high == 1.0  # SE 0: a point, clipped
+    # SE 0, M̂ below the scale: the interval still has width (the clipped Wald one was [1, 1]).
+    assert low.std_error == 0.0 and low.ci_low == 1.0 and 1.0 < low.ci_high < 1.2
     empty = estimate_mean_score(design, counts=[0, 0, 0])
     assert empty.n == 0 and empty.estimate is None and empty.std_error is None
     one = estimate_mean_score(design, counts=[0, 1, 0])

@@ -4,6 +4,7 @@ against a seeded Monte Carlo simulation of the very test they describe, and the 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from dpcore.local import forced_response, k_rr, optimal_forced_response, warner
 from dpcore.local.power import power, sample_size
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[3]
 R = 40_000  # replications: Monte Carlo SE of a power near ½ is 0.0025
 
 
@@ -130,3 +132,25 @@ def test_api_bad_input_is_400_naming_the_field(api, change, field) -> None:
 
 def test_api_needs_a_researcher(anon) -> None:
     assert anon.post(URL, {}, format="json").status_code in (401, 403)
+
+
+def test_the_sample_size_reaches_the_target_in_the_approximation_only():
+    """The docstring's and docs/formulas.md's example (issue 22 item 17): at ε = 3, π 0.05 →
+    0.10, α = 0.05, target 0.8 the sample size is 360, whose approximate power is ≥ 0.8 but whose
+    exact power (binomial report counts, the same z test) is 0.783."""
+    from scipy.stats import binom
+
+    from dpcore.local import power as power_module
+
+    design = optimal_forced_response(3.0)
+    c, d = design.c, design.d
+    n = sample_size(test="one_sample", c=c, d=d, pi0=0.05, pi1=0.10, alpha=0.05, target=0.8)
+    assert n == 360
+    assert power(test="one_sample", c=c, d=d, pi0=0.05, pi1=0.10, alpha=0.05, n=n) >= 0.8
+    lam0, lam1 = c * 0.05 + d, c * 0.10 + d
+    z = norm.ppf(0.975)
+    reject = [y for y in range(n + 1) if abs(y / n - lam0) / math.sqrt(lam0 * (1 - lam0) / n) > z]
+    exact = float(sum(binom.pmf(y, n, lam1) for y in reject))
+    assert round(exact, 3) == 0.783
+    for text in (power_module.__doc__ or "", (ROOT / "docs" / "formulas.md").read_text()):
+        assert "n = 360" in text and "0.783" in text

@@ -37,9 +37,13 @@ def test_fit_matches_independent_likelihood(api, loaded) -> None:
     assert r.status_code == 200, r.content
     body = r.json()
     assert set(body) == {
-        "survey", "outcome", "design", "family", "n", "log_likelihood", "converged",
-        "iterations", "confidence", "warnings", "coefficients",
+        "survey", "outcome", "design", "family", "n", "n_excluded", "reference",
+        "dropped_levels", "log_likelihood", "converged", "iterations", "confidence", "warnings",
+        "coefficients",
     }  # fmt: skip
+    # Two of 3000 left out: one without hours (a predictor), one without the outcome.
+    assert body["n_excluded"] == 2
+    assert body["reference"] == {"age": "young"} and body["dropped_levels"] == {"age": []}
     assert (body["survey"], body["outcome"], body["family"]) == (survey.slug, "coin", "logistic")
     assert body["n"] == 2998 and body["converged"] and body["warnings"] == []
     assert [c["term"] for c in body["coefficients"]] == ["(Intercept)", "age=old", "hours"]

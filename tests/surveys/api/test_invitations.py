@@ -45,9 +45,11 @@ def test_invitation_links_json_and_csv(api, invite_survey):
         f'attachment; filename="{invite_survey.slug}-invitations.csv"'
     )
     assert "no-store" in r["Cache-Control"]
-    lines = r.content.decode().split("\n")
-    assert lines[-1] == "" and len(lines) == 4  # one link per line, newline-terminated
-    links = lines[:-1]
+    lines = r.content.decode().split("\r\n")
+    # A header, then one link per line, each "'" + the link (deniable.csv_cells), CRLF-ended.
+    assert lines[0] == "link" and lines[-1] == "" and len(lines) == 5
+    assert all(line.startswith("'") for line in lines[1:-1])
+    links = [line[1:] for line in lines[1:-1]]
     assert all(link.startswith(respond) for link in links) and len(set(links)) == 3
     # The CSV's tokens are real, working tokens (digests stored, the tokens themselves not).
     tokens = [link.removeprefix(respond) for link in links]

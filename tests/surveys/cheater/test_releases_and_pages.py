@@ -66,9 +66,9 @@ def test_central_dp_release_per_group_counts(api, alice, django_capture_on_commi
     as_csv = api.get(r.json()["url"] + "?format=csv")
     assert as_csv.status_code == 200
     rows = [
-        x for x in csv.DictReader(io.StringIO(as_csv.content.decode())) if x["question"] == "cdm"
-    ]
-    assert [x["option"] for x in rows] == ["honest_yes", "cheaters", "honest_no"]
+        x for x in csv.DictReader(io.StringIO(as_csv.content.decode())) if x["question"] == "'cdm"
+    ]  # text cells are "'" + the text, like every CSV (deniable/csv_cells.py)
+    assert [x["option"] for x in rows] == ["'honest_yes", "'cheaters", "'honest_no"]
 
 
 def test_page_gives_thresholds_per_group_and_words(client, alice):

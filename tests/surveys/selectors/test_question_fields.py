@@ -10,6 +10,7 @@ import math
 
 import pytest
 
+from deniable.renderers import csv_text
 from dpcore.local.designs import KRRDesign
 from dpcore.local.ordinal import estimate_mean_score
 from surveys.api.estimates import estimates_body, estimates_table
@@ -84,8 +85,7 @@ def test_mean_score_in_json_and_csv(survey):
     assert score["estimate"] == pytest.approx(ref.estimate)
     assert score["std_error"] == pytest.approx(ref.std_error)
     assert score["ci_low"] == pytest.approx(ref.ci_low)
-    table = estimates_table(body)
-    rows = [dict(zip(table.header, r, strict=True)) for r in table.rows]
+    rows = list(csv.DictReader(io.StringIO(csv_text(estimates_table(body)), newline="")))
     (row,) = [r for r in rows if r["option"] == "'mean_score"]
     assert row["key"] == "'mood" and float(row["estimate"]) == pytest.approx(ref.estimate)
     assert float(row["ci_high"]) == pytest.approx(ref.ci_high)

@@ -1,7 +1,11 @@
-"""How every Deniable CSV writes a cell, so any text survives pandas, R and spreadsheets.
+"""The one CSV writer: every CSV Deniable serves is written here, so every file follows one rule.
 
-The rule (docs/exports.md): **a text cell is always written as ``'`` followed by the exact
-text**; numbers are written bare (shortest round-trip form); an empty cell is a missing value.
+The rule (docs/exports.md, DESIGN §8.4): **a text cell is always written as ``'`` followed by the
+exact text**; numbers are written bare (shortest round-trip form, bools as 1/0); a missing value
+(``None``, NaN, ±∞) is an empty cell. The cell's *Python type* decides: a ``str`` is text, an
+``int``/``float``/``bool`` a number. Callers hand over raw values, never pre-tagged ones, so no
+file can forget the tag (the release CSV once did: formula injection, issue 21 item 7); any
+other type is a ``TypeError`` rather than a guess.
 
 Why tag *every* text cell rather than only those starting with ``= + - @`` (OWASP's rule)?
 
@@ -17,35 +21,41 @@ Why tag *every* text cell rather than only those starting with ``= + - @`` (OWAS
 
 Commas, quotes, newlines, ``#`` and leading/trailing spaces are left to standard CSV quoting
 (RFC 4180, as Python's :mod:`csv` writes it); the file carries no comment lines, so no reader
-needs a comment character.
+needs a comment character. The header row holds column names (identifiers), written as they are.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Iterator
-from typing import Any
+import math
+from collections.abc import Iterable, Iterator, Sequence
 
 TEXT_PREFIX = "'"
 MISSING = ""
 
-
-def text_cell(value: str | None) -> str:
-    """A text value as written in a CSV cell (``None`` is missing)."""
-    return MISSING if value is None else TEXT_PREFIX + value
+#: What a caller may put in a cell: text, a number, or ``None`` for missing.
+Cell = str | int | float | bool | None
 
 
-def number_cell(value: float | int | bool | None) -> str | int | float:
-    """A number as written in a CSV cell: bools as 1/0, floats in Python's shortest form."""
+def cell(value: Cell) -> str | int | float:
+    """A value as written in a CSV cell: text tagged, numbers bare, missing/non-finite empty."""
     if value is None:
         return MISSING
+    if isinstance(value, str):
+        return TEXT_PREFIX + value
     if isinstance(value, bool):
         return int(value)
-    return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else MISSING
+    raise TypeError(f"a CSV cell is text, a number or None, not {type(value).__name__}")
 
 
-def csv_chunks(header: list[str], rows: Iterable[list[Any]], *, every: int = 500) -> Iterator[str]:
+def csv_chunks(
+    header: Sequence[str], rows: Iterable[Sequence[Cell]], *, every: int = 500
+) -> Iterator[str]:
     """The header line then the rows, as CSV text in pieces of ``every`` rows (for streaming)."""
     buffer = io.StringIO()
     # CRLF (RFC 4180): with "\n" alone Python's csv module leaves a lone "\r" inside a value
@@ -62,7 +72,7 @@ def csv_chunks(header: list[str], rows: Iterable[list[Any]], *, every: int = 500
     yield flush()
     pending = 0
     for row in rows:
-        writer.writerow(row)
+        writer.writerow([cell(value) for value in row])
         pending += 1
         if pending >= every:
             yield flush()
@@ -70,3 +80,8 @@ def csv_chunks(header: list[str], rows: Iterable[list[Any]], *, every: int = 500
     tail = flush()
     if tail:
         yield tail
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+    """The whole file as one string (small tables: estimates, regression, releases, links)."""
+    return "".join(csv_chunks(header, rows))

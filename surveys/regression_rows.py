@@ -1,0 +1,114 @@
+"""The regression's data (docs/analysis.md#regression): a survey's published reports pooled into
+covariate patterns, and what the fit's baseline really is.
+
+A ``category`` predictor is dummy coded against its **reference**: the first option (in the
+question's order) that has respondents among the fitted rows — not blindly the first option,
+which may have no rows (issue 22 item 7: *Children*, asked from 30 on, leaves ``18-29`` empty,
+and the fit then dropped another level as "not identified" and compared with it). Options without
+fitted respondents get no term and are listed in ``dropped_levels``. ``n_excluded`` counts the
+published respondents left out because the outcome or a predictor was not answered (optional, or
+hidden by skip logic) — both counts move only when a batch is published.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count
+from django.db.models.fields.json import KeyTransform
+
+from surveys.models import Question, Submission, Survey
+
+INTERCEPT = "(Intercept)"
+
+
+@dataclass(frozen=True)
+class RegressionData:
+    """Pooled patterns (design-matrix rows ``x``, reported yes and totals) and their baseline."""
+
+    terms: list[str]
+    x: list[list[float]]
+    yes: list[float]
+    total: list[float]
+    reference: dict[str, str]
+    dropped_levels: dict[str, list[str]]
+    n_excluded: int
+
+
+def _pattern_rows(survey: Survey, outcome: Question, predictors: list[Question]) -> list[Any]:
+    """``[(outcome, p₁, …, pₖ, count)]``: one aggregate query over the published submissions."""
+    names = {"o": KeyTransform(outcome.key, "answers")}
+    names.update({f"p{i}": KeyTransform(q.key, "answers") for i, q in enumerate(predictors)})
+    return list(
+        Submission.objects.filter(survey=survey, sealed=True)
+        .annotate(**names)
+        .values_list(*names)
+        .annotate(count=Count("pk"))
+        .order_by()
+    )
+
+
+def _usable(outcome: Any, values: Sequence[Any], predictors: list[Question]) -> bool:
+    """Whether a pattern has a reported outcome and a valid answer to every predictor."""
+    if not isinstance(outcome, bool):
+        return False
+    for value, q in zip(values, predictors, strict=True):
+        if q.kind == Question.Kind.CATEGORY:
+            if value not in q.options:
+                return False
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+    return True
+
+
+def regression_data(
+    survey: Survey, outcome: Question, predictors: list[Question]
+) -> RegressionData:
+    rows = _pattern_rows(survey, outcome, predictors)
+    published = sum(row[-1] for row in rows)
+    fitted = [row for row in rows if _usable(row[0], row[1:-1], predictors)]
+    present: list[set[Any]] = [{row[1 + i] for row in fitted} for i in range(len(predictors))]
+    levels: dict[int, list[str]] = {}  # predictor index → coded options (reference first)
+    reference: dict[str, str] = {}
+    dropped: dict[str, list[str]] = {}
+    terms = [INTERCEPT]
+    for i, q in enumerate(predictors):
+        if q.kind != Question.Kind.CATEGORY:
+            terms.append(q.key)
+            continue
+        kept = [option for option in q.options if option in present[i]]
+        dropped[q.key] = [option for option in q.options if option not in present[i]]
+        levels[i] = kept
+        if kept:
+            reference[q.key] = kept[0]
+        terms.extend(f"{q.key}={option}" for option in kept[1:])
+    index: dict[tuple[float, ...], int] = {}
+    x: list[list[float]] = []
+    yes: list[float] = []
+    total: list[float] = []
+    for outcome_value, *values, count in fitted:
+        vector = [1.0]
+        for i, value in enumerate(values):
+            if i in levels:
+                vector.extend(1.0 if value == option else 0.0 for option in levels[i][1:])
+            else:
+                vector.append(float(value))
+        at = index.setdefault(tuple(vector), len(x))
+        if at == len(x):
+            x.append(vector)
+            yes.append(0.0)
+            total.append(0.0)
+        total[at] += count
+        if outcome_value:
+            yes[at] += count
+    return RegressionData(
+        terms=terms,
+        x=x,
+        yes=yes,
+        total=total,
+        reference=reference,
+        dropped_levels=dropped,
+        n_excluded=int(published - sum(total)),
+    )
