@@ -21,6 +21,7 @@ from testsupport.services import (
     redis_url,
     require_service,
 )
+from testsupport.xdist import group_items
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -33,12 +34,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
+# tryfirst: the xdist_group marks must be on the items before pytest-xdist's own hook reads them.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect ``sqlite_only`` tests when the suite runs on another database: they are about
-    SQLite's own files (rowids, page copies). CI's main run is on PostgreSQL, and .ci/run runs
+    """Group the tests for pytest-xdist (:func:`testsupport.xdist.group_items`), then deselect
+    ``sqlite_only`` tests when the suite runs on another database: they are about SQLite's own
+    files (rowids, page copies). CI's main run is on PostgreSQL, and .ci/run runs
     ``-m "sqlite_only or both_backends"`` again on SQLite, so in CI they always run."""
     from django.conf import settings
 
+    group_items(items)
     if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         return
     keep = [item for item in items if not item.get_closest_marker("sqlite_only")]
