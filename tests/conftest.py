@@ -34,8 +34,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
-# tryfirst: the xdist_group marks must be on the items before pytest-xdist's own hook reads them.
-@pytest.hookimpl(tryfirst=True)
+# trylast: -m, -k and --deselect see the items' own node ids before the groups are added.
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Group the tests for pytest-xdist (:func:`testsupport.xdist.group_items`), then deselect
     ``sqlite_only`` tests when the suite runs on another database: they are about SQLite's own
@@ -43,7 +43,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ``-m "sqlite_only or both_backends"`` again on SQLite, so in CI they always run."""
     from django.conf import settings
 
-    group_items(items)
+    # On an xdist worker `--dist` reads "no"; xdist keeps `--dist loadgroup` as option.loadgroup.
+    group_items(items, loadgroup=bool(getattr(config.option, "loadgroup", False)))
     if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         return
     keep = [item for item in items if not item.get_closest_marker("sqlite_only")]

@@ -68,7 +68,7 @@ def test_function_and_session_fixtures_and_plugins_group_nothing() -> None:
 def test_group_items_marks_only_what_must_stay_together() -> None:
     kept = _item("tests/integration/test_a.py::test_x", markers=("integration",))
     free = _item("tests/surveys/test_x.py::test_y")
-    group_items([kept, free])  # type: ignore[list-item]
+    group_items([kept, free], loadgroup=False)  # type: ignore[list-item]
     assert [m.mark.args for m in kept.added] == [("integration",)]
     assert [m.mark.name for m in kept.added] == ["xdist_group"]
     assert free.added == []
