@@ -72,3 +72,37 @@ def test_group_items_marks_only_what_must_stay_together() -> None:
     assert [m.mark.args for m in kept.added] == [("integration",)]
     assert [m.mark.name for m in kept.added] == ["xdist_group"]
     assert free.added == []
+
+
+class _Item:
+    """A stand-in whose node id is read from ``_id``, as pytest 9.2's items are."""
+
+    def __init__(self, name: str, *markers: str) -> None:
+        from _pytest.nodeid import NodeId
+
+        self.name, self.parent = name, SimpleNamespace(nodeid="tests/fuzz/test_f.py")
+        self._id = NodeId.parse("tests/fuzz/test_f.py::test_api")
+        self._marks = {m: pytest.mark.__getattr__(m)() for m in markers}
+        self.config = SimpleNamespace(rootpath=ROOT)
+        self._fixtureinfo = SimpleNamespace(name2fixturedefs={})
+
+    @property
+    def nodeid(self) -> str:
+        return str(self._id)
+
+    def get_closest_marker(self, name: str) -> Any:
+        return self._marks.get(name)
+
+    def add_marker(self, mark: Any) -> None:
+        self._marks[mark.name] = mark
+
+
+def test_items_sharing_a_node_id_get_their_own_and_groups_their_suffix() -> None:
+    """What pytest-xdist schedules by: one id per item (schemathesis gives a function's tests
+    one), and ``@<group>`` on a grouped item's id under ``--dist loadgroup``."""
+    items = [_Item("test_api[GET /a/]"), _Item("test_api[GET /b/]", "integration")]
+    group_items(items, loadgroup=True)  # type: ignore[arg-type]
+    assert [item.nodeid for item in items] == [
+        "tests/fuzz/test_f.py::test_api[GET /a/]",
+        "tests/fuzz/test_f.py::test_api[GET /b/]@integration",
+    ]
