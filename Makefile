@@ -44,14 +44,18 @@ run: install-run
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-true} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# The whole suite, serially: the page modules' unit tests, then pytest (the browser and
-# Celery-worker tests drive live servers and subprocesses; CI runs this). Browser tests need
-# Debian's chromium (installed here when missing and root). `TEST_JS=` leaves the JS tests out
-# (CI runs them first).
+# The whole suite, in parallel (pytest-xdist, `-n auto`: one worker per core; `make test XDIST=4`
+# to choose, `XDIST=0` for one process): the page modules' unit tests, then pytest. Every worker
+# has its own test database, its own private Redis for the cache, its own live server port and
+# temp dirs; `--dist loadgroup` keeps together what must share a worker (testsupport/xdist.py:
+# a module's module-scoped fixture such as the e2e modules' Chromium, and the integration tests,
+# one at a time). CI runs this. Browser tests need Debian's chromium (installed here when missing
+# and root). `TEST_JS=` leaves the JS tests out (CI runs them first).
+XDIST ?= auto
 TEST_JS ?= test-js
 test: install $(NODE_STAMP) $(TEST_JS)
 	@bash scripts/ensure-chromium.sh
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(XDIST) --dist loadgroup $(PYTEST_ARGS)
 
 # The browser's randomizer, memo and fetch helper as ES modules under Node's own test runner
 # (tests/js/, no dependencies; Node 20 or later). Same as `npm test`.
@@ -59,14 +63,12 @@ test-js:
 	@command -v node >/dev/null || { echo "node is missing (sudo apt-get install -y nodejs)"; exit 1; }
 	node --test tests/js/
 
-# Unit and API tests only, in parallel (pytest-xdist): each worker gets its own test database
-# (pytest-django), its own Redis for the cache (tests/conftest.py) and its own temp dirs. `slow`,
-# `e2e` and `integration` tests are left to `make test`, which runs everything, serially.
-# test_schemathesis.py is `slow` as a whole and its import builds the OpenAPI schema (~3 s of CPU
-# in every worker), so it is not even collected here.
-XDIST ?= auto
+# Unit and API tests only, in parallel like `make test`, without the `slow`, `e2e` and
+# `integration` tests (`make test` runs everything). test_schemathesis.py is `slow` as a whole
+# and its import builds the OpenAPI schema (~3 s of CPU in every worker), so it is not even
+# collected here.
 test-fast: install
-	$(BIN)/python -m pytest -n $(XDIST) -m "not e2e and not integration and not slow" \
+	$(BIN)/python -m pytest -n $(XDIST) --dist loadgroup -m "not e2e and not integration and not slow" \
 		--ignore=tests/fuzz/test_schemathesis.py $(PYTEST_ARGS)
 
 # From a fresh `git clone` of HEAD: the README's `make run` on a free port (a new .venv with the

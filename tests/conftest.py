@@ -21,6 +21,7 @@ from testsupport.services import (
     redis_url,
     require_service,
 )
+from testsupport.xdist import group_items
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -33,12 +34,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
+# trylast: -m, -k and --deselect see the items' own node ids before the groups are added.
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect ``sqlite_only`` tests when the suite runs on another database: they are about
-    SQLite's own files (rowids, page copies). CI's main run is on PostgreSQL, and .ci/run runs
+    """Group the tests for pytest-xdist (:func:`testsupport.xdist.group_items`), then deselect
+    ``sqlite_only`` tests when the suite runs on another database: they are about SQLite's own
+    files (rowids, page copies). CI's main run is on PostgreSQL, and .ci/run runs
     ``-m "sqlite_only or both_backends"`` again on SQLite, so in CI they always run."""
     from django.conf import settings
 
+    # On an xdist worker `--dist` reads "no"; xdist keeps `--dist loadgroup` as option.loadgroup.
+    group_items(items, loadgroup=bool(getattr(config.option, "loadgroup", False)))
     if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         return
     keep = [item for item in items if not item.get_closest_marker("sqlite_only")]

@@ -37,7 +37,11 @@ def browser(_allow_orm_beside_playwright: None) -> Iterator[Any]:
 
 @pytest.fixture
 def new_page(browser: Any) -> Iterator[Any]:
-    """Factory: ``page, problems = new_page(**context_options)``; contexts are closed after."""
-    make = PageMaker(browser, timeout_ms=10_000)
+    """Factory: ``page, problems = new_page(**context_options)``; contexts are closed after.
+
+    A step may wait up to 30 s: under ``make test`` two workers' Chromiums and live servers share
+    the cores with the rest of the suite, and 10 s was once exceeded on a loaded machine. Nothing
+    here waits for a timeout on purpose, so a passing test takes no longer."""
+    make = PageMaker(browser, timeout_ms=30_000)
     yield make
     make.close_all()

@@ -32,7 +32,9 @@ from surveys import services as survey_services
 from testsupport import factories
 
 # ≥ 1,000 generated cases over every operation, twice: about a third of the fast suite's time.
-pytestmark = pytest.mark.slow
+# One xdist worker runs the whole module: test_generated_case_count counts, in this process, the
+# cases the other tests generated (testsupport/xdist.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("tests/fuzz/test_schemathesis.py")]
 
 APP = get_wsgi_application()
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", APP)
