@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
+from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
 from surveys.inputs.previews import DesignFieldsSerializer
 from surveys.models import Question
@@ -18,6 +19,13 @@ from surveys.specs import PowerRequest, RegressionQuery
 MAX_PREDICTORS = 12
 MAX_N = 10**9
 PROBABILITY_MESSAGE = "Must lie strictly between 0 and 1."
+#: A power test's significance level: 1 − a confidence level (surveys/confidence.py).
+ALPHA_MIN = 1.0 - CONFIDENCE_MAX
+ALPHA_MAX = 1.0 - CONFIDENCE_MIN
+ALPHA_MESSAGE = (
+    f"A number from {ALPHA_MIN:.0e} to {ALPHA_MAX!r}, such as 0.05: outside that range no test "
+    "can be computed."
+)
 
 
 class RegressionQuerySerializer(serializers.Serializer):
@@ -81,7 +89,15 @@ class PowerRequestSerializer(DesignFieldsSerializer):
     test = serializers.ChoiceField(choices=["one_sample", "two_sample"])
     pi0 = _probability(help_text="Group A's share, or the value tested against.")
     pi1 = _probability(help_text="Group B's share, or the true share.")
-    alpha = _open_probability(required=False, default=0.05)
+    # A test at level alpha needs the normal quantile at 1 − alpha/2, which rounds to 1 (no
+    # quantile) for an alpha below ~2e-16: the same bounds as a confidence level's complement.
+    alpha = StrictFloatField(
+        required=False,
+        default=0.05,
+        min_value=ALPHA_MIN,
+        max_value=ALPHA_MAX,
+        error_messages={"min_value": ALPHA_MESSAGE, "max_value": ALPHA_MESSAGE},
+    )
     power = _open_probability(required=False, allow_null=True, default=None)
     n = StrictIntegerField(required=False, allow_null=True, default=None, min_value=1,
                            max_value=MAX_N)  # fmt: skip

@@ -114,6 +114,10 @@ def test_api_fills_in_n_and_power(api) -> None:
         ({"pi0": 1.5}, "pi0"),
         ({"pi1": "x"}, "pi1"),
         ({"alpha": 0}, "alpha"),
+        # Found by the schemathesis fuzzer: 1 − alpha/2 rounds to 1, so no quantile (was a 500).
+        ({"alpha": 5e-324}, "alpha"),
+        ({"alpha": 1e-17, "power": None, "n": 100}, "alpha"),
+        ({"alpha": 0.9999999}, "alpha"),
         ({"n": 100}, "power"),
         ({"power": None}, "power"),
         ({"power": 1.0}, "power"),
