@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
+from django.db.models import F
 
 from deniable.errors import Conflict
 from dpcore.central import accounting
@@ -38,7 +39,7 @@ def _lock_survey(survey: Survey) -> Survey:
     serializes concurrent charges as well.
     """
     if connection.vendor == "sqlite":
-        Survey.objects.filter(pk=survey.pk).update(budget_epsilon=survey.budget_epsilon)
+        Survey.objects.filter(pk=survey.pk).update(budget_epsilon=F("budget_epsilon"))
         return Survey.objects.get(pk=survey.pk)
     return Survey.objects.select_for_update().get(pk=survey.pk)
 
