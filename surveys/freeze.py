@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.conf import settings
+
 DRAFT = "draft"
 # Columns an opened survey never changes (attribute names).
 FROZEN_FIELDS = ("slug", "owner_id", "title", "description", "languages", "translations")
@@ -71,3 +73,12 @@ def question_freeze_check(survey_status: str | None) -> None:
         raise SurveyFrozen(
             {"questions": "The questions and designs of a survey that has opened are fixed."}
         )
+
+
+def budget_epsilon_error(value: float) -> str | None:
+    """Why ``value`` cannot be a survey's budget ε: above ``DENIABLE_MAX_BUDGET_EPSILON`` (read at
+    call time). The API's input serializer and ``Survey.clean`` (the admin) both ask here."""
+    cap = float(settings.DENIABLE_MAX_BUDGET_EPSILON)
+    if value > cap:
+        return f"At most {cap:g}: a larger budget lets releases reveal single reports."
+    return None

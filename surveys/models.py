@@ -27,6 +27,7 @@ from surveys.fields import SumsVectorField
 from surveys.freeze import (
     CHECKED_FIELDS,
     SurveyFrozen,
+    budget_epsilon_error,
     question_freeze_check,
     survey_freeze_errors,
 )
@@ -105,6 +106,9 @@ class Survey(models.Model):
         from django.core.exceptions import ValidationError
 
         errors = self._freeze_errors()
+        too_large = budget_epsilon_error(self.budget_epsilon)
+        if too_large and "budget_epsilon" not in errors:
+            errors["budget_epsilon"] = too_large
         if errors:
             raise ValidationError(errors)
 

@@ -155,7 +155,11 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE: dict = {
     # Re-enqueue releases stuck pending (broker was down at request time) or running past the
     # hard time limit (worker killed); see privacy.services.releases_sweep.
-    "privacy-releases-sweep": {"task": "privacy.tasks.releases_sweep", "schedule": 60.0},
+    "privacy-releases-sweep": {
+        "task": "privacy.tasks.releases_sweep",
+        # Seconds; shorter only in tests (tests/integration/test_beat_sweeper.py).
+        "schedule": env.float("DENIABLE_RELEASE_SWEEP_SECONDS", default=60.0),
+    },
 }
 # Releases: pending longer than this, or running longer than the task's hard time limit (150 s)
 # plus a margin, are re-enqueued by the sweeper.
@@ -392,3 +396,6 @@ DENIABLE_ESTIMATE_BATCH = env.int("DENIABLE_ESTIMATE_BATCH", default=10)
 # --- Product defaults -----------------------------------------------------------------------------
 DENIABLE_DEFAULT_BUDGET_EPSILON = 1.0
 DENIABLE_DEFAULT_BUDGET_DELTA = 1e-6
+# The largest survey budget ε (issue 21, item 2; surveys.freeze.budget_epsilon_error): above it a
+# release could use an ε at which its noise no longer hides one report.
+DENIABLE_MAX_BUDGET_EPSILON = env.float("DENIABLE_MAX_BUDGET_EPSILON", default=10.0)

@@ -16,8 +16,10 @@ from testsupport.factories import (
     api_client,
     make_release,
     make_release_survey,
+    make_survey,
     make_user,
     reload,
+    survey_body,
 )
 
 pytestmark = pytest.mark.django_db
@@ -114,4 +116,13 @@ def test_admin_cannot_send_an_open_survey_back_to_draft(admin_client, spent_surv
     )
     assert r.status_code == 409, r.content
     question.refresh_from_db()
+    assert reload(survey).budget_epsilon == 1.0
+
+
+def test_admin_caps_a_draft_budget(admin_client) -> None:
+    """The budget cap (DENIABLE_MAX_BUDGET_EPSILON, item 2) holds in the admin too."""
+    survey = make_survey(make_user("owner"), survey_body(), open_=False)
+    response = post_change(admin_client, survey, budget_epsilon="1e308")
+    assert response.status_code == 200  # the form again, with the error
+    assert "budget_epsilon" in response.context["adminform"].form.errors
     assert reload(survey).budget_epsilon == 1.0
