@@ -361,7 +361,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "filters": {"drop_query_strings": {"()": "deniable.log_filters.DropQueryStrings"}},
+    "filters": {
+        "drop_query_strings": {"()": "deniable.log_filters.DropQueryStrings"},
+        "drop_respondent_requests": {"()": "deniable.log_filters.DropRespondentRequests"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
@@ -372,10 +375,14 @@ LOGGING = {
             "handlers": ["console"],
             "level": "WARNING",
             "propagate": False,
-            "filters": ["drop_query_strings"],
+            "filters": ["drop_query_strings", "drop_respondent_requests"],
         },
+        # Its 4xx/5xx lines ("Not Found: /s/…") on respondent routes would time each respondent.
+        "django.request": {"filters": ["drop_respondent_requests"]},
     },
 }
+# Log respondent routes (gunicorn, django.request, django.server) anyway: debugging only.
+DENIABLE_LOG_RESPONDENT_REQUESTS = env.bool("DENIABLE_LOG_RESPONDENT_REQUESTS", default=False)
 
 # --- Abuse limits ---------------------------------------------------------------------------------
 # Largest request body accepted anywhere (a 100-question survey definition fits well inside).
