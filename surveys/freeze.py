@@ -21,6 +21,8 @@ from typing import Any
 
 from django.conf import settings
 
+from dpcore.central import calibration
+
 DRAFT = "draft"
 # Columns an opened survey never changes (attribute names).
 FROZEN_FIELDS = ("slug", "owner_id", "title", "description", "languages", "translations")
@@ -75,10 +77,19 @@ def question_freeze_check(survey_status: str | None) -> None:
         )
 
 
+def budget_delta_error(value: float) -> str | None:
+    """Why ``value`` cannot be a survey's budget δ: the API's range (the admin asks here)."""
+    if not calibration.MIN_DELTA <= value <= calibration.MAX_DELTA:
+        return f"Must lie between {calibration.MIN_DELTA:g} and {calibration.MAX_DELTA:g}."
+    return None
+
+
 def budget_epsilon_error(value: float) -> str | None:
     """Why ``value`` cannot be a survey's budget ε: above ``DENIABLE_MAX_BUDGET_EPSILON`` (read at
     call time). The API's input serializer and ``Survey.clean`` (the admin) both ask here."""
     cap = float(settings.DENIABLE_MAX_BUDGET_EPSILON)
+    if not value > 0:
+        return "A finite number > 0 is required."
     if value > cap:
         return f"At most {cap:g}: a larger budget lets releases reveal single reports."
     return None

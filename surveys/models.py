@@ -27,6 +27,7 @@ from surveys.fields import SumsVectorField
 from surveys.freeze import (
     CHECKED_FIELDS,
     SurveyFrozen,
+    budget_delta_error,
     budget_epsilon_error,
     question_freeze_check,
     survey_freeze_errors,
@@ -106,9 +107,14 @@ class Survey(models.Model):
         from django.core.exceptions import ValidationError
 
         errors = self._freeze_errors()
-        too_large = budget_epsilon_error(self.budget_epsilon)
-        if too_large and "budget_epsilon" not in errors:
-            errors["budget_epsilon"] = too_large
+        # The API's budget rules, for the admin's form (a draft's budget is editable there).
+        for name, check in (
+            ("budget_epsilon", budget_epsilon_error),
+            ("budget_delta", budget_delta_error),
+        ):
+            error = check(getattr(self, name))
+            if error and name not in errors:
+                errors[name] = error
         if errors:
             raise ValidationError(errors)
 

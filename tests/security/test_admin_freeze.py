@@ -122,7 +122,9 @@ def test_admin_cannot_send_an_open_survey_back_to_draft(admin_client, spent_surv
 def test_admin_caps_a_draft_budget(admin_client) -> None:
     """The budget cap (DENIABLE_MAX_BUDGET_EPSILON, item 2) holds in the admin too."""
     survey = make_survey(make_user("owner"), survey_body(), open_=False)
-    response = post_change(admin_client, survey, budget_epsilon="1e308")
-    assert response.status_code == 200  # the form again, with the error
-    assert "budget_epsilon" in response.context["adminform"].form.errors
+    response = post_change(admin_client, survey, budget_epsilon="1e308", budget_delta="0.5")
+    assert response.status_code == 200  # the form again, with the errors
+    errors = response.context["adminform"].form.errors
+    assert "budget_epsilon" in errors and "budget_delta" in errors, errors
     assert reload(survey).budget_epsilon == 1.0
+    assert reload(survey).budget_delta == 1e-6
