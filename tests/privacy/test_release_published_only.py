@@ -26,7 +26,8 @@ from testsupport.factories import (
     submit,
 )
 
-pytestmark = pytest.mark.django_db
+# Both backends (CI runs them again on SQLite, the embedded default).
+pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
 
 K = 5
 QUESTIONS = [{"key": "cheated", "text": "Did you cheat?", "kind": "yes_no"}]

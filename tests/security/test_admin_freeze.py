@@ -22,7 +22,8 @@ from testsupport.factories import (
     survey_body,
 )
 
-pytestmark = pytest.mark.django_db
+# Both backends (CI runs them again on SQLite, the embedded default).
+pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
 
 
 @pytest.fixture

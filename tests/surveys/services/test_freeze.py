@@ -14,7 +14,8 @@ from surveys.models import Question, Survey
 from surveys.services import survey_close
 from testsupport.factories import make_survey, make_user, reload, survey_body
 
-pytestmark = pytest.mark.django_db
+# Both backends (CI runs them again on SQLite, the embedded default).
+pytestmark = [pytest.mark.django_db, pytest.mark.both_backends]
 
 
 @pytest.fixture
