@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from privacy.models import Release
 from surveys.models import Question, Survey
+from tests.security.admin_forms import change_form_data
 from testsupport.factories import (
     api_client,
     make_release,
@@ -32,41 +33,6 @@ def admin_client(django_user_model) -> Client:
     client = Client()
     client.force_login(admin)
     return client
-
-
-def _bound_value(bound: Any) -> Any:
-    """What a browser would post back for one bound field (split widgets post their parts)."""
-    value = bound.value()
-    widget = bound.field.widget
-    if hasattr(widget, "widgets"):  # a MultiWidget, e.g. the admin's split date and time
-        parts = widget.decompress(value) if not isinstance(value, list) else value
-        return {
-            f"{bound.html_name}{suffix}": "" if part is None else part
-            for suffix, part in zip(widget.widgets_names, parts, strict=True)
-        }
-    if value is None:
-        value = ""
-    elif isinstance(value, bool):
-        if not value:
-            return {}
-        value = "on"
-    return {bound.html_name: value}
-
-
-def change_form_data(response: Any) -> dict[str, Any]:
-    """The POST body of an admin change form as rendered: every editable field of the form and
-    of every inline formset (management forms included)."""
-    data: dict[str, Any] = {}
-    for bound in response.context["adminform"].form:
-        data.update(_bound_value(bound))
-    for inline in response.context["inline_admin_formsets"]:
-        formset = inline.formset
-        for bound in formset.management_form:
-            data[bound.html_name] = bound.value()
-        for form in formset.forms:
-            for bound in form:
-                data.update(_bound_value(bound))
-    return data
 
 
 def post_change(client: Client, survey: Survey, **changes: Any) -> Any:

@@ -226,3 +226,60 @@ def test_the_close_action_only_closes(world, django_user_model) -> None:
 class _Messages:
     def add(self, level: int, message: str, extra_tags: str = "") -> None:
         pass
+
+
+FROZEN_INJECTION = {
+    "status": "draft",
+    "budget_epsilon": "99",
+    "budget_delta": "0.5",
+    "title": "Hijacked",
+    "description": "Hijacked",
+    "languages": '["en", "es"]',
+    "translations": '{"es": {"title": "x"}}',
+    "slug": "hijacked",
+}
+
+
+def _survey_state(survey: Survey) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    row = {f.attname: getattr(reload(survey), f.attname) for f in Survey._meta.concrete_fields}
+    questions = list(survey.questions.order_by("pk").values())
+    return row, questions
+
+
+def test_posting_every_change_form_and_action_changes_nothing_frozen(world, django_user_model):
+    """The real admin, through HTTP: every registered admin's change form for every opened
+    survey's objects, posted back with the frozen fields (and every question inline field)
+    rewritten, and every action run on every opened survey's objects: nothing frozen moves."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from tests.security.admin_forms import change_form_data
+
+    client = Client()
+    client.force_login(world["root"][django_user_model])
+    for status in ("open", "closed", "archived"):
+        survey = world[status][Survey]
+        before = _survey_state(survey)
+        for model, model_admin in admin.site._registry.items():
+            obj = world[status].get(model)
+            if obj is None:
+                continue
+            info = (model._meta.app_label, model._meta.model_name)
+            url = reverse("admin:{}_{}_change".format(*info), args=[obj.pk])
+            page = client.get(url)
+            assert page.status_code == 200, (url, page.status_code)
+            data = change_form_data(page)
+            data.update(FROZEN_INJECTION)
+            for name in list(data):
+                if name.startswith("questions-") and name.endswith(("-design", "-text")):
+                    data[name] = '{"name": "warner", "p": 0.999}'
+            client.post(url, data)
+            for action in model_admin.get_actions(client.get(url).wsgi_request):
+                changelist = reverse("admin:{}_{}_changelist".format(*info))
+                client.post(changelist, {"action": action, "_selected_action": [obj.pk]})
+            row, questions = _survey_state(survey)
+            # The close action is the one change: open may become closed, nothing else moves.
+            allowed = {"open", "closed"} if status == "open" else {status}
+            assert row["status"] in allowed, (model, status, row["status"])
+            assert {**row, "status": None} == {**before[0], "status": None}, (model, status)
+            assert questions == before[1], (model, status)
