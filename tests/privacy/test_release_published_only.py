@@ -132,6 +132,9 @@ def test_a_release_above_the_budget_is_refused_naming_the_field() -> None:
         {"mechanism": "laplace", "epsilon": 5},
         format="json",
     )
-    assert r.status_code in (400, 409), r.content
-    assert "epsilon" in r.content.decode()
+    # The contract's refusal (DESIGN §8): 409 budget_exceeded naming ε and what remains.
+    assert r.status_code == 409, r.content
+    body = r.json()
+    assert body["error"] == "budget_exceeded" and body["remaining"]["epsilon"] == 1.0, body
+    assert "ε" in body["detail"], body
     assert not Release.objects.filter(survey=survey).exists()
