@@ -3,6 +3,8 @@
 The access log format leaves out ``%(h)s`` (client address) and ``%(a)s`` (user agent): Deniable
 never records who sent a response (docs/privacy-model.md#unlinkability). Query strings are left out
 too (``%(U)s`` is the path only), so a token mistakenly put in a URL is not logged either.
+Respondent routes (``/s/…``, the responses API, the invitation check) are not logged at all
+(``logger_class``, deniable/gunicorn_logging.py): their lines would time each respondent.
 """
 
 from __future__ import annotations
@@ -18,3 +20,4 @@ accesslog = "-"
 errorlog = "-"
 access_log_format = '"%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms'
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+logger_class = "deniable.gunicorn_logging.RespondentQuietLogger"

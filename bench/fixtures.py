@@ -35,8 +35,12 @@ ANSWERS: dict[str, Any] = {
 def create_open_survey(*, title_suffix: str = "", slug: str | None = None) -> Any:
     """Create and open the bench survey through the product's own services (the shared
     factory, :func:`testsupport.factories.make_survey`)."""
+    from django.test import override_settings
+
     from bench.stack import bench_owner
     from testsupport.factories import make_survey
 
     body = {**SURVEY_BODY, "title": SURVEY_BODY["title"] + title_suffix}
-    return make_survey(bench_owner(), body, slug=slug)
+    # Above the product's budget cap on purpose: room for many timed releases.
+    with override_settings(DENIABLE_MAX_BUDGET_EPSILON=SURVEY_BODY["budget"]["epsilon"]):
+        return make_survey(bench_owner(), body, slug=slug)

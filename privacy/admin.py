@@ -20,6 +20,17 @@ class LedgerInline(admin.StackedInline):
     max_num = 0
     readonly_fields = ("event", "charged_at", "refunded", "refunded_at")
 
+    # Read-only in its own right, not only through the release's form: a ledger row that could be
+    # edited or added here would refund or fake a charge.
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
 
 @admin.register(Release)
 class ReleaseAdmin(admin.ModelAdmin):

@@ -39,6 +39,12 @@ def release_compute(release_id: str) -> str:
     return services.release_run(release_id=release_id)
 
 
-@shared_task(name="privacy.tasks.releases_sweep", ignore_result=True, time_limit=60)
+# Both limits explicitly: a task that sets only time_limit inherits the global soft limit (240 s),
+# and Celery refuses to send a task whose soft limit exceeds its hard one. The sweeper then never
+# ran under beat ("Couldn't apply scheduled task", issue 21 item 10);
+# tests/privacy/test_task_limits.py checks every task.
+@shared_task(
+    name="privacy.tasks.releases_sweep", ignore_result=True, soft_time_limit=50, time_limit=60
+)
 def releases_sweep() -> list[str]:
     return services.releases_sweep()

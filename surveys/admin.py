@@ -1,4 +1,11 @@
-"""Admin: surveys and questions are editable; collected data is read-only.
+"""Admin: draft surveys and their questions are editable; opened surveys and collected data are
+read-only.
+
+Once a survey has opened every field of its change form is read-only and its questions can be
+neither added, changed nor deleted (DESIGN §8.5; the model guard in :mod:`surveys.freeze` refuses
+the same writes on every other path). Its owner is fixed after creation: there is no ownership
+transfer. The one change offered for an opened survey is the "close" action, through the same
+service as the API.
 
 Submissions and tallies are evidence of what respondents sent: the admin can look but not
 edit (an edited answer would silently bias estimates, and tallies must match the submissions).
@@ -10,9 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
 
+from deniable.errors import Conflict
 from surveys.models import Invitation, Question, Survey, Tally
+from surveys.services import survey_close
 
 
 class QuestionInline(admin.TabularInline):
@@ -33,8 +43,26 @@ class SurveyAdmin(admin.ModelAdmin):
     list_display = ("title", "slug", "owner", "status", "access", "created_at")
     list_filter = ("status", "access")
     search_fields = ("title", "slug", "owner__username")
-    readonly_fields = ("slug", "created_at")
     inlines = [QuestionInline]
+    actions = ["close_surveys"]
+
+    def get_readonly_fields(self, request: Any, obj: Survey | None = None) -> Any:
+        if obj is None:  # a new survey is a draft; the slug is random
+            return ("slug", "status", "created_at")
+        if obj.status == Survey.Status.DRAFT:  # opened through the API or the pages
+            return ("slug", "owner", "status", "created_at")
+        return tuple(f.name for f in Survey._meta.concrete_fields if f.name != "id")
+
+    @admin.action(description="Close the selected open surveys", permissions=["change"])
+    def close_surveys(self, request: Any, queryset: QuerySet[Survey]) -> None:
+        closed = 0
+        for survey in queryset.filter(status=Survey.Status.OPEN):
+            try:
+                survey_close(survey=survey)
+                closed += 1
+            except Conflict:  # closed meanwhile
+                pass
+        self.message_user(request, f"Closed {closed} survey(s).", messages.SUCCESS)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -44,7 +44,7 @@ def _bounds(question: Question) -> tuple[float, float]:
 def number_sums_exact(
     *, survey: Survey, questions: Sequence[Question], group_by: Question | None
 ) -> dict[str, dict[str, tuple[int, Fraction]]]:
-    """{group: {question key: (n, exact sum)}} over the survey's stored submissions.
+    """{group: {question key: (n, exact sum)}} over the survey's published submissions.
 
     ``group`` is "" without ``group_by``, else each option of that category question (all
     present); a submission that did not answer the ``group_by`` question is in no group, as in
@@ -56,7 +56,8 @@ def number_sums_exact(
     if not numbers:
         return {g: {} for g in groups}
     bounds = {q.key: _bounds(q) for q in numbers}
-    rows = Submission.objects.filter(survey=survey).values_list("answers", flat=True)
+    # Published batches only, as the release's counts (DESIGN §8.5: never the unpublished tail).
+    rows = Submission.objects.filter(survey=survey, sealed=True).values_list("answers", flat=True)
     for answers in rows.iterator(chunk_size=CHUNK):
         if group_by is None:
             group = ""

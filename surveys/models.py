@@ -20,9 +20,18 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import models
 from django.db.models import JSONField, Value
+from django.db.models.signals import pre_delete
 from django.utils import timezone
 
 from surveys.fields import SumsVectorField
+from surveys.freeze import (
+    CHECKED_FIELDS,
+    SurveyFrozen,
+    budget_delta_error,
+    budget_epsilon_error,
+    question_freeze_check,
+    survey_freeze_errors,
+)
 
 if TYPE_CHECKING:
     from surveys.tally_layout import TallyLayout
@@ -79,6 +88,43 @@ class Survey(models.Model):
     def __str__(self) -> str:
         return f"{self.title} ({self.slug})"
 
+    def _freeze_errors(self, update_fields: Any = None) -> dict[str, str]:
+        """What this save would change that the freeze refuses (surveys.freeze)."""
+        if self._state.adding or self.pk is None:
+            return {}
+        stored = type(self).objects.filter(pk=self.pk).values(*CHECKED_FIELDS).first()
+        if stored is None:
+            return {}
+        new = {name: getattr(self, name) for name in CHECKED_FIELDS}
+        fields = (
+            None
+            if update_fields is None
+            else {"owner_id" if f == "owner" else f for f in update_fields}
+        )
+        return survey_freeze_errors(stored, new, fields)
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        errors = self._freeze_errors()
+        # The API's budget rules, for the admin's form (a draft's budget is editable there).
+        for name, check in (
+            ("budget_epsilon", budget_epsilon_error),
+            ("budget_delta", budget_delta_error),
+        ):
+            error = check(getattr(self, name))
+            if error and name not in errors:
+                errors[name] = error
+        if errors:
+            raise ValidationError(errors)
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Every save path (API, pages, admin, commands) is refused alike once opened."""
+        errors = self._freeze_errors(kwargs.get("update_fields"))
+        if errors:
+            raise SurveyFrozen(errors)
+        super().save(*args, **kwargs)
+
     def is_accepting(self, now: Any = None) -> bool:
         """Open, and not past its close date (the response cap is checked with the tallies)."""
         now = now or timezone.now()
@@ -124,6 +170,19 @@ class Question(models.Model):
 
     def __str__(self) -> str:
         return f"{self.survey.slug}:{self.key}"
+
+    def _survey_status(self) -> str | None:
+        return Survey.objects.filter(pk=self.survey_id).values_list("status", flat=True).first()
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        question_freeze_check(self._survey_status())
+        if not self._state.adding and self.pk is not None:  # moved from an opened survey?
+            moved_from = Question.objects.filter(pk=self.pk).values_list("survey_id", flat=True)
+            for survey_id in moved_from:
+                question_freeze_check(
+                    Survey.objects.filter(pk=survey_id).values_list("status", flat=True).first()
+                )
+        super().save(*args, **kwargs)
 
     @property
     def is_randomized(self) -> bool:
@@ -242,3 +301,16 @@ class Collaborator(models.Model):
 
     def __str__(self) -> str:
         return f"{self.survey.slug}:{self.user_id}:{self.role}"
+
+
+def _question_pre_delete(
+    sender: Any, instance: Question, origin: Any = None, **kwargs: Any
+) -> None:
+    """Deleting a question of an opened survey is refused (surveys.freeze), by instance or by
+    queryset; deleting the whole survey (the cascade's origin is the survey) is not."""
+    if getattr(origin, "model", type(origin)) is Survey:
+        return
+    question_freeze_check(instance._survey_status())
+
+
+pre_delete.connect(_question_pre_delete, sender=Question, dispatch_uid="surveys_question_frozen")

@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from celery.beat import PersistentScheduler
+import pytest
+from celery.beat import PersistentScheduler, SchedulingError
 
 from deniable import beat
 from deniable.celery import app
@@ -60,3 +61,31 @@ def test_the_health_check_command_exit_status(tmp_path):
     assert missing.returncode == 1 and "missing" in missing.stderr
     beat.touch_heartbeat(path)
     assert subprocess.run(command, env=env, timeout=60).returncode == 0
+
+
+def test_a_scheduled_task_that_cannot_be_applied_fails_the_health_check(tmp_path, monkeypatch):
+    """Issue 21, item 10: beat kept ticking (fresh heartbeat) while every send of the sweeper
+    failed; now the failure is recorded and the check fails until that entry is sent again."""
+    path = tmp_path / "heartbeat"
+    monkeypatch.setenv("DENIABLE_BEAT_HEARTBEAT", str(path))
+    scheduler = beat.HeartbeatScheduler(
+        app=app, schedule_filename=str(tmp_path / "schedule"), lazy=True
+    )
+    scheduler.setup_schedule()
+    entry = scheduler.schedule["privacy-releases-sweep"]
+    task = app.tasks["privacy.tasks.releases_sweep"]
+
+    def refuse(*args, **kwargs):  # what Celery raised for soft_time_limit > time_limit
+        raise ValueError("soft_time_limit must be less than or equal to time_limit")
+
+    monkeypatch.setattr(task, "apply_async", refuse)
+    with pytest.raises(SchedulingError):
+        scheduler.apply_async(entry, advance=False)
+    beat.touch_heartbeat(path)
+    assert "soft_time_limit" in beat.apply_failures(path)["privacy-releases-sweep"]
+    assert beat.main() == 1
+    monkeypatch.setattr(task, "apply_async", lambda *a, **k: None)
+    scheduler.apply_async(entry, advance=False)
+    assert beat.apply_failures(path) == {}
+    assert beat.main() == 0
+    scheduler.close()

@@ -157,7 +157,11 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE: dict = {
     # Re-enqueue releases stuck pending (broker was down at request time) or running past the
     # hard time limit (worker killed); see privacy.services.releases_sweep.
-    "privacy-releases-sweep": {"task": "privacy.tasks.releases_sweep", "schedule": 60.0},
+    "privacy-releases-sweep": {
+        "task": "privacy.tasks.releases_sweep",
+        # Seconds; shorter only in tests (tests/integration/test_beat_sweeper.py).
+        "schedule": env.float("DENIABLE_RELEASE_SWEEP_SECONDS", default=60.0),
+    },
 }
 # Releases: pending longer than this, or running longer than the task's hard time limit (150 s)
 # plus a margin, are re-enqueued by the sweeper.
@@ -359,7 +363,10 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "filters": {"drop_query_strings": {"()": "deniable.log_filters.DropQueryStrings"}},
+    "filters": {
+        "drop_query_strings": {"()": "deniable.log_filters.DropQueryStrings"},
+        "drop_respondent_requests": {"()": "deniable.log_filters.DropRespondentRequests"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
@@ -370,10 +377,14 @@ LOGGING = {
             "handlers": ["console"],
             "level": "WARNING",
             "propagate": False,
-            "filters": ["drop_query_strings"],
+            "filters": ["drop_query_strings", "drop_respondent_requests"],
         },
+        # Its 4xx/5xx lines ("Not Found: /s/…") on respondent routes would time each respondent.
+        "django.request": {"filters": ["drop_respondent_requests"]},
     },
 }
+# Log respondent routes (gunicorn, django.request, django.server) anyway: debugging only.
+DENIABLE_LOG_RESPONDENT_REQUESTS = env.bool("DENIABLE_LOG_RESPONDENT_REQUESTS", default=False)
 
 # --- Abuse limits ---------------------------------------------------------------------------------
 # Largest request body accepted anywhere (a 100-question survey definition fits well inside).
@@ -394,3 +405,6 @@ DENIABLE_ESTIMATE_BATCH = env.int("DENIABLE_ESTIMATE_BATCH", default=10)
 # --- Product defaults -----------------------------------------------------------------------------
 DENIABLE_DEFAULT_BUDGET_EPSILON = 1.0
 DENIABLE_DEFAULT_BUDGET_DELTA = 1e-6
+# The largest survey budget ε (issue 21, item 2; surveys.freeze.budget_epsilon_error): above it a
+# release could use an ε at which its noise no longer hides one report.
+DENIABLE_MAX_BUDGET_EPSILON = env.float("DENIABLE_MAX_BUDGET_EPSILON", default=10.0)

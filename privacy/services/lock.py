@@ -4,6 +4,7 @@ take it, so they are serialized per survey."""
 from __future__ import annotations
 
 from django.db import connection
+from django.db.models import F
 
 from surveys.models import Survey
 
@@ -16,6 +17,6 @@ def lock_survey(survey: Survey) -> Survey:
     serializes concurrent charges as well.
     """
     if connection.vendor == "sqlite":
-        Survey.objects.filter(pk=survey.pk).update(budget_epsilon=survey.budget_epsilon)
+        Survey.objects.filter(pk=survey.pk).update(budget_epsilon=F("budget_epsilon"))
         return Survey.objects.get(pk=survey.pk)
     return Survey.objects.select_for_update().get(pk=survey.pk)

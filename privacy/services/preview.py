@@ -16,13 +16,13 @@ from surveys.models import Survey
 
 
 def _answered_per_group(survey: Survey, questions: Any, groups: int) -> dict[str, float]:
-    """Per question, how many respondents answered it (its cells' sum, the unsealed tail
-    included, as a release counts them), divided evenly over the groups: an optional or
+    """Per question, how many respondents answered it (its cells' sum over the published
+    batches, as a release counts them), divided evenly over the groups: an optional or
     skip-logic question has fewer (docs/analysis.md#missing-answers)."""
     from surveys.selectors import survey_counts
 
     keys = [q.key for q in questions]
-    counts = survey_counts(survey=survey, question_keys=keys, include_unsealed=True)
+    counts = survey_counts(survey=survey, question_keys=keys)
     cells = counts.cells[""]
     return {key: sum(cells[key].values()) / groups for key in keys if key in cells}
 

@@ -93,9 +93,8 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
                 survey=survey,
                 question_keys=release.questions,
                 group_by=release.group_by or None,
-                # The batch not yet published too: a release's noise protects it, and the last
-                # < k reports of a closed survey are never published in the estimates.
-                include_unsealed=True,
+                # Published batches only (DESIGN §8.5): a high-ε release minus the published
+                # estimates would otherwise give the unpublished tail's reports, one by one.
             )
             number_sums = _exact_number_sums(survey, questions, release.group_by)
             parameter, variance = _noise_parameter(release, questions)

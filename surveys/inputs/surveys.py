@@ -29,6 +29,7 @@ from deniable.input_fields import (
 from deniable.inputs import validate_input
 from dpcore.central import calibration as calibrate
 from surveys import designs, translations
+from surveys.freeze import budget_epsilon_error
 from surveys.inputs.design_specs import (
     DesignField,
     design_spec,
@@ -346,7 +347,8 @@ class SurveyBudgetInSerializer(serializers.Serializer):
         required=False,
         exclusive_min=0.0,
         error_messages={"exclusive_min": "A finite number > 0 is required."},
-        help_text="ε_total > 0 (default: the server's DENIABLE_DEFAULT_BUDGET_EPSILON, 1).",
+        help_text="ε_total > 0 (default: the server's DENIABLE_DEFAULT_BUDGET_EPSILON, 1), at most "
+        "DENIABLE_MAX_BUDGET_EPSILON (10).",
     )
     delta = StrictFloatField(
         required=False,
@@ -360,6 +362,12 @@ class SurveyBudgetInSerializer(serializers.Serializer):
         },
         help_text="δ_total (default 1e-6); keep it below 1/respondents.",
     )
+
+    def validate_epsilon(self, value: float) -> float:
+        error = budget_epsilon_error(value)
+        if error:
+            raise serializers.ValidationError(error)
+        return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, float]:
         return budget_values(attrs)

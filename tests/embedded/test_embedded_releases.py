@@ -71,6 +71,7 @@ print(json.dumps(rows))
 def _env(db: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(
+        DENIABLE_MAX_BUDGET_EPSILON="100",  # room for the loop of ε = 1 releases
         DJANGO_SETTINGS_MODULE="deniable.settings.base",
         DATABASE_URL=f"sqlite:///{db}",
         DJANGO_DEBUG="true",

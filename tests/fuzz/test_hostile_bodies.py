@@ -151,8 +151,9 @@ def bodies(draw: st.DrawFn, fields: list[str]) -> tuple[bytes, str]:
 
 
 @pytest.fixture
-def world(db: None) -> Iterator[dict[str, Any]]:
+def world(db: None, settings: Any) -> Iterator[dict[str, Any]]:
     cache.clear()
+    settings.DENIABLE_MAX_BUDGET_EPSILON = 1e6  # room for every fuzzed release
     owner = factories.make_user("rawfuzz", "pw-rawfuzz-123")
     token = factories.make_api_token(owner)
 

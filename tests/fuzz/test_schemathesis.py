@@ -98,7 +98,7 @@ def flatmap_path_parameters(context: Any, path_parameters: dict[str, Any]) -> An
 
 
 def _survey(owner: Any, slug: str, **extra: Any) -> Any:
-    body = {"title": f"Fuzz {slug}", "questions": QUESTIONS, "budget": {"epsilon": 50.0}}
+    body = {"title": f"Fuzz {slug}", "questions": QUESTIONS, "budget": {"epsilon": 10.0}}
     return factories.make_survey(owner, {**body, **extra}, open_=False, slug=slug)
 
 

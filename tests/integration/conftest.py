@@ -13,6 +13,10 @@ Redis server, and real ``celery worker`` subprocesses.
   :mod:`tests.integration.slow_store`, whose release task sleeps holding its row lock just before
   storing results, so a test can kill it mid-task deterministically.
 
+* Beat: ``beat`` starts ``celery -A deniable beat`` with the product's HeartbeatScheduler,
+  sweeping every second; it yields the process, its log and a ``healthy()`` probe (the
+  container's health check, ``python -m deniable.beat``).
+
 Locally these skip when PostgreSQL or ``redis-server`` is missing; in CI they fail instead.
 """
 
@@ -172,3 +176,58 @@ def workers(celery_broker, tmp_path) -> Iterator[WorkerFactory]:
     from django.db import connections
 
     connections.close_all()
+
+
+@pytest.fixture
+def beat(celery_broker, tmp_path):
+    """``celery beat`` with the product's scheduler (heartbeat and apply-failure record)."""
+    heartbeat = tmp_path / "heartbeat"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "deniable.settings.base",
+        "DATABASE_URL": _database_url(),
+        "REDIS_URL": celery_broker,
+        "DENIABLE_VAR_DIR": str(tmp_path),
+        "DENIABLE_BEAT_HEARTBEAT": str(heartbeat),
+        "PYTHONUNBUFFERED": "1",
+        # Sweep every second, a pending release stale after one (fast tests).
+        "DENIABLE_RELEASE_SWEEP_SECONDS": "1",
+        "DENIABLE_RELEASE_PENDING_STALE_SECONDS": "1",
+    }
+    env.pop("CI", None)
+    log = tmp_path / "beat.log"
+    celery = str(CELERY) if CELERY.exists() else sys.executable.replace("python", "celery")
+    process = subprocess.Popen(
+        [
+            celery,
+            "-A",
+            "deniable",
+            "beat",
+            "-l",
+            "INFO",
+            "-S",
+            "deniable.beat:HeartbeatScheduler",
+            "--schedule",
+            str(tmp_path / "beat-schedule"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    health = [sys.executable, "-m", "deniable.beat"]
+
+    def healthy() -> bool:
+        return (
+            subprocess.run(health, env=env, cwd=ROOT, capture_output=True, timeout=30).returncode
+            == 0
+        )
+
+    yield process, log, healthy
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -192,9 +192,13 @@ def test_a_full_flow_logs_nothing_identifying(all_logs, django_capture_on_commit
     assert Release.objects.get(pk=release.json()["id"]).status == Release.Status.DONE
     assert api.get(f"/api/v1/releases/{release.json()['id']}/").status_code == 200
 
+    assert api.get("/api/v1/surveys/no-such-survey/").status_code == 404  # a researcher 4xx
+
     text = _rendered(all_logs.records)
     assert len(all_logs.records) > 10, "nothing was captured: the capture is broken"
-    assert "Not Found: /s/no-such-survey/" in text  # 4xx lines are there, paths only
+    assert "Not Found: /api/v1/surveys/no-such-survey/" in text  # 4xx lines: paths only
+    # Respondent routes are not logged at all (issue 21, item 16; test_respondent_request_logs).
+    assert "/s/no-such-survey/" not in text
     canaries = {
         "respondent IP": RESPONDENT_IP,
         "researcher IP": RESEARCHER_IP,

@@ -52,7 +52,8 @@ def _answers(i: int) -> dict:
 
 
 @pytest.fixture
-def survey(alice):
+def survey(alice, settings):
+    settings.DENIABLE_MAX_BUDGET_EPSILON = 100.0  # a release at ε = 50 below
     survey = factories.make_survey(
         alice, {"title": "Q", "questions": QUESTIONS, "budget": {"epsilon": 100.0}}
     )

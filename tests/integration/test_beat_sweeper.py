@@ -1,0 +1,58 @@
+"""The release sweeper under a real ``celery beat`` and worker (issue 21, item 10).
+
+Redis is down (SIGSTOP) when the release is requested, so the enqueue fails and the release
+stays pending; after Redis returns, beat's sweeper must re-enqueue it and the worker compute it —
+with nobody calling the sweeper by hand. The sweeper used to never run under beat (its task's
+limits made Celery refuse every send, and the heartbeat stayed healthy). Fast: beat sweeps every
+second and a release is stale after one.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from privacy.models import LedgerEntry, Release
+from testsupport.factories import api_client, make_user
+from testsupport.factories import make_release_survey as make_survey
+from testsupport.processes import wait_until
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+# The `beat` fixture (tests/integration/conftest.py) sweeps every second; stale after one.
+FAST = {"DENIABLE_RELEASE_SWEEP_SECONDS": "1", "DENIABLE_RELEASE_PENDING_STALE_SECONDS": "1"}
+
+
+def test_a_release_requested_while_redis_is_down_completes_after_it_returns(
+    workers, private_redis, beat
+):
+    process, log, healthy = beat
+    owner = make_user("owner")
+    survey = make_survey(owner, respondents=5)
+    worker = workers.start(**FAST)
+    # Beat sends the sweeper (no failure recorded), so its health check passes.
+    assert wait_until(lambda: "releases_sweep" in worker.output() and healthy(), 30), (
+        Path(log).read_text() + worker.output()
+    )
+    private_redis.pause()  # SIGSTOP: the enqueue at request time fails
+    try:
+        response = api_client(owner).post(
+            f"/api/v1/surveys/{survey.slug}/releases/",
+            {"mechanism": "laplace", "epsilon": 0.5},
+            format="json",
+        )
+        assert response.status_code == 202
+        release_id = response.json()["id"]
+        time.sleep(2.0)
+        assert Release.objects.get(pk=release_id).status == "pending"
+    finally:
+        private_redis.resume()
+    assert wait_until(
+        lambda: Release.objects.get(pk=release_id).status == "done", 60, interval=0.5
+    ), Path(log).read_text()[-3000:] + worker.output()[-3000:]
+    assert LedgerEntry.objects.filter(release_id=release_id, refunded=False).count() == 1
+    # Beat sends again once Redis is back, so its health check passes again.
+    assert wait_until(healthy, 30), Path(log).read_text()[-3000:]
+    assert process.poll() is None
