@@ -39,7 +39,7 @@ from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited, submission_rate_check
 from surveys.researcher_pages import survey_or_404
 from surveys.respond_strings import respond_strings
-from surveys.selectors import survey_get_public
+from surveys.selectors import estimate_batch, survey_get_public
 from surveys.services import (
     MAX_INVITATIONS,
     invitation_counts,
@@ -433,6 +433,7 @@ def _invitations_page(
     context = {
         "survey": survey,
         "counts": counts,
+        "estimate_batch": estimate_batch(),
         "can_create": survey.access == Survey.Access.INVITE
         and survey.status not in (Survey.Status.CLOSED, Survey.Status.ARCHIVED)
         and getattr(survey, "role", None) in ("owner", "editor"),
