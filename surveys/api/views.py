@@ -36,7 +36,7 @@ from dpcore import local as rr
 from surveys import designs, inputs, public_survey_cache, selectors, services
 from surveys.admission import charge_respondent_post, client_of
 from surveys.api import serializers as s
-from surveys.ratelimit import submission_rate_check
+from surveys.ratelimit import junk_rate_check, submission_rate_check
 from surveys.services.invitation_check import invitation_check
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
@@ -377,6 +377,16 @@ class InvitationCheckView(APIView):
         body = json_object_body(request)
         # Not the per-process cache: the answer must reflect a survey closed a moment ago.
         survey = selectors.survey_get_public(slug=slug)
-        submission_rate_check(survey_id=survey.pk, scope="invitation_checks")
-        valid = invitation_check(survey=survey, token=inputs.invitation_token(body))
+        try:
+            token = inputs.invitation_token(body)
+        except InvalidInput:
+            junk_rate_check(client=client_of(request))
+            raise
+        valid = invitation_check(survey=survey, token=token)
+        # As for submissions (surveys.admission): only checks of a usable token spend the
+        # survey's allowance, so a flood of made-up tokens cannot lock invitees' pages out.
+        if valid:
+            submission_rate_check(survey_id=survey.pk, scope="invitation_checks")
+        else:
+            junk_rate_check(client=client_of(request))
         return Response({"valid": valid})

@@ -103,3 +103,21 @@ def test_no_js_junk_does_not_lock_out_real_invitees(alice, settings):
         r = invitee.post(url, {**form, "token": token})
         assert r.status_code == 302, r.content[:500]
     assert Submission.objects.filter(survey=survey).count() == 2
+
+
+def test_made_up_tokens_do_not_lock_invitees_out_of_the_check(alice, settings):
+    settings.DENIABLE_SUBMISSION_RATE_LIMIT = 2
+    settings.DENIABLE_JUNK_RATE_LIMIT = 3
+    survey = _invite_survey(alice)
+    tokens = factories.invitations_create(survey=survey, count=3)
+    url = f"/api/v1/surveys/{survey.slug}/invitations/check/"
+    junk = Client(REMOTE_ADDR="203.0.113.7")
+    codes = [
+        junk.post(url, {"token": f"guess-{i}"}, content_type="application/json").status_code
+        for i in range(5)
+    ]
+    assert codes == [200, 200, 200, 429, 429]
+    invitee = Client(REMOTE_ADDR="192.0.2.1")
+    answers = [invitee.post(url, {"token": t}, content_type="application/json") for t in tokens]
+    assert [(r.status_code, r.json().get("valid")) for r in answers[:2]] == [(200, True)] * 2
+    assert answers[2].status_code == 429  # usable tokens still meet the survey's own limit
