@@ -16,13 +16,15 @@ from surveys.models import Survey
 
 
 def _answered_per_group(survey: Survey, questions: Any, groups: int) -> dict[str, float]:
-    """Per question, how many respondents answered it (its cells' sum, the unsealed tail
-    included, as a release counts them), divided evenly over the groups: an optional or
-    skip-logic question has fewer (docs/analysis.md#missing-answers)."""
+    """Per question, how many published respondents answered it (its cells' sum), divided
+    evenly over the groups: an optional or skip-logic question has fewer
+    (docs/analysis.md#missing-answers). Published batches only, like every count a researcher
+    can read: the preview costs nothing, and with the unsealed tail its figures moved with each
+    submission (issue 21, item 4)."""
     from surveys.selectors import survey_counts
 
     keys = [q.key for q in questions]
-    counts = survey_counts(survey=survey, question_keys=keys, include_unsealed=True)
+    counts = survey_counts(survey=survey, question_keys=keys, include_unsealed=False)
     cells = counts.cells[""]
     return {key: sum(cells[key].values()) / groups for key in keys if key in cells}
 
