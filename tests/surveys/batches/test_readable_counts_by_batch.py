@@ -96,7 +96,13 @@ def readable(researcher: Client, public: Client, survey: Survey) -> dict[str, An
     seen["export json"] = _export_json(
         json.loads(_text(researcher, f"{api}/responses/export/?format=json"))
     )
-    for path in ("/surveys/", f"/surveys/{survey.slug}/", f"/surveys/{survey.slug}/invitations/"):
+    pages = (
+        "/surveys/",
+        f"/surveys/{survey.slug}/",
+        f"/surveys/{survey.slug}/?group_by=age",  # the breakdown and its comparisons
+        f"/surveys/{survey.slug}/invitations/",
+    )
+    for path in pages:
         seen[path] = _page(_text(researcher, path))
     seen["respondent page"] = _page(_text(public, f"/s/{survey.slug}/"))
     return seen
