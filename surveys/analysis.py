@@ -266,6 +266,12 @@ def _multi_comparison(q: Question, entries: list[tuple[str, dict[str, Any]]], co
     return reference, tests, rows
 
 
+def _shown_groups(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The groups with figures: a suppressed group (fewer than k respondents) has none, and is
+    never compared (issue 21, item 15)."""
+    return [group for group in body["groups"] if not group.get("suppressed")]
+
+
 def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
     """Add ``"comparison"`` to each yes_no and choice question of an estimates body that has
     ``groups`` (docs/analysis.md): differences from the first group with respondents, Holm-adjusted
@@ -277,7 +283,7 @@ def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
         if q is not None and q.kind == Question.Kind.MULTI:
             per_group = [
                 (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
-                for group in body["groups"]
+                for group in _shown_groups(body)
             ]
             reference, tests, diffs = _multi_comparison(q, per_group, confidence)
             entry["comparison"] = {
@@ -296,7 +302,7 @@ def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
             continue  # cheater detection: compare its π per group in the table, not by this test
         per_group = [
             (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
-            for group in body["groups"]
+            for group in _shown_groups(body)
         ]
         build = _binary_comparison if q.kind == Question.Kind.YES_NO else _choice_comparison
         reference, test_name, test, diffs = build(q, per_group, confidence)

@@ -134,6 +134,7 @@ def crosstab(estimates: SurveyEstimates, group_by: str | None) -> dict[str, Any]
         {
             "group": g.group,
             "respondents": g.respondents,
+            "suppressed": g.suppressed,  # fewer than k respondents: no figures (its cells "—")
             "rows": {(r["key"], r["label"]): r for r in estimate_rows(g.questions)},
         }
         for g in estimates.groups
@@ -143,10 +144,14 @@ def crosstab(estimates: SurveyEstimates, group_by: str | None) -> dict[str, Any]
         cells = [r] + [g["rows"].get((r["key"], r["label"])) for g in by_group]
         rows.append({"key": r["key"], "text": r["text"], "label": r["label"],
                      "direct": r["direct"], "cells": cells})  # fmt: skip
-    columns = [{"group": "All respondents", "respondents": estimates.respondents}] + [
-        {"group": g["group"], "respondents": g["respondents"]} for g in by_group
+    columns = [
+        {"group": "All respondents", "respondents": estimates.respondents, "suppressed": False}
+    ] + [
+        {"group": g["group"], "respondents": g["respondents"], "suppressed": g["suppressed"]}
+        for g in by_group
     ]
-    return {"columns": columns, "rows": rows}
+    suppressed = any(c["suppressed"] for c in columns)
+    return {"columns": columns, "rows": rows, "any_suppressed": suppressed}
 
 
 def _bar(i: int, r: dict[str, Any]) -> dict[str, Any]:

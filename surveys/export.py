@@ -234,7 +234,9 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
     return {
         "survey": survey.slug,
         "title": survey.title,
-        "respondents": Submission.objects.filter(survey=survey).count(),
+        # Published rows only, as in the file itself: the unsealed tail would move this count
+        # with every submission (issue 21, item 4).
+        "respondents": Submission.objects.filter(survey=survey, sealed=True).count(),
         "rows": "One per respondent, shuffled; randomized columns hold the REPORTED answer.",
         "csv": {
             "encoding": "utf-8",

@@ -269,12 +269,17 @@ class Invitation(models.Model):
     researcher before anyone used it (revoking sets both), rather than spent by a submission.
     Setting ``used`` on revocation keeps every redemption path that asks for ``used=False``
     correct without knowing about revocation (see ``surveys.services.invitations``).
+
+    ``published``: the token's state may be shown (issue 21, items 3–4). A use is published
+    with a batch, never on its own; a revoke of an unused token at once. Until then a used token
+    reads as unused (check, counts), or as revoked once the researcher revoked the rest.
     """
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
     digest = models.CharField(max_length=64, unique=True)
     used = models.BooleanField(default=False)
     revoked = models.BooleanField(default=False)
+    published = models.BooleanField(default=False, db_default=False)
     created_on = models.DateField(default=timezone.localdate)
 
 

@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from deniable.errors import Conflict, InvalidInput, NotFound
 from dpcore.local import browser as rr_browser
 from surveys import designs, protection, respond_i18n, respond_memo
+from surveys.admission import charge_respondent_post, client_of
 from surveys.forms import (
     RespondForm,
     design_spec,
@@ -36,10 +37,10 @@ from surveys.forms import (
 )
 from surveys.inputs import invitation_request, submission_spec
 from surveys.models import Question, Survey
-from surveys.ratelimit import RateLimited, submission_rate_check
+from surveys.ratelimit import RateLimited
 from surveys.researcher_pages import survey_or_404
 from surveys.respond_strings import respond_strings
-from surveys.selectors import survey_get_public
+from surveys.selectors import estimate_batch, survey_get_public
 from surveys.services import (
     MAX_INVITATIONS,
     invitation_counts,
@@ -50,6 +51,7 @@ from surveys.services import (
     survey_close,
     survey_open,
 )
+from surveys.specs import SubmissionSpec
 
 DEMO_SLUG = "demo"
 
@@ -338,6 +340,55 @@ def respond(request: HttpRequest, slug: str) -> HttpResponse:
     return _respond_page(request, survey, form, language)
 
 
+def _form_spec(form: RespondForm) -> tuple[SubmissionSpec | None, InvalidInput | None]:
+    """The no-JS form checked by the API's validator (one copy of every rule): the spec, or
+    None with the validator's error (None too when the form itself was invalid)."""
+    if not form.is_valid():
+        return None, None
+    body = {
+        # The form's one-time id (DESIGN §8.4): the same form posted again is the same
+        # submission. A post without one (a page rendered before the field existed) gets a
+        # fresh id, as every no-JS post did before.
+        "submission_id": form.cleaned_data.get("submission_id") or str(uuid.uuid4()),
+        "randomizer": "physical",
+        "answers": form.answers(),
+        "token": form.cleaned_data.get("token") or None,
+    }
+    try:
+        return submission_spec(questions=form.questions, data=body), None
+    except InvalidInput as exc:
+        return None, exc
+
+
+def _rate_limited(
+    request: HttpRequest,
+    survey: Survey,
+    language: respond_i18n.RespondentLanguage,
+    exc: RateLimited,
+) -> HttpResponse:
+    if exc.extra.get("limit") == "sender":
+        # Junk from this connection (surveys.admission), not a busy survey.
+        text = _(
+            "Too many answers that could not be recorded were sent from your connection. "
+            "Please check your answers and your invitation code, and try again in "
+            "%(seconds)s seconds."
+        )
+    else:
+        text = _(
+            "This survey is receiving a lot of answers right now. Please try again in "
+            "%(seconds)s seconds."
+        )
+    return _message(
+        request,
+        _("Too many answers at once"),
+        text % {"seconds": exc.extra.get("retry_after", 60)},
+        status=429,
+        survey=survey,
+        tone="warn",
+        language=language,
+    )
+
+
 @csrf_exempt
 @never_cache
 @require_POST
@@ -361,39 +412,21 @@ def _submit(request: HttpRequest, slug: str, *, thank_here: bool) -> HttpRespons
     language = respond_i18n.activate(request, survey, _questions(survey))
     if not survey.is_accepting():
         return _closed(request, survey, language)
-    try:
-        submission_rate_check(survey_id=survey.pk)
-    except RateLimited as exc:
-        return _message(
-            request,
-            _("Too many answers at once"),
-            _(
-                "This survey is receiving a lot of answers right now. Please try again in "
-                "%(seconds)s seconds."
-            )
-            % {"seconds": exc.extra.get("retry_after", 60)},
-            status=429,
-            survey=survey,
-            tone="warn",
-            language=language,
-        )
     form = RespondForm(
         request.POST, survey=survey, questions=language.questions, labels=language.labels
     )
-    if not form.is_valid():
-        return _respond_page(request, survey, form, language, status=400)
-    body = {
-        # The form's one-time id (DESIGN §8.4): the same form posted again is the same
-        # submission. A post without one (a page rendered before the field existed) gets a
-        # fresh id, as every no-JS post did before.
-        "submission_id": form.cleaned_data.get("submission_id") or str(uuid.uuid4()),
-        "randomizer": "physical",
-        "answers": form.answers(),
-        "token": form.cleaned_data.get("token") or None,
-    }
+    spec, invalid = _form_spec(form)
     try:
-        # The API's validator (one copy of every rule), then the same service.
-        spec = submission_spec(questions=form.questions, data=body)
+        # After validation: only what could be stored spends the survey's allowance; junk
+        # spends its sender's (surveys.admission).
+        charge_respondent_post(survey=survey, spec=spec, client=client_of(request))
+    except RateLimited as exc:
+        return _rate_limited(request, survey, language, exc)
+    if invalid is not None:
+        form.add_domain_errors(invalid.errors)
+    if spec is None:
+        return _respond_page(request, survey, form, language, status=400)
+    try:
         submission_create(survey=survey, **spec.kwargs())
     except InvalidInput as exc:
         form.add_domain_errors(exc.errors)
@@ -514,6 +547,7 @@ def _invitations_page(
     context = {
         "survey": survey,
         "counts": counts,
+        "estimate_batch": estimate_batch(),
         "can_create": survey.access == Survey.Access.INVITE
         and survey.status not in (Survey.Status.CLOSED, Survey.Status.ARCHIVED)
         and getattr(survey, "role", None) in ("owner", "editor"),

@@ -392,6 +392,9 @@ DENIABLE_MAX_REQUEST_BYTES = env.int("DENIABLE_MAX_REQUEST_BYTES", default=1024 
 DATA_UPLOAD_MAX_MEMORY_SIZE = DENIABLE_MAX_REQUEST_BYTES
 # Submissions accepted per survey per window (fixed window, cache-backed, fails open); 0 = off.
 DENIABLE_SUBMISSION_RATE_LIMIT = env.int("DENIABLE_SUBMISSION_RATE_LIMIT", default=6000)
+# Posts that could not be stored (invalid, no/unknown/spent token), per sender and window: they
+# never spend a survey's allowance above (surveys/admission.py, issue 21 item 13).
+DENIABLE_JUNK_RATE_LIMIT = env.int("DENIABLE_JUNK_RATE_LIMIT", default=60)
 DENIABLE_SUBMISSION_RATE_WINDOW_SECONDS = 60
 DENIABLE_RATE_LIMIT_BACKOFF_SECONDS = 30
 

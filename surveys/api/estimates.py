@@ -164,7 +164,8 @@ class QuestionEntryField(serializers.Field):
 
 class GroupOut(serializers.Serializer):
     group = serializers.CharField()
-    respondents = serializers.IntegerField()
+    suppressed = serializers.BooleanField()
+    respondents = serializers.IntegerField(allow_null=True)
     questions = serializers.ListField(child=QuestionEntryField())
 
 
@@ -203,7 +204,8 @@ def estimates_body(
 # --- CSV ----------------------------------------------------------------------------------------
 
 ESTIMATE_COLUMNS = [
-    "survey", "group_by", "group", "group_respondents", "key", "kind", "option", "epsilon",
+    "survey", "group_by", "group", "suppressed", "group_respondents", "key", "kind", "option",
+    "epsilon",
     "design", "confidence", "n", "reported_yes", "reported_yes_rate", "reported",
     "reported_rate", "count", "share", "mean", "estimate", "estimate_unclipped", "std_error",
     "ci_low", "ci_high",
@@ -254,16 +256,38 @@ def _question_rows(base: dict[str, Any], q: Mapping[str, Any]) -> list[dict[str,
     return [flat]
 
 
+def _suppressed_rows(body: Mapping[str, Any], group: str) -> Iterator[list[Any]]:
+    """A suppressed group (fewer than k respondents): one row per question, naming it, with
+    ``suppressed`` 1 and every figure empty."""
+    for q in body["questions"]:
+        row = {
+            "survey": body["survey"],
+            "group_by": body.get("group_by", ""),
+            "group": group,
+            "suppressed": 1,
+            "key": q["key"],
+            "kind": q["kind"],
+        }
+        yield [_estimate_cell(k, row.get(k)) for k in ESTIMATE_COLUMNS]
+
+
 def _estimate_rows(body: Mapping[str, Any]) -> Iterator[list[Any]]:
     """One row per question (choice/category: per option), per group with ``group_by``."""
-    blocks = [("", body["respondents"], body["questions"])]
-    blocks += [(g["group"], g["respondents"], g["questions"]) for g in body.get("groups", [])]
-    for group, respondents, questions in blocks:
+    blocks = [("", body["respondents"], body["questions"], False)]
+    blocks += [
+        (g["group"], g["respondents"], g["questions"], bool(g.get("suppressed")))
+        for g in body.get("groups", [])
+    ]
+    for group, respondents, questions, suppressed in blocks:
+        if suppressed:
+            yield from _suppressed_rows(body, group)
+            continue
         for q in questions:
             base = {
                 "survey": body["survey"],
                 "group_by": body.get("group_by", "") if group != "" else "",
                 "group": group,
+                "suppressed": 0,
                 "group_respondents": respondents,
                 "key": q["key"],
                 "kind": q["kind"],

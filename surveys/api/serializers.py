@@ -254,7 +254,11 @@ class QuestionEstimateSerializer(serializers.Serializer):
 
 class GroupEstimateSerializer(serializers.Serializer):
     group = serializers.CharField()
-    respondents = serializers.IntegerField()
+    suppressed = serializers.BooleanField(
+        help_text="Fewer than k (estimate_batch) published respondents: no figures are given "
+        "(respondents null, questions empty), so no group moves by one respondent's report."
+    )
+    respondents = serializers.IntegerField(allow_null=True)
     questions = QuestionEstimateSerializer(many=True)
 
 

@@ -34,8 +34,9 @@ from deniable.errors import DomainError, InvalidInput
 from deniable.users import signed_in_user
 from dpcore import local as rr
 from surveys import designs, inputs, public_survey_cache, selectors, services
+from surveys.admission import charge_respondent_post, client_of
 from surveys.api import serializers as s
-from surveys.ratelimit import submission_rate_check
+from surveys.ratelimit import junk_rate_check, submission_rate_check
 from surveys.services.invitation_check import invitation_check
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
@@ -259,7 +260,7 @@ class ResponseCreateView(APIView):
         tags=["responses"],
     )
     def post(self, request: Request, slug: str) -> Response:
-        body, code = _submit(slug, json_object_body(request))
+        body, code = _submit(slug, json_object_body(request), client_of(request))
         return Response(body, status=code)
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
@@ -273,7 +274,7 @@ class ResponseCreateView(APIView):
             if data is not None:
                 try:
                     json_input.check_json_value(data)
-                    body, code = _submit(kwargs["slug"], data)
+                    body, code = _submit(kwargs["slug"], data, client_of(request))
                 except DomainError as exc:
                     body, code = exc.as_body(), exc.status_code
                 response = HttpResponse(_dumps(body), status=code, content_type="application/json")
@@ -283,12 +284,17 @@ class ResponseCreateView(APIView):
         return super().dispatch(request, *args, **kwargs)
 
 
-def _submit(slug: str, data: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+def _submit(slug: str, data: Mapping[str, Any], client: str) -> tuple[dict[str, Any], int]:
     """One submission: the survey from the per-process cache (its open/closed state is checked
-    again by the INSERT), the survey's rate limit, then the service."""
+    again by the INSERT), validation, the rate limit (the survey's for what could be stored,
+    the sender's for junk: :mod:`surveys.admission`), then the service."""
     survey = public_survey_cache.survey_get_public_cached(slug=slug)
-    submission_rate_check(survey_id=survey.pk)
-    spec = inputs.submission_spec(questions=list(survey.questions.all()), data=data)
+    try:
+        spec = inputs.submission_spec(questions=list(survey.questions.all()), data=data)
+    except InvalidInput:
+        charge_respondent_post(survey=survey, spec=None, client=client)
+        raise
+    charge_respondent_post(survey=survey, spec=spec, client=client)
     outcome = services.submission_create(survey=survey, **spec.kwargs())
     code = status.HTTP_201_CREATED if outcome.status == "accepted" else status.HTTP_200_OK
     return {"submission_id": str(outcome.submission_id), "status": outcome.status}, code
@@ -372,6 +378,16 @@ class InvitationCheckView(APIView):
         body = json_object_body(request)
         # Not the per-process cache: the answer must reflect a survey closed a moment ago.
         survey = selectors.survey_get_public(slug=slug)
-        submission_rate_check(survey_id=survey.pk, scope="invitation_checks")
-        valid = invitation_check(survey=survey, token=inputs.invitation_token(body))
+        try:
+            token = inputs.invitation_token(body)
+        except InvalidInput:
+            junk_rate_check(client=client_of(request))
+            raise
+        valid = invitation_check(survey=survey, token=token)
+        # As for submissions (surveys.admission): only checks of a usable token spend the
+        # survey's allowance, so a flood of made-up tokens cannot lock invitees' pages out.
+        if valid:
+            submission_rate_check(survey_id=survey.pk, scope="invitation_checks")
+        else:
+            junk_rate_check(client=client_of(request))
         return Response({"valid": valid})

@@ -153,9 +153,14 @@ QuestionEstimate = (
 
 @dataclass(frozen=True)
 class GroupEstimates:
+    """One ``group_by`` group. ``suppressed``: fewer than k published respondents, so no figure
+    is given (``respondents`` None, no questions): batches of k hide one arrival in the overall
+    figures, not in a group where a batch member may be alone (issue 21, item 15; §8.5)."""
+
     group: str
-    respondents: int
+    respondents: int | None
     questions: tuple[QuestionEstimate, ...]
+    suppressed: bool = False
 
 
 @dataclass(frozen=True)
@@ -370,8 +375,12 @@ def survey_estimates(
     groups = None
     if group_q is not None:
         groups = []
+        k = estimate_batch()
         for option in group_q.options:
             n_g, c_g, s_g = counts_from(sums, questions, option, skip_key=group_q.key)
+            if n_g < k:
+                groups.append(GroupEstimates(option, None, (), suppressed=True))
+                continue
             groups.append(GroupEstimates(option, n_g, _entries(questions, c_g, s_g, confidence)))
     return SurveyEstimates(
         survey=survey.slug,

@@ -88,10 +88,24 @@ def _rewrite(
     return answers
 
 
+def _publish_uses(survey: Survey, n: int) -> None:
+    """Show ``n`` more used invitations as used: the batch's n submissions spent n tokens.
+
+    Which n is not known (nothing links a token to its submission), nor needed: any n of the
+    waiting uses, in digest order (an HMAC: random), those already shown as revoked (used before
+    a revoke) first. Until now each of them read as unused (the check, the counts), so a token
+    turns "used" only with a whole batch (issue 21, items 3–4)."""
+    waiting = Invitation.objects.filter(survey=survey, used=True, published=False)
+    ids = list(waiting.order_by("-revoked", "digest").values_list("pk", flat=True)[:n])
+    Invitation.objects.filter(pk__in=ids).update(published=True, revoked=False)
+
+
 def _rewrite_tail(survey: Survey, *, seal: bool) -> list[Any]:
     qn = connection.ops.quote_name
     where = f"{qn('survey_id')} = %s AND {qn('sealed')} = %s"
     answers = _rewrite(Submission, where, [survey.pk, False], qn("id"), sealed=seal)
+    if seal:
+        _publish_uses(survey, len(answers))
     used = f"{qn('survey_id')} = %s AND {qn('used')} = %s"
     _rewrite(Invitation, used, [survey.pk, True], qn("digest"), False)
     return answers

@@ -15,13 +15,16 @@ __all__ = ["MAX_TOKEN_LENGTH", "invitation_check"]
 
 
 def invitation_check(*, survey: Survey, token: str) -> bool:
-    """True when ``token`` is an unused invitation of this invite-only, accepting survey.
+    """True when ``token`` is an invitation of this invite-only, accepting survey that is
+    neither revoked nor published as used: an unused one, or one whose use is not yet published.
 
     ``token`` was validated by :class:`surveys.inputs.InvitationCheckRequestSerializer`. An
     open-access survey needs no invitation, so no token is "valid" for it.
     """
     if survey.access != Survey.Access.INVITE or not survey.is_accepting():
         return False
+    # Not ``used=False``: a use is shown only with its batch (issue 21, item 3), so a token
+    # spent by a submission still waiting for its batch answers like an unused one.
     return Invitation.objects.filter(
-        survey=survey, digest=invitation_digest(token), used=False
+        survey=survey, digest=invitation_digest(token), revoked=False, published=False
     ).exists()

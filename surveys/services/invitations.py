@@ -6,13 +6,18 @@ submission consumes its token with one conditional ``UPDATE``
 concurrent posts. The table has no link to submissions, and nothing here adds one: the counts
 are aggregates over the survey's invitations.
 
-Counts (``GET …/invitations/``): ``issued`` every token ever created for the survey; ``used``
-spent by a submission; ``revoked`` withdrawn unused by the researcher; ``remaining`` =
-issued − used − revoked, the links that still work.
+Counts (``GET …/invitations/``) move only by whole batches (issue 21, item 4): ``issued``
+every token ever created for the survey; ``used`` spent by a *published* submission (a use is
+shown with its batch, :func:`surveys.services.batches.submissions_publish`); ``revoked``
+withdrawn by the researcher; ``remaining`` = issued − used − revoked: the links that still work
+plus the uses still waiting for their batch, which must not be told apart.
 
 Revoking is one conditional ``UPDATE`` of the unused rows, setting ``used`` and ``revoked``
 together: it serializes with a concurrent submission on the row, so a token is either spent or
-revoked, never both, and every path that redeems only ``used=False`` rows refuses it.
+revoked, never both, and every path that redeems only ``used=False`` rows refuses it. The uses
+still waiting for their batch are shown as revoked too (``revoked`` and not ``published``):
+otherwise the tokens the check still calls valid after a revoke would be exactly the invitees
+who just answered. Their batch turns them into published uses.
 """
 
 from __future__ import annotations
@@ -90,7 +95,7 @@ def invitation_counts(*, survey: Survey) -> InvitationCounts:
     """Issued, used and revoked tokens of a survey, in one aggregate query."""
     counts = Invitation.objects.filter(survey=survey).aggregate(
         issued=Count("pk"),
-        used=Count("pk", filter=Q(used=True, revoked=False)),
+        used=Count("pk", filter=Q(used=True, revoked=False, published=True)),
         revoked=Count("pk", filter=Q(revoked=True)),
     )
     return InvitationCounts(**counts)
@@ -102,7 +107,12 @@ def invitations_revoke(*, survey: Survey) -> int:
     if survey.status == Survey.Status.ARCHIVED:
         raise Conflict("The survey is archived: it is read-only.", code="survey_archived")
     with transaction.atomic():
-        return Invitation.objects.filter(survey=survey, used=False).update(used=True, revoked=True)
+        unused = Invitation.objects.filter(survey=survey, used=False)
+        revoked = unused.update(used=True, revoked=True, published=True)
+        # The uses waiting for their batch read as revoked until it is published (see above),
+        # and are counted in the answer like the unused ones: nothing tells them apart.
+        waiting = Invitation.objects.filter(survey=survey, used=True, published=False)
+        return revoked + waiting.filter(revoked=False).update(revoked=True)
 
 
 #: The invitations CSV's one column.

@@ -130,17 +130,20 @@ def test_crosstab_columns_rows_and_missing_cells():
     groups = (
         GroupEstimates("north", 3, (binary(estimate=0.2),)),
         GroupEstimates("south", 1, ()),
+        GroupEstimates("east", None, (), suppressed=True),
     )
     table = charts.crosstab(_estimates(groups, "g"), "g")
     assert table["columns"] == [
-        {"group": "All respondents", "respondents": 4},
-        {"group": "north", "respondents": 3},
-        {"group": "south", "respondents": 1},
+        {"group": "All respondents", "respondents": 4, "suppressed": False},
+        {"group": "north", "respondents": 3, "suppressed": False},
+        {"group": "south", "respondents": 1, "suppressed": False},
+        {"group": "east", "respondents": None, "suppressed": True},
     ]
+    assert table["any_suppressed"] is True
     (row,) = table["rows"]  # the group-by question's own rows are left out
     assert (row["key"], row["label"], row["direct"]) == ("b", "yes", False)
-    overall, north, south = row["cells"]
-    assert overall["estimate"] == 0.5 and north["estimate"] == 0.2 and south is None
+    overall, north, south, east = row["cells"]
+    assert overall["estimate"] == 0.5 and north["estimate"] == 0.2 and south is east is None
 
 
 def test_no_crosstab_without_group_by():

@@ -64,10 +64,14 @@ def test_a_broken_cache_fails_open_and_backs_off(anon, survey, settings, monkeyp
     assert len(calls) == 1  # the second request did not even try the broken cache
 
 
-def test_no_js_form_is_rate_limited_too(client, survey, settings):
+def test_no_js_form_is_rate_limited_too(client, alice, settings):
     settings.DENIABLE_SUBMISSION_RATE_LIMIT = 1
+    survey = factories.make_physical_survey(alice, title="No JS")
     ratelimit.submission_rate_check(survey_id=survey.pk)  # use up the window
-    response = client.post(f"/s/{survey.slug}/submit/", {})
+    # A form that could be stored meets the survey's limit (junk meets its sender's own:
+    # tests/surveys/test_ratelimit_junk.py).
+    form = {"q-cheated": "yes", "q-region": "North", "q-hours": "34"}
+    response = client.post(f"/s/{survey.slug}/submit/", form)
     assert response.status_code == 429
     assert Submission.objects.filter(survey=survey).count() == 0
 

@@ -67,7 +67,9 @@ def test_invitation_check_of_an_open_survey_is_false_and_rate_limited(anon, alic
     survey = make(alice, [COIN])
     url = check_url(survey)
     assert anon.post(url, {"token": "anything"}, format="json").json() == {"valid": False}
+    # Checks of tokens that are not usable count against the sender (issue 21, item 13).
     settings.DENIABLE_SUBMISSION_RATE_LIMIT = 2
+    settings.DENIABLE_JUNK_RATE_LIMIT = 2
     cache.clear()
     codes = [anon.post(url, {"token": "x"}, format="json").status_code for _ in range(3)]
     assert codes == [200, 200, 429]
