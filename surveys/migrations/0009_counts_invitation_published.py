@@ -29,7 +29,7 @@ def _mark_published(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("surveys", "0006_survey_tool"),
+        ("surveys", "0008_admin_cap_budget_epsilon"),
     ]
 
     operations = [

@@ -20,6 +20,6 @@ def clamp_budgets(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("surveys", "0006_survey_tool")]
+    dependencies = [("surveys", "0007_respondent_number_integer")]
 
     operations = [migrations.RunPython(clamp_budgets, migrations.RunPython.noop)]

@@ -1,4 +1,4 @@
-"""Migration 0007 (Invitation.published): rows written before it read as they would have been
+"""Migration 0009 (Invitation.published): rows written before it read as they would have been
 written after it — a revoked token is final, and of each survey's used tokens only as many as
 it has published submissions are shown as used, so the waiting tail still reads as unused."""
 
@@ -16,7 +16,7 @@ from testsupport import factories
 from testsupport.factories import survey_body
 
 K = 3
-migration = importlib.import_module("surveys.migrations.0007_counts_invitation_published")
+migration = importlib.import_module("surveys.migrations.0009_counts_invitation_published")
 
 
 @pytest.mark.django_db

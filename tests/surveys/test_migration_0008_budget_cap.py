@@ -1,4 +1,4 @@
-"""Migration 0007 (issue 21, item 2): budgets stored before the cap are lowered to it, once;
+"""Migration 0008 (issue 21, item 2): budgets stored before the cap are lowered to it, once;
 the others are left alone. Its function runs on today's models (the columns it touches are
 unchanged), so no migrating back and forth is needed."""
 
@@ -15,7 +15,7 @@ from testsupport.factories import make_survey, make_user, reload, survey_body
 
 pytestmark = pytest.mark.django_db
 
-migration = importlib.import_module("surveys.migrations.0007_admin_cap_budget_epsilon")
+migration = importlib.import_module("surveys.migrations.0008_admin_cap_budget_epsilon")
 
 
 @override_settings(DENIABLE_MAX_BUDGET_EPSILON=10.0)
