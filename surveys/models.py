@@ -215,6 +215,19 @@ class Invitation(models.Model):
     used = models.BooleanField(default=False)
     revoked = models.BooleanField(default=False)
     created_on = models.DateField(default=timezone.localdate)
+    # Used, and its batch published (surveys.services.batches): the used marks still to re-write
+    # with the next batch are the few ``used AND NOT sealed`` rows, found through their partial
+    # index, so publishing costs O(k) however many invitations were used before (issue 29).
+    sealed = models.BooleanField(default=False, db_default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["survey"],
+                condition=models.Q(used=True, sealed=False),
+                name="invitation_used_unsealed",
+            )
+        ]
 
 
 class Collaborator(models.Model):

@@ -9,11 +9,16 @@ unsealed submissions, :func:`submissions_publish` seals them in ONE transaction:
   batch, so the estimates (page and API), the respondent count and the tally rows' history move
   by sums of ≥ k reports, never by one respondent's;
 * the batch's rows are deleted and re-inserted in key order (the client's random uuid4), and the
-  survey's used invitations in digest order (an HMAC: random). On PostgreSQL every re-written row
-  gets the sealing transaction's id (``xmin``) and a new position (``ctid``) in key order, so
-  within a batch neither order nor transaction id says who came first, and the "used" marks join
-  only to the whole batch. On SQLite the submissions table is WITHOUT ROWID (rows live in key
-  order), so it had no arrival order to begin with.
+  used invitations not yet sealed (those spent since the last batch) in digest order (an HMAC:
+  random), now sealed. On PostgreSQL every re-written row gets the sealing transaction's id
+  (``xmin``) and a new position (``ctid``) in key order, so within a batch neither order nor
+  transaction id says who came first, and the "used" marks join only to the whole batch. On
+  SQLite the submissions table is WITHOUT ROWID (rows live in key order), and the tail is
+  re-written in key order after every submission too (:func:`tail_reorder_sqlite`), so neither
+  rows nor the cells' byte offsets in the file carry arrival order.
+
+Every statement reaches only the tail, through the partial indexes ``submission_unsealed`` and
+``invitation_used_unsealed``: publishing costs O(k) whatever the survey's size (issue 29).
 
 :func:`submissions_shuffle_tail` re-writes the unsealed tail the same way *without* publishing it
 (when a survey closes: its last < k reports stay out of the estimates but lose their order).
@@ -35,11 +40,21 @@ from surveys.selectors.surveys import estimate_batch, unsealed_count
 from surveys.services.submission_rows import TallyIncrement, survey_tally_layout
 from surveys.tally_layout import submission_slices, submission_vector
 
-_TEMP = "deniable_rewrite"
+# The tails, written as the partial indexes' own predicates (``submission_unsealed``,
+# ``invitation_used_unsealed``): SQLite uses a partial index only when the query's WHERE contains
+# the index's terms as written, and a bound parameter (``sealed = %s``) never matches one, so the
+# old ``survey_id = %s AND sealed = %s`` went through the survey's foreign-key index, reading
+# every row of the survey once per batch: O(n) per batch, O(n²/k) per survey (issue 29).
+# tests/surveys/test_query_plans.py checks the plan of every statement of the submission and
+# publication paths on both databases.
+_SUBMISSION_TAIL = '"survey_id" = %s AND NOT "sealed"'
+_INVITATION_TAIL = '"survey_id" = %s AND "used" AND NOT "sealed"'
+# SQLite: rows per multi-row INSERT of the re-write (7 columns: far below its variable limit).
+_INSERT_CHUNK = 500
 
 
-def _answers(raw_rows: Iterable[tuple[Any, ...]]) -> list[Any]:
-    return [json.loads(raw) if isinstance(raw, str | bytes) else raw for (raw,) in raw_rows]
+def _answers(raw_rows: Iterable[Any]) -> list[Any]:
+    return [json.loads(raw) if isinstance(raw, str | bytes) else raw for raw in raw_rows]
 
 
 def _rewrite(
@@ -47,54 +62,75 @@ def _rewrite(
     where: str,
     params: list[Any],
     order_by: str,
-    sealed: bool,
+    seal: bool,
 ) -> list[Any]:
     """Delete the rows matching ``where`` and insert them back in ``order_by`` order, in the
-    current transaction; returns the re-written rows' ``answers`` when ``sealed`` (submissions).
+    current transaction, with ``sealed`` set when ``seal``; returns the re-written rows'
+    ``answers`` when the model has them (submissions).
 
     PostgreSQL: one statement, ``WITH moved AS (DELETE … RETURNING *) INSERT … SELECT … FROM
     moved ORDER BY …``, so the set deleted and re-inserted is one and the same even while other
     submissions commit, and no temporary table is created. (A temporary table per batch held a
     lock until the end of the transaction: a long transaction publishing many batches — a bulk
     load, a test — ran out of shared lock memory, "max_locks_per_transaction".)
-    SQLite (one writer at a time): through a temporary table."""
+    SQLite (one writer at a time; the IMMEDIATE transaction holds the write lock): the ≤ k rows
+    are read in key order, deleted, and inserted back by one multi-row INSERT in that order.
+    With ``secure_delete`` the old cells are zeroed, and the new ones are allocated in key
+    order, so the cells' byte offsets in each page say nothing of arrival (issue 21, item 5)."""
     qn = connection.ops.quote_name
     table = qn(model._meta.db_table)
     # A concrete field is one with a column (Django's own definition), so none is skipped here.
     columns = [f.column for f in model._meta.concrete_fields if f.column is not None]
+    names = ", ".join(qn(c) for c in columns)
+    with_answers = model is Submission
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            names = ", ".join(qn(c) for c in columns)
-            values = ", ".join("TRUE" if sealed and c == "sealed" else qn(c) for c in columns)
-            returning = f" RETURNING {qn('answers')}" if sealed else ""
+            values = ", ".join("TRUE" if seal and c == "sealed" else qn(c) for c in columns)
+            returning = f" RETURNING {qn('answers')}" if with_answers else ""
             cursor.execute(
                 f"WITH moved AS (DELETE FROM {table} WHERE {where} RETURNING *) "  # noqa: S608
                 f"INSERT INTO {table} ({names}) SELECT {values} FROM moved "
                 f"ORDER BY {order_by}{returning}",
                 params,
             )
-            return _answers(cursor.fetchall()) if sealed else []
-        cursor.execute(f"DROP TABLE IF EXISTS {_TEMP}")
-        create = f"CREATE TEMPORARY TABLE {_TEMP} AS SELECT * FROM {table} WHERE {where}"  # noqa: S608
-        cursor.execute(create, params)
-        answers: list[Any] = []
-        if sealed:
-            cursor.execute(f"SELECT {qn('answers')} FROM {_TEMP}")  # noqa: S608
-            answers = _answers(cursor.fetchall())
-            cursor.execute(f"UPDATE {_TEMP} SET {qn('sealed')} = %s", [True])  # noqa: S608
-        cursor.execute(f"DELETE FROM {table} WHERE {qn('id')} IN (SELECT {qn('id')} FROM {_TEMP})")  # noqa: S608
-        cursor.execute(f"INSERT INTO {table} SELECT * FROM {_TEMP} ORDER BY {order_by}")  # noqa: S608
-        cursor.execute(f"DROP TABLE {_TEMP}")
-    return answers
+            return _answers(row[0] for row in cursor.fetchall()) if with_answers else []
+        cursor.execute(f"SELECT {names} FROM {table} WHERE {where} ORDER BY {order_by}", params)  # noqa: S608
+        rows = [list(row) for row in cursor.fetchall()]
+        if not rows:
+            return []
+        cursor.execute(f"DELETE FROM {table} WHERE {where}", params)  # noqa: S608
+        if seal:
+            at = columns.index("sealed")
+            for row in rows:
+                row[at] = True
+        marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
+        for i in range(0, len(rows), _INSERT_CHUNK):
+            chunk = rows[i : i + _INSERT_CHUNK]
+            cursor.execute(
+                f"INSERT INTO {table} ({names}) VALUES {', '.join([marks] * len(chunk))}",  # noqa: S608
+                [value for row in chunk for value in row],
+            )
+    if not with_answers:
+        return []
+    return _answers(row[columns.index("answers")] for row in rows)
 
 
 def _rewrite_tail(survey: Survey, *, seal: bool) -> list[Any]:
-    qn = connection.ops.quote_name
-    where = f"{qn('survey_id')} = %s AND {qn('sealed')} = %s"
-    answers = _rewrite(Submission, where, [survey.pk, False], qn("id"), sealed=seal)
-    used = f"{qn('survey_id')} = %s AND {qn('used')} = %s"
-    _rewrite(Invitation, used, [survey.pk, True], qn("digest"), False)
+    """The survey's unsealed submissions in key order, and its used marks not yet sealed in
+    digest order; with ``seal`` both become sealed (published)."""
+    answers = _rewrite(Submission, _SUBMISSION_TAIL, [survey.pk], '"id"', seal=seal)
+    _rewrite(Invitation, _INVITATION_TAIL, [survey.pk], '"digest"', seal=seal)
     return answers
+
+
+def tail_reorder_sqlite(*, survey: Survey) -> None:
+    """SQLite, after each stored submission, in its transaction: re-write the unpublished tail
+    in key order (issue 21, item 5). Cells are allocated at descending byte offsets within a
+    page, in insertion order, in the table and in every index (``submission_unsealed``
+    included): without this, a copy of the file ordered the tail by arrival. ≤ k − 1 rows plus
+    the new one, through the partial indexes."""
+    if connection.vendor == "sqlite":
+        _rewrite_tail(survey, seal=False)
 
 
 def _lock(survey: Survey) -> None:

@@ -101,7 +101,11 @@ def invitations_revoke(*, survey: Survey) -> int:
     if survey.status == Survey.Status.ARCHIVED:
         raise Conflict("The survey is archived: it is read-only.", code="survey_archived")
     with transaction.atomic():
-        return Invitation.objects.filter(survey=survey, used=False).update(used=True, revoked=True)
+        # sealed: a revocation is the researcher's act, not a respondent's; nothing for the next
+        # batch to re-write (surveys.services.batches re-writes used marks not yet sealed).
+        return Invitation.objects.filter(survey=survey, used=False).update(
+            used=True, revoked=True, sealed=True
+        )
 
 
 def invitation_links_csv(links: list[str]) -> str:

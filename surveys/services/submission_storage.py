@@ -7,7 +7,8 @@
   connection;
 * otherwise one transaction: an invitation token is consumed with one conditional ``UPDATE``
   (accepted exactly once even under concurrent posts), a response cap is checked under a lock on
-  the survey row — a rejected submission leaves no trace.
+  the survey row — a rejected submission leaves no trace; on SQLite the unpublished tail is then
+  re-written in key order (``batches.tail_reorder_sqlite``: no arrival order in the file's bytes).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from django.utils.translation import gettext as _
 from deniable.errors import Conflict, InvalidInput
 from surveys.models import Invitation, Submission, Survey, Tally
 from surveys.selectors.surveys import survey_respondent_count, unsealed_count
+from surveys.services.batches import tail_reorder_sqlite
 from surveys.services.submission_rows import TallyIncrement
 
 # PostgreSQL types of the one-statement path's parameters: the statement text is the same for
@@ -189,6 +191,7 @@ def submission_store(
                         code="token_revoked",
                     )
                 raise Conflict(_("This invitation has already been used."), code="token_used")
+        tail_reorder_sqlite(survey=survey)
     return True
 
 
