@@ -4,7 +4,7 @@
   only while its survey accepts answers, and only once per id; it is stored *unsealed*, outside
   the tallies, until its batch is published (:mod:`surveys.services.batches`);
 * PostgreSQL, open-access surveys without a cap: that one statement, prepared once per
-  connection;
+  connection, which also counts the unpublished tail (whether a batch is due);
 * otherwise one transaction: an invitation token is consumed with one conditional ``UPDATE``
   (accepted exactly once even under concurrent posts), a response cap is checked under a lock on
   the survey row — a rejected submission leaves no trace; on SQLite the unpublished tail is then
@@ -129,12 +129,29 @@ def tallies_upsert(increment: TallyIncrement) -> None:
 
 @functools.cache
 def _one_statement_sql() -> str:
-    return _submission_insert_sql(_SUBMISSION_TYPES)
+    """The conditional INSERT and the survey's unsealed count in one statement: (rows stored,
+    unsealed rows *before* it — the count reads the statement's snapshot, which does not see
+    the row its own CTE inserts). The count goes through ``submission_unsealed`` (its predicate
+    written as the index's)."""
+    qn = connection.ops.quote_name
+    return (
+        f"WITH stored AS ({_submission_insert_sql(_SUBMISSION_TYPES)} RETURNING 1) "  # noqa: S608
+        f"SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM "
+        f"{qn(Submission._meta.db_table)} WHERE {qn('survey_id')} = %s::bigint "
+        f"AND NOT {qn('sealed')})"
+    )
 
 
-def submission_store_one_statement(*, submission_params: list[Any]) -> bool:
+def one_statement_params(submission_params: list[Any]) -> list[Any]:
+    """The parameters of :func:`_one_statement_sql`: the insert's, then the survey id again."""
+    return [*submission_params, submission_params[5]]
+
+
+def submission_store_one_statement(*, submission_params: list[Any]) -> int:
     """PostgreSQL, open-access surveys without a cap: the submission row in ONE statement (one
-    round trip, an implicit transaction — no BEGIN/SAVEPOINT/COMMIT). True if it was stored.
+    round trip, an implicit transaction — no BEGIN/SAVEPOINT/COMMIT). Returns the survey's
+    unsealed submissions with this one, or 0 if nothing was stored — so the caller knows whether
+    a batch is due without a second round trip (issue 24: one statement per submission).
 
     It runs on a psycopg cursor with server-side binding and ``prepare=True`` (Django's own
     cursors bind client-side): the constant statement is parsed and planned once per connection,
@@ -144,8 +161,11 @@ def submission_store_one_statement(*, submission_params: list[Any]) -> bool:
 
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(_one_statement_sql(), submission_params, prepare=True)
-        return cursor.rowcount > 0
+        params = one_statement_params(submission_params)
+        cursor.execute(_one_statement_sql(), params, prepare=True)
+        row = cursor.fetchone()
+        stored, before = (int(row[0]), int(row[1])) if row else (0, 0)
+        return before + 1 if stored else 0
 
 
 def submission_store(

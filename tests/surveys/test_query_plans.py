@@ -169,12 +169,16 @@ def _one_statement_plan(survey: Survey) -> list[Statement]:
     """PostgreSQL's one-statement insert (open access, no cap), as it is prepared."""
     if connection.vendor != "postgresql":
         return []
-    from surveys.services.submission_storage import _one_statement_sql, submission_insert_params
+    from surveys.services.submission_storage import (
+        _one_statement_sql,
+        one_statement_params,
+        submission_insert_params,
+    )
 
     params = submission_insert_params(
         sid=uuid.uuid4(), survey=survey, randomizer="browser", fingerprint="0" * 64, answers={}
     )
-    return [(_one_statement_sql(), params)]
+    return [(_one_statement_sql(), one_statement_params(params))]
 
 
 def _publishes(statements: list[Statement]) -> bool:
