@@ -25,10 +25,13 @@ def _stored_answers(
     # Published (sealed) submissions only: the unsealed tail is outside the tallies until its
     # batch is complete (surveys.services.batches), and a rebuild must not publish it early.
     rows = Submission.objects.filter(survey=survey, sealed=True).values_list("id", "answers")
+    done = 0
     for done, row in enumerate(rows.iterator(chunk_size=CHUNK), start=1):
         if progress is not None and done % CHUNK == 0:
             progress(done)
         yield row
+    if progress is not None and done % CHUNK:
+        progress(done)
 
 
 def tallies_rebuild(*, survey: Survey, progress: Callable[[int], None] | None = None) -> int:
@@ -38,7 +41,8 @@ def tallies_rebuild(*, survey: Survey, progress: Callable[[int], None] | None = 
     wait until it commits): every submission committed before the lock is in the recount, and
     one still in flight adds its increment after the rebuild commits, so none is lost or counted
     twice. On SQLite the first write takes the database's single write lock before the read.
-    ``progress`` is called with the number of submissions read so far, every ``CHUNK``.
+    ``progress`` is called with the number of submissions read so far, every ``CHUNK`` and at
+    the end.
     """
     with transaction.atomic():
         if connection.vendor == "postgresql":
