@@ -24,12 +24,15 @@ BENCHMARKS: dict[str, str] = {
     "http_throughput": "bench.http_throughput",  # item 1 (+ 6: web worker RSS)
     "estimates_latency": "bench.estimates_latency",  # item 2
     "release_latency": "bench.release_latency",  # item 3 (+ 6: Celery worker RSS)
+    "ingest_flat": "bench.ingest_flat",  # issue 29: flat ingestion (opt-in, see OPT_IN)
     "faults": "bench.faults",  # issue 6: load and faults (opt-in, see OPT_IN)
 }
 # Run only when named with --only: ``faults`` builds a private PostgreSQL cluster, Redis, gunicorn
 # and a worker and restarts/kills them (~3.5 min; CI runs its fast version in
 # tests/integration/test_faults.py instead). ``python -m bench.run_all --only faults``.
-OPT_IN: frozenset[str] = frozenset({"faults"})
+# ``ingest_flat`` migrates two databases and bulk-loads 10⁶ rows into each (CI's time budget; its
+# claim is held in CI by tests/surveys/test_query_plans.py instead).
+OPT_IN: frozenset[str] = frozenset({"faults", "ingest_flat"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -119,7 +119,9 @@ def _rewrite_tail(survey: Survey, *, seal: bool) -> list[Any]:
     """The survey's unsealed submissions in key order, and its used marks not yet sealed in
     digest order; with ``seal`` both become sealed (published)."""
     answers = _rewrite(Submission, _SUBMISSION_TAIL, [survey.pk], '"id"', seal=seal)
-    _rewrite(Invitation, _INVITATION_TAIL, [survey.pk], '"digest"', seal=seal)
+    # Only an invite-only survey spends invitations (its access is frozen once open).
+    if survey.access == Survey.Access.INVITE:
+        _rewrite(Invitation, _INVITATION_TAIL, [survey.pk], '"digest"', seal=seal)
     return answers
 
 
@@ -169,8 +171,7 @@ def submissions_publish(*, survey: Survey, force: bool = False) -> int:
         if pending == 0 or (pending < k and not force):
             return 0
         answers = _rewrite_tail(survey, seal=True)
-        for increment in _batch_increments(survey, answers):
-            tallies_upsert(increment)
+        tallies_upsert(*_batch_increments(survey, answers))
     return len(answers)
 
 
