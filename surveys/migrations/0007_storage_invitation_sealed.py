@@ -26,6 +26,9 @@ def forward(apps, schema_editor) -> None:
                 f"WITH moved AS (DELETE FROM {table} WHERE used RETURNING *) "  # noqa: S608
                 f"INSERT INTO {table} ({names}) SELECT {values} FROM moved ORDER BY digest"
             )
+            # The foreign keys are DEFERRABLE INITIALLY DEFERRED: check them now, or the index
+            # created next in this transaction fails ("pending trigger events").
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         else:
             cursor.execute(f"UPDATE {table} SET sealed = 1 WHERE used")  # noqa: S608
 
