@@ -124,10 +124,11 @@ def test_invitation_revoke_touches_only_its_survey(api, alice):
 
 
 def test_invitations_are_not_linked_to_submissions():
-    """Privacy: the invitations table keeps a digest and two flags per token, nothing that could
-    join it to a submission (no foreign key, no time of use)."""
+    """Privacy: the invitations table keeps a digest and three flags per token, nothing that
+    could join it to a submission (no foreign key, no time of use). ``sealed``: the use was
+    published with a batch (issue 29; joins a use to its batch only, see SECURITY.md)."""
     fields = {f.name for f in Invitation._meta.get_fields()}
-    assert fields == {"id", "survey", "digest", "used", "revoked", "created_on"}
+    assert fields == {"id", "survey", "digest", "used", "revoked", "created_on", "sealed"}
     assert not any(
         f.is_relation and f.related_model is Submission for f in Invitation._meta.get_fields()
     )
