@@ -270,17 +270,29 @@ class Invitation(models.Model):
     Setting ``used`` on revocation keeps every redemption path that asks for ``used=False``
     correct without knowing about revocation (see ``surveys.services.invitations``).
 
-    ``published``: the token's state may be shown (issue 21, items 3–4). A use is published
-    with a batch, never on its own; a revoke of an unused token at once. Until then a used token
-    reads as unused (check, counts), or as revoked once the researcher revoked the rest.
+    ``sealed``: the token's state may be shown (issue 21, items 3–4). A use is sealed with its
+    batch, never on its own (surveys.services.batches); a revoke of an unused token at once.
+    Until then a used token reads as unused (check, counts), or as revoked once the researcher
+    revoked the rest. The used marks still to re-write with the next batch are the few ``used AND
+    NOT sealed`` rows, found through their partial index, so publishing costs O(k) however many
+    invitations were used before (issue 29).
     """
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
     digest = models.CharField(max_length=64, unique=True)
     used = models.BooleanField(default=False)
     revoked = models.BooleanField(default=False)
-    published = models.BooleanField(default=False, db_default=False)
     created_on = models.DateField(default=timezone.localdate)
+    sealed = models.BooleanField(default=False, db_default=False)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["survey"],
+                condition=models.Q(used=True, sealed=False),
+                name="invitation_used_unsealed",
+            )
+        ]
 
 
 class Collaborator(models.Model):

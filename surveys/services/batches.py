@@ -9,11 +9,16 @@ unsealed submissions, :func:`submissions_publish` seals them in ONE transaction:
   batch, so the estimates (page and API), the respondent count and the tally rows' history move
   by sums of ≥ k reports, never by one respondent's;
 * the batch's rows are deleted and re-inserted in key order (the client's random uuid4), and the
-  survey's used invitations in digest order (an HMAC: random). On PostgreSQL every re-written row
-  gets the sealing transaction's id (``xmin``) and a new position (``ctid``) in key order, so
-  within a batch neither order nor transaction id says who came first, and the "used" marks join
-  only to the whole batch. On SQLite the submissions table is WITHOUT ROWID (rows live in key
-  order), so it had no arrival order to begin with.
+  used invitations not yet sealed (those spent since the last batch) in digest order (an HMAC:
+  random), now sealed. On PostgreSQL every re-written row gets the sealing transaction's id
+  (``xmin``) and a new position (``ctid``) in key order, so within a batch neither order nor
+  transaction id says who came first, and the "used" marks join only to the whole batch. On
+  SQLite the submissions table is WITHOUT ROWID (rows live in key order), and the tail is
+  re-written in key order after every submission too (:func:`tail_reorder_sqlite`), so neither
+  rows nor the cells' byte offsets in the file carry arrival order.
+
+Every statement reaches only the tail, through the partial indexes ``submission_unsealed`` and
+``invitation_used_unsealed``: publishing costs O(k) whatever the survey's size (issue 29).
 
 :func:`submissions_shuffle_tail` re-writes the unsealed tail the same way *without* publishing it
 (when a survey closes: its last < k reports stay out of the estimates but lose their order).
@@ -31,15 +36,43 @@ from typing import Any
 from django.db import connection, transaction
 
 from surveys.models import TALLY_SHARDS, Invitation, Submission, Survey
-from surveys.selectors.surveys import estimate_batch, unsealed_count
+from surveys.selectors.surveys import estimate_batch
 from surveys.services.submission_rows import TallyIncrement, survey_tally_layout
 from surveys.tally_layout import submission_slices, submission_vector
 
-_TEMP = "deniable_rewrite"
+# The tails, written as the partial indexes' own predicates (``submission_unsealed``,
+# ``invitation_used_unsealed``): SQLite uses a partial index only when the query's WHERE contains
+# the index's terms as written, and a bound parameter (``sealed = %s``) never matches one, so the
+# old ``survey_id = %s AND sealed = %s`` went through the survey's foreign-key index, reading
+# every row of the survey once per batch: O(n) per batch, O(n²/k) per survey (issue 29).
+# tests/surveys/test_query_plans.py checks the plan of every statement of the submission and
+# publication paths on both databases.
+_SUBMISSION_TAIL = '"survey_id" = %s AND NOT "sealed"'
+_SUBMISSIONS = '"surveys_submission"'
+_INVITATION_TAIL = '"survey_id" = %s AND "used" AND NOT "sealed"'
+# SQLite: rows per multi-row INSERT of the re-write (7 columns: far below its variable limit).
+_INSERT_CHUNK = 500
 
 
-def _answers(raw_rows: Iterable[tuple[Any, ...]]) -> list[Any]:
-    return [json.loads(raw) if isinstance(raw, str | bytes) else raw for (raw,) in raw_rows]
+# What sealing sets. A use that waited for its batch while the researcher revoked the rest read as
+# revoked (surveys.services.invitations); published with its batch, it reads as used.
+_SEALED_VALUES: dict[type[Submission] | type[Invitation], dict[str, bool]] = {
+    Submission: {"sealed": True},
+    Invitation: {"sealed": True, "revoked": False},
+}
+
+
+def _sealed_value(
+    column: str, current: str, *, seal: bool, model: type[Submission] | type[Invitation]
+) -> str:
+    """The SQL for ``column``'s value in PostgreSQL's re-write (a literal where sealing sets it)."""
+    if seal and column in _SEALED_VALUES[model]:
+        return "TRUE" if _SEALED_VALUES[model][column] else "FALSE"
+    return current
+
+
+def _answers(raw_rows: Iterable[Any]) -> list[Any]:
+    return [json.loads(raw) if isinstance(raw, str | bytes) else raw for raw in raw_rows]
 
 
 def _rewrite(
@@ -47,75 +80,97 @@ def _rewrite(
     where: str,
     params: list[Any],
     order_by: str,
-    sealed: bool,
+    seal: bool,
 ) -> list[Any]:
     """Delete the rows matching ``where`` and insert them back in ``order_by`` order, in the
-    current transaction; returns the re-written rows' ``answers`` when ``sealed`` (submissions).
+    current transaction, with ``sealed`` set when ``seal``; returns the re-written rows'
+    ``answers`` when the model has them (submissions).
 
     PostgreSQL: one statement, ``WITH moved AS (DELETE … RETURNING *) INSERT … SELECT … FROM
     moved ORDER BY …``, so the set deleted and re-inserted is one and the same even while other
     submissions commit, and no temporary table is created. (A temporary table per batch held a
     lock until the end of the transaction: a long transaction publishing many batches — a bulk
     load, a test — ran out of shared lock memory, "max_locks_per_transaction".)
-    SQLite (one writer at a time): through a temporary table."""
+    SQLite (one writer at a time; the IMMEDIATE transaction holds the write lock): the ≤ k rows
+    are read in key order, deleted, and inserted back by one multi-row INSERT in that order.
+    With ``secure_delete`` the old cells are zeroed, and the new ones are allocated in key
+    order, so the cells' byte offsets in each page say nothing of arrival (issue 21, item 5)."""
     qn = connection.ops.quote_name
     table = qn(model._meta.db_table)
     # A concrete field is one with a column (Django's own definition), so none is skipped here.
     columns = [f.column for f in model._meta.concrete_fields if f.column is not None]
+    names = ", ".join(qn(c) for c in columns)
+    with_answers = model is Submission
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            names = ", ".join(qn(c) for c in columns)
-            values = ", ".join("TRUE" if sealed and c == "sealed" else qn(c) for c in columns)
-            returning = f" RETURNING {qn('answers')}" if sealed else ""
+            values = ", ".join(_sealed_value(c, qn(c), seal=seal, model=model) for c in columns)
+            returning = f" RETURNING {qn('answers')}" if with_answers else ""
             cursor.execute(
                 f"WITH moved AS (DELETE FROM {table} WHERE {where} RETURNING *) "  # noqa: S608
                 f"INSERT INTO {table} ({names}) SELECT {values} FROM moved "
                 f"ORDER BY {order_by}{returning}",
                 params,
             )
-            return _answers(cursor.fetchall()) if sealed else []
-        cursor.execute(f"DROP TABLE IF EXISTS {_TEMP}")
-        create = f"CREATE TEMPORARY TABLE {_TEMP} AS SELECT * FROM {table} WHERE {where}"  # noqa: S608
-        cursor.execute(create, params)
-        answers: list[Any] = []
-        if sealed:
-            cursor.execute(f"SELECT {qn('answers')} FROM {_TEMP}")  # noqa: S608
-            answers = _answers(cursor.fetchall())
-            cursor.execute(f"UPDATE {_TEMP} SET {qn('sealed')} = %s", [True])  # noqa: S608
-        cursor.execute(f"DELETE FROM {table} WHERE {qn('id')} IN (SELECT {qn('id')} FROM {_TEMP})")  # noqa: S608
-        cursor.execute(f"INSERT INTO {table} SELECT * FROM {_TEMP} ORDER BY {order_by}")  # noqa: S608
-        cursor.execute(f"DROP TABLE {_TEMP}")
-    return answers
-
-
-def _publish_uses(survey: Survey, n: int) -> None:
-    """Show ``n`` more used invitations as used: the batch's n submissions spent n tokens.
-
-    Which n is not known (nothing links a token to its submission), nor needed: any n of the
-    waiting uses, in digest order (an HMAC: random), those already shown as revoked (used before
-    a revoke) first. Until now each of them read as unused (the check, the counts), so a token
-    turns "used" only with a whole batch (issue 21, items 3–4)."""
-    waiting = Invitation.objects.filter(survey=survey, used=True, published=False)
-    ids = list(waiting.order_by("-revoked", "digest").values_list("pk", flat=True)[:n])
-    Invitation.objects.filter(pk__in=ids).update(published=True, revoked=False)
+            return _answers(row[0] for row in cursor.fetchall()) if with_answers else []
+        cursor.execute(f"SELECT {names} FROM {table} WHERE {where} ORDER BY {order_by}", params)  # noqa: S608
+        rows = [list(row) for row in cursor.fetchall()]
+        if not rows:
+            return []
+        cursor.execute(f"DELETE FROM {table} WHERE {where}", params)  # noqa: S608
+        if seal:
+            for c, value in _SEALED_VALUES[model].items():
+                at = columns.index(c)
+                for row in rows:
+                    row[at] = value
+        marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
+        for i in range(0, len(rows), _INSERT_CHUNK):
+            chunk = rows[i : i + _INSERT_CHUNK]
+            cursor.execute(
+                f"INSERT INTO {table} ({names}) VALUES {', '.join([marks] * len(chunk))}",  # noqa: S608
+                [value for row in chunk for value in row],
+            )
+    if not with_answers:
+        return []
+    return _answers(row[columns.index("answers")] for row in rows)
 
 
 def _rewrite_tail(survey: Survey, *, seal: bool) -> list[Any]:
-    qn = connection.ops.quote_name
-    where = f"{qn('survey_id')} = %s AND {qn('sealed')} = %s"
-    answers = _rewrite(Submission, where, [survey.pk, False], qn("id"), sealed=seal)
-    if seal:
-        _publish_uses(survey, len(answers))
-    used = f"{qn('survey_id')} = %s AND {qn('used')} = %s"
-    _rewrite(Invitation, used, [survey.pk, True], qn("digest"), False)
+    """The survey's unsealed submissions in key order, and its used marks not yet sealed in
+    digest order; with ``seal`` both become sealed (published)."""
+    answers = _rewrite(Submission, _SUBMISSION_TAIL, [survey.pk], '"id"', seal=seal)
+    # Only an invite-only survey spends invitations (its access is frozen once open).
+    if survey.access == Survey.Access.INVITE:
+        _rewrite(Invitation, _INVITATION_TAIL, [survey.pk], '"digest"', seal=seal)
     return answers
+
+
+def tail_reorder_sqlite(*, survey: Survey) -> None:
+    """SQLite, after each stored submission, in its transaction: re-write the unpublished tail
+    in key order (issue 21, item 5). Cells are allocated at descending byte offsets within a
+    page, in insertion order, in the table and in every index (``submission_unsealed``
+    included): without this, a copy of the file ordered the tail by arrival. ≤ k − 1 rows plus
+    the new one, through the partial indexes."""
+    if connection.vendor == "sqlite":
+        _rewrite_tail(survey, seal=False)
 
 
 def _lock(survey: Survey) -> None:
     """One sealer per survey. PostgreSQL: the survey row; SQLite: IMMEDIATE transactions already
-    hold the database's write lock."""
+    hold the database's write lock. Plain SQL, like :func:`_tail_count`: the ORM's query building
+    and model instantiation cost more CPU than the statements themselves (a cProfile of the
+    submission path: ≈ 5 ms and 3.5 ms per batch; bench/RESULTS.md)."""
     if connection.vendor == "postgresql":
-        Survey.objects.select_for_update().filter(pk=survey.pk).first()
+        with connection.cursor() as cursor:
+            cursor.execute('SELECT 1 FROM "surveys_survey" WHERE "id" = %s FOR UPDATE', [survey.pk])
+
+
+def _tail_count(survey: Survey) -> int:
+    """The survey's unsealed submissions, through ``submission_unsealed`` (as
+    ``selectors.unsealed_count``, without the ORM)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {_SUBMISSIONS} WHERE {_SUBMISSION_TAIL}", [survey.pk])  # noqa: S608
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
 
 
 def _batch_increments(survey: Survey, answers: Iterable[Mapping[str, Any]]) -> list[TallyIncrement]:
@@ -143,18 +198,17 @@ def submissions_publish(*, survey: Survey, force: bool = False) -> int:
     k = estimate_batch()
     with transaction.atomic():
         _lock(survey)
-        pending = unsealed_count(survey=survey)
+        pending = _tail_count(survey)
         if pending == 0 or (pending < k and not force):
             return 0
         answers = _rewrite_tail(survey, seal=True)
-        for increment in _batch_increments(survey, answers):
-            tallies_upsert(increment)
+        tallies_upsert(*_batch_increments(survey, answers))
     return len(answers)
 
 
 def submissions_publish_if_due(*, survey: Survey) -> int:
     """After a stored submission: publish when the tail has reached k (cheap count otherwise)."""
-    if unsealed_count(survey=survey) < estimate_batch():
+    if _tail_count(survey) < estimate_batch():
         return 0
     return submissions_publish(survey=survey)
 

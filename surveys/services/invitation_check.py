@@ -26,5 +26,5 @@ def invitation_check(*, survey: Survey, token: str) -> bool:
     # Not ``used=False``: a use is shown only with its batch (issue 21, item 3), so a token
     # spent by a submission still waiting for its batch answers like an unused one.
     return Invitation.objects.filter(
-        survey=survey, digest=invitation_digest(token), revoked=False, published=False
+        survey=survey, digest=invitation_digest(token), revoked=False, sealed=False
     ).exists()

@@ -15,7 +15,7 @@ plus the uses still waiting for their batch, which must not be told apart.
 Revoking is one conditional ``UPDATE`` of the unused rows, setting ``used`` and ``revoked``
 together: it serializes with a concurrent submission on the row, so a token is either spent or
 revoked, never both, and every path that redeems only ``used=False`` rows refuses it. The uses
-still waiting for their batch are shown as revoked too (``revoked`` and not ``published``):
+still waiting for their batch are shown as revoked too (``revoked`` and not ``sealed``):
 otherwise the tokens the check still calls valid after a revoke would be exactly the invitees
 who just answered. Their batch turns them into published uses.
 """
@@ -95,7 +95,7 @@ def invitation_counts(*, survey: Survey) -> InvitationCounts:
     """Issued, used and revoked tokens of a survey, in one aggregate query."""
     counts = Invitation.objects.filter(survey=survey).aggregate(
         issued=Count("pk"),
-        used=Count("pk", filter=Q(used=True, revoked=False, published=True)),
+        used=Count("pk", filter=Q(used=True, revoked=False, sealed=True)),
         revoked=Count("pk", filter=Q(revoked=True)),
     )
     return InvitationCounts(**counts)
@@ -108,10 +108,13 @@ def invitations_revoke(*, survey: Survey) -> int:
         raise Conflict("The survey is archived: it is read-only.", code="survey_archived")
     with transaction.atomic():
         unused = Invitation.objects.filter(survey=survey, used=False)
-        revoked = unused.update(used=True, revoked=True, published=True)
+        # sealed: a revocation is the researcher's act, not a respondent's, and is shown at once;
+        # nothing for the next batch to re-write (surveys.services.batches re-writes used marks
+        # not yet sealed).
+        revoked = unused.update(used=True, revoked=True, sealed=True)
         # The uses waiting for their batch read as revoked until it is published (see above),
         # and are counted in the answer like the unused ones: nothing tells them apart.
-        waiting = Invitation.objects.filter(survey=survey, used=True, published=False)
+        waiting = Invitation.objects.filter(survey=survey, used=True, sealed=False)
         return revoked + waiting.filter(revoked=False).update(revoked=True)
 
 

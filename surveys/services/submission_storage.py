@@ -4,10 +4,11 @@
   only while its survey accepts answers, and only once per id; it is stored *unsealed*, outside
   the tallies, until its batch is published (:mod:`surveys.services.batches`);
 * PostgreSQL, open-access surveys without a cap: that one statement, prepared once per
-  connection;
+  connection, which also counts the unpublished tail (whether a batch is due);
 * otherwise one transaction: an invitation token is consumed with one conditional ``UPDATE``
   (accepted exactly once even under concurrent posts), a response cap is checked under a lock on
-  the survey row — a rejected submission leaves no trace.
+  the survey row — a rejected submission leaves no trace; on SQLite the unpublished tail is then
+  re-written in key order (``batches.tail_reorder_sqlite``: no arrival order in the file's bytes).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from django.utils.translation import gettext as _
 from deniable.errors import Conflict, InvalidInput
 from surveys.models import Invitation, Submission, Survey, Tally
 from surveys.selectors.surveys import survey_respondent_count, unsealed_count
+from surveys.services.batches import tail_reorder_sqlite
 from surveys.services.submission_rows import TallyIncrement
 
 # PostgreSQL types of the one-statement path's parameters: the statement text is the same for
@@ -113,26 +115,49 @@ def _tally_upsert_sql(rows_sql: str) -> str:
     )
 
 
-def tallies_upsert(increment: TallyIncrement) -> None:
-    """One upsert adding ``increment.vector`` to each of its slices (PostgreSQL and SQLite ≥ 3.24);
-    used when a batch is published (:mod:`surveys.services.batches`)."""
-    vector = Tally._meta.get_field("sums").get_db_prep_value(increment.vector, connection)
-    rows = ", ".join(["(%s, %s, %s, %s, %s)"] * len(increment.slices))
+def tallies_upsert(*increments: TallyIncrement) -> None:
+    """ONE upsert adding each increment's vector to each of its slices (PostgreSQL and SQLite ≥
+    3.24); a published batch passes all its slices at once (:mod:`surveys.services.batches`):
+    one statement per batch instead of one per slice (issue 24). The rows come in the order
+    given (sorted by the caller, so concurrent publishers lock tally rows in one order)."""
+    sums = Tally._meta.get_field("sums")
     params: list[Any] = []
-    for group_key, group_value in increment.slices:
-        params += [increment.survey_id, group_key, group_value, increment.shard, vector]
+    for increment in increments:
+        vector = sums.get_db_prep_value(increment.vector, connection)
+        for group_key, group_value in increment.slices:
+            params += [increment.survey_id, group_key, group_value, increment.shard, vector]
+    if not params:
+        return
+    rows = ", ".join(["(%s, %s, %s, %s, %s)"] * (len(params) // 5))
     with connection.cursor() as cursor:
         cursor.execute(_tally_upsert_sql(f"VALUES {rows}"), params)
 
 
 @functools.cache
 def _one_statement_sql() -> str:
-    return _submission_insert_sql(_SUBMISSION_TYPES)
+    """The conditional INSERT and the survey's unsealed count in one statement: (rows stored,
+    unsealed rows *before* it — the count reads the statement's snapshot, which does not see
+    the row its own CTE inserts). The count goes through ``submission_unsealed`` (its predicate
+    written as the index's)."""
+    qn = connection.ops.quote_name
+    return (
+        f"WITH stored AS ({_submission_insert_sql(_SUBMISSION_TYPES)} RETURNING 1) "  # noqa: S608
+        f"SELECT (SELECT count(*) FROM stored), (SELECT count(*) FROM "
+        f"{qn(Submission._meta.db_table)} WHERE {qn('survey_id')} = %s::bigint "
+        f"AND NOT {qn('sealed')})"
+    )
 
 
-def submission_store_one_statement(*, submission_params: list[Any]) -> bool:
+def one_statement_params(submission_params: list[Any]) -> list[Any]:
+    """The parameters of :func:`_one_statement_sql`: the insert's, then the survey id again."""
+    return [*submission_params, submission_params[5]]
+
+
+def submission_store_one_statement(*, submission_params: list[Any]) -> int:
     """PostgreSQL, open-access surveys without a cap: the submission row in ONE statement (one
-    round trip, an implicit transaction — no BEGIN/SAVEPOINT/COMMIT). True if it was stored.
+    round trip, an implicit transaction — no BEGIN/SAVEPOINT/COMMIT). Returns the survey's
+    unsealed submissions with this one, or 0 if nothing was stored — so the caller knows whether
+    a batch is due without a second round trip (issue 24: one statement per submission).
 
     It runs on a psycopg cursor with server-side binding and ``prepare=True`` (Django's own
     cursors bind client-side): the constant statement is parsed and planned once per connection,
@@ -142,8 +167,11 @@ def submission_store_one_statement(*, submission_params: list[Any]) -> bool:
 
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(_one_statement_sql(), submission_params, prepare=True)
-        return cursor.rowcount > 0
+        params = one_statement_params(submission_params)
+        cursor.execute(_one_statement_sql(), params, prepare=True)
+        row = cursor.fetchone()
+        stored, before = (int(row[0]), int(row[1])) if row else (0, 0)
+        return before + 1 if stored else 0
 
 
 def submission_store(
@@ -189,6 +217,7 @@ def submission_store(
                         code="token_revoked",
                     )
                 raise Conflict(_("This invitation has already been used."), code="token_used")
+        tail_reorder_sqlite(survey=survey)
     return True
 
 

@@ -26,7 +26,8 @@ from django.utils.translation import gettext as _
 
 from deniable.errors import Conflict, NotFound
 from surveys.models import Submission, Survey
-from surveys.services.batches import submissions_publish_if_due
+from surveys.selectors.surveys import estimate_batch
+from surveys.services.batches import submissions_publish, submissions_publish_if_due
 from surveys.services.invitations import invitation_digest
 from surveys.services.submission_storage import (
     submission_insert_params,
@@ -134,9 +135,14 @@ def submission_create(
         answers=cleaned,
     )
     if digest is None and survey.response_cap is None and connection.vendor == "postgresql":
-        stored = submission_store_one_statement(submission_params=submission_params)
-    else:
-        stored = submission_store(survey=survey, submission_params=submission_params, digest=digest)
+        # One statement: the row, and the tail's size (no second round trip to count it).
+        pending = submission_store_one_statement(submission_params=submission_params)
+        if not pending:
+            return _unstored_outcome(survey, submission_id, fingerprint)
+        if pending >= estimate_batch():
+            submissions_publish(survey=survey)  # re-counts under the survey's lock
+        return SubmissionOutcome(submission_id=submission_id, status="accepted")
+    stored = submission_store(survey=survey, submission_params=submission_params, digest=digest)
     if not stored:
         return _unstored_outcome(survey, submission_id, fingerprint)
     # Its own transaction, after the submission's: publishes the batch once k are waiting.

@@ -8,7 +8,7 @@ only the sum over shards means anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from django.db import connection, transaction
@@ -19,20 +19,30 @@ from surveys.tally_layout import tally_layout, tally_recount
 CHUNK = 5000
 
 
-def _stored_answers(survey: Survey) -> Iterable[tuple[Any, Mapping[str, Any]]]:
+def _stored_answers(
+    survey: Survey, progress: Callable[[int], None] | None
+) -> Iterator[tuple[Any, Mapping[str, Any]]]:
     # Published (sealed) submissions only: the unsealed tail is outside the tallies until its
     # batch is complete (surveys.services.batches), and a rebuild must not publish it early.
     rows = Submission.objects.filter(survey=survey, sealed=True).values_list("id", "answers")
-    return rows.iterator(chunk_size=CHUNK)
+    done = 0
+    for done, row in enumerate(rows.iterator(chunk_size=CHUNK), start=1):
+        if progress is not None and done % CHUNK == 0:
+            progress(done)
+        yield row
+    if progress is not None and done % CHUNK:
+        progress(done)
 
 
-def tallies_rebuild(*, survey: Survey) -> int:
+def tallies_rebuild(*, survey: Survey, progress: Callable[[int], None] | None = None) -> int:
     """Replace the survey's tallies by a recount of its submissions; the number of rows written.
 
     On PostgreSQL the tally table is locked in EXCLUSIVE mode first (readers go on; submissions
     wait until it commits): every submission committed before the lock is in the recount, and
     one still in flight adds its increment after the rebuild commits, so none is lost or counted
     twice. On SQLite the first write takes the database's single write lock before the read.
+    ``progress`` is called with the number of submissions read so far, every ``CHUNK`` and at
+    the end.
     """
     with transaction.atomic():
         if connection.vendor == "postgresql":
@@ -42,7 +52,7 @@ def tallies_rebuild(*, survey: Survey) -> int:
         # Writing first also takes SQLite's write lock before the submissions are read.
         Tally.objects.filter(survey=survey).delete()
         layout = tally_layout(survey.questions.order_by("position", "id"))
-        recount = tally_recount(layout, _stored_answers(survey), TALLY_SHARDS)
+        recount = tally_recount(layout, _stored_answers(survey, progress), TALLY_SHARDS)
         Tally.objects.bulk_create(
             [
                 Tally(survey=survey, group_key=gk, group_value=gv, shard=shard, sums=sums)

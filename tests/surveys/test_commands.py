@@ -1,4 +1,5 @@
-"""Management commands: seed_demo (createresearcher: tests/accounts/test_commands.py)."""
+"""Management commands: seed_demo, rebuild_tallies (createresearcher: tests/accounts/
+test_commands.py)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,34 @@ def test_seed_demo_is_idempotent_and_has_every_kind():
     body = estimates_body(survey=survey, group_by="age_group")
     assert len(body["groups"]) == 4
     assert Question.objects.filter(survey=survey, kind="yes_no", design__name="warner").exists()
+
+
+def test_rebuild_tallies_recounts_with_a_progress_bar(monkeypatch):
+    """``rebuild_tallies`` on a survey of more than one chunk: the bar on stderr reaches 100 %
+    and the recount equals the counts the submissions produced (issue 29)."""
+    from django.test import override_settings
+
+    from surveys.models import Tally
+    from surveys.services import tallies
+    from testsupport.factories import make_survey, make_user, submit_many
+
+    monkeypatch.setattr(tallies, "CHUNK", 5)
+    survey = make_survey(make_user("rebuilder"))
+    with override_settings(DENIABLE_ESTIMATE_BATCH=1):
+        submit_many(survey, 12, lambda i: {"coin": i % 3 == 0, "mirror": False, "party": "a"})
+    before = selectors.survey_counts(survey=survey)
+    Tally.objects.filter(survey=survey).delete()
+    out, err = io.StringIO(), io.StringIO()
+    call_command("rebuild_tallies", survey.slug, stdout=out, stderr=err)
+    bar = err.getvalue()
+    assert all(f"{n}/12 submissions" in bar for n in (5, 10, 12)), bar
+    assert "100%" in bar
+    assert f"{survey.slug}: " in out.getvalue()
+    after = selectors.survey_counts(survey=survey)
+    assert after.respondents == before.respondents == 12
+    assert after.cells == before.cells
+    quiet = io.StringIO()
+    call_command(
+        "rebuild_tallies", survey.slug, "--no-progress", stdout=io.StringIO(), stderr=quiet
+    )
+    assert quiet.getvalue() == ""

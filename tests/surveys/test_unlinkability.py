@@ -220,7 +220,9 @@ def test_postgres_copy_neither_orders_submissions_nor_joins_used_marks(
         [survey.pk],
     )
     used = _pg_rows(
-        "SELECT xmin::text FROM surveys_invitation WHERE survey_id = %s AND used", [survey.pk]
+        "SELECT xmin::text, digest FROM surveys_invitation WHERE survey_id = %s AND used "
+        "ORDER BY ctid",
+        [survey.pk],
     )
     assert len(subs) == 2 * K and len(used) == 2 * K
     by_xmin: dict[str, list[uuid.UUID]] = {}
@@ -232,12 +234,16 @@ def test_postgres_copy_neither_orders_submissions_nor_joins_used_marks(
     for ids in by_xmin.values():
         assert ids == sorted(ids)
     assert [s[0] for s in subs] != [uuid.UUID(s) for s in arrival]
-    # Every used mark carries the latest batch's xid: none joins to one response, nor even to
-    # its batch.
-    latest = {x for (x,) in used}
-    assert len(latest) == 1
-    (latest_xmin,) = latest
-    assert latest_xmin in by_xmin
+    # Each used mark carries its batch's xid, k marks per batch, in digest order: a mark joins
+    # to its whole batch of k responses, never to one. (Until issue 29 every batch re-wrote
+    # every used mark of the survey, so all carried the latest batch's xid — at O(n) per batch.)
+    marks: dict[str, list[str]] = {}
+    for xmin, digest in used:
+        marks.setdefault(xmin, []).append(digest)
+    assert set(marks) <= set(by_xmin)
+    assert sorted(len(v) for v in marks.values()) == [K, K]
+    for digests in marks.values():
+        assert digests == sorted(digests)
     # Tally rows were written by the batches' transactions only.
     tally_xmins = {
         x

@@ -126,11 +126,12 @@ def test_invitation_revoke_touches_only_its_survey(api, alice):
 
 
 def test_invitations_are_not_linked_to_submissions():
-    """Privacy: the invitations table keeps a digest and three flags per token, nothing that could
-    join it to a submission (no foreign key, no time of use); ``published`` flips by whole
-    batches only."""
+    """Privacy: the invitations table keeps a digest and three flags per token, nothing that
+    could join it to a submission (no foreign key, no time of use). ``sealed``: the use was
+    published with a batch (issue 21 items 3–4, issue 29; it joins a use to its batch only, see
+    SECURITY.md), so it flips by whole batches only."""
     fields = {f.name for f in Invitation._meta.get_fields()}
-    assert fields == {"id", "survey", "digest", "used", "revoked", "published", "created_on"}
+    assert fields == {"id", "survey", "digest", "used", "revoked", "created_on", "sealed"}
     assert not any(
         f.is_relation and f.related_model is Submission for f in Invitation._meta.get_fields()
     )
