@@ -1,7 +1,8 @@
 """Migration 0009: a revoked invitation is marked ``sealed``; of the used ones only as many as the
 survey has published submissions (here none: their uses still wait for a batch); unused ones are
-not; and the partial index of the used-but-unsealed tail exists (issue 29). Runs on both databases (PostgreSQL re-writes the
-rows, SQLite updates them). The database is migrated forward to the latest state in any case.
+not; and the partial index of the used-but-unsealed tail exists (issue 29). Runs on both
+databases (PostgreSQL re-writes the used rows in digest order). The database is migrated forward
+to the latest state in any case.
 """
 
 from __future__ import annotations
