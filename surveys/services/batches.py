@@ -38,6 +38,7 @@ from django.db import connection, transaction
 from surveys.models import TALLY_SHARDS, Invitation, Submission, Survey
 from surveys.selectors.surveys import estimate_batch
 from surveys.services.submission_rows import TallyIncrement, survey_tally_layout
+from surveys.services.tally_upsert import tallies_upsert
 from surveys.tally_layout import submission_slices, submission_vector
 
 # The tails, written as the partial indexes' own predicates (``submission_unsealed``,
@@ -193,8 +194,6 @@ def _batch_increments(survey: Survey, answers: Iterable[Mapping[str, Any]]) -> l
 def submissions_publish(*, survey: Survey, force: bool = False) -> int:
     """Seal and publish the survey's unsealed submissions if there are at least k of them (or
     any, with ``force``: operations only). Returns how many were published."""
-    from surveys.services.submission_storage import tallies_upsert
-
     k = estimate_batch()
     with transaction.atomic():
         _lock(survey)

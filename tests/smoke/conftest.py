@@ -33,12 +33,9 @@ from tests.smoke.server import ROOT, TIMINGS, Server, http_status
 from testsupport.browser import CHROMIUM, PageMaker, chromium
 from testsupport.processes import free_port
 from testsupport.services import require_service, services_required
+from testsupport.smoke_env import NOT_INHERITED
 
 START_TIMEOUT = 900  # seconds: a from-scratch pip install on a slow mirror, migrate, seed
-_NOT_INHERITED = re.compile(
-    r"^(DATABASE_URL|REDIS_URL|DJANGO_.*|DENIABLE_.*|VIRTUAL_ENV|PYTHONPATH|PYTEST_.*|"
-    r"MAKEFLAGS|MFLAGS|MAKELEVEL|CI)$"
-)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -73,7 +70,7 @@ def readme_first_command() -> str:
 
 
 def _clean_env(port: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not _NOT_INHERITED.match(k)}
+    env = {k: v for k, v in os.environ.items() if not NOT_INHERITED.match(k)}
     env["PORT"] = str(port)
     return env
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.smoke.conftest import _NOT_INHERITED
 from tests.smoke.server import ROOT, TIMINGS, Server
+from testsupport.smoke_env import NOT_INHERITED
 
 pytestmark = pytest.mark.smoke
 
@@ -78,7 +78,7 @@ def _run(args: list[str], code: str, server: Server, tmp_path: Path) -> str:
     # `.venv/bin/python manage.py …` lines reach the same database, with none of the test
     # run's own settings (DJANGO_*, DATABASE_URL, …: the make run environment's filter).
     cwd = server.log.parent if server.log is not None else ROOT
-    env = {k: v for k, v in os.environ.items() if not _NOT_INHERITED.match(k)}
+    env = {k: v for k, v in os.environ.items() if not NOT_INHERITED.match(k)}
     # The README's export snippets read the token from DENIABLE_TOKEN ("make run prints the
     # demo's"): set it as a reader would, from the demo login. DENIABLE_URL/SURVEY keep defaults.
     if not server.token:

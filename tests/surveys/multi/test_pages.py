@@ -36,7 +36,10 @@ def test_words_are_true_for_per_box_randomization(client, alice):
     protection = data["questions"][0]["protection"]
     assert protection["handling"] == "randomized"
     assert "each box separately" in protection["handling_text"]
-    assert "nobody can tell whether a ticked box is your true answer" in protection["handling_text"]
+    assert (
+        "nobody who sees a box can tell whether it is your true answer or one picked by chance"
+        in protection["handling_text"]
+    )
     how = protection["randomizer"]["how"]
     # The device's own words follow one sentence that maps them onto the boxes (translated
     # sentences are never edited: docs/translations.md).

@@ -52,9 +52,11 @@ DIRECT_ONLY = [CATEGORY, NUMBER]
 MIXED = [COIN, FR, WARNER, UQ, KRR, CATEGORY, NUMBER]
 
 
-def make(alice, questions: list[dict[str, Any]], *, access: str = "open") -> Survey:
+def make(
+    alice, questions: list[dict[str, Any]], *, access: str = "open", open_: bool = True
+) -> Survey:
     return factories.make_survey(
-        alice, {"title": "Words", "access": access, "questions": questions}
+        alice, {"title": "Words", "access": access, "questions": questions}, open_=open_
     )
 
 

@@ -83,9 +83,12 @@ REQUIRED = {
 
 def _make(alice, questions):
     """A survey offered in English and Spanish (the question texts stay as written)."""
-    survey = make(alice, questions)
-    survey.languages = ["en", "es"]
+    from surveys.services import survey_open
+
+    survey = make(alice, questions, open_=False)
+    survey.languages = ["en", "es"]  # set while a draft: frozen once open (surveys/freeze.py)
     survey.save(update_fields=["languages"])
+    survey_open(survey=survey)
     return survey
 
 
