@@ -1,7 +1,8 @@
 """The dashboard's analysis panels (server-rendered, no JavaScript needed): the regression
 picker with its coefficient table and odds-ratio chart, and the comparisons under the cross-tab.
 
-``surveys.researcher_pages.survey_detail`` calls :func:`detail_context`; the numbers come from
+``surveys.dashboard_pages`` calls :func:`regression_context` (the analysis section) and
+:func:`comparisons` (the results section); the numbers come from
 surveys.analysis, the same code as the API (docs/analysis.md).
 """
 
@@ -112,19 +113,20 @@ def _comparisons(estimates: SurveyEstimates, survey: Survey) -> list[dict[str, A
     return out
 
 
-def detail_context(
-    request: HttpRequest,
-    survey: Survey,
-    questions: list[Question],
-    estimates: SurveyEstimates,
-    group_by: str | None,
+def regression_context(
+    request: HttpRequest, survey: Survey, questions: list[Question]
 ) -> dict[str, Any]:
-    """Extra context of the survey page: ``regression`` and (with a group-by) ``comparisons``."""
+    """The analysis section's context (``surveys.dashboard_pages``): the regression picker and,
+    once an outcome is chosen, its fit."""
     return {
         "regression": _regression(request, survey),
         "regression_outcomes": [
             q for q in questions if q.kind == Question.Kind.YES_NO and analysis.is_linear(q)
         ],
         "regression_predictors": [q for q in questions if q.kind in analysis.PREDICTOR_KINDS],
-        "comparisons": _comparisons(estimates, survey) if group_by else [],
     }
+
+
+def comparisons(estimates: SurveyEstimates, survey: Survey, group_by: str | None) -> list[Any]:
+    """The results section's comparisons between the groups of a breakdown (none without one)."""
+    return _comparisons(estimates, survey) if group_by else []

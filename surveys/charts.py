@@ -74,6 +74,9 @@ def _row(
     return row
 
 
+#: A crosswise question's one row: what its estimate is (its reports are SAME/DIFFERENT).
+CROSSWISE_LABEL = "has the trait (estimated prevalence)"
+
 #: Cheating detection's three shares, as the table labels them (π, γ, β).
 CHEATER_LABELS = (
     ("honest_yes", "honest yes (π)"),
@@ -99,6 +102,12 @@ def _entry_rows(e: QuestionEstimate) -> list[dict[str, Any]]:
     base = {"key": e.key, "text": e.text, "kind": e.kind, "epsilon": e.epsilon}
     if isinstance(e, CheaterDetectionEstimate):
         return _cheater_rows(base, e)
+    if e.kind == Question.Kind.YES_NO and (e.design or {}).get("name") == "crosswise":
+        # Issue 22.9: a crosswise report is SAME/DIFFERENT, not yes/no: the reported rate is the
+        # share answering SAME and the estimate is the prevalence of the sensitive trait.
+        row = _row(base, CROSSWISE_LABEL, e.n, e, "reported_yes_rate")
+        row["reported_label"] = "SAME"
+        return [row]
     if e.kind == Question.Kind.YES_NO:
         return [_row(base, "yes", e.n, e, "reported_yes_rate")]
     if isinstance(e, ChoiceEstimate):  # kind choice

@@ -56,8 +56,8 @@ def survey(alice):
     return make_survey(alice, answers=[mixed(i) for i in range(60)])
 
 
-def page(client, survey, **query):
-    response = client.get(reverse("survey-detail", args=[survey.slug]), query)
+def page(client, survey, section="survey-results", **query):
+    response = client.get(reverse(section, args=[survey.slug]), query)
     assert response.status_code == 200
     return response.content.decode()
 
@@ -150,7 +150,7 @@ def test_downloads_are_attachments_with_distinct_names(client, alice, survey):
 
 def test_close_button_asks_first(client, alice, survey):
     client.force_login(alice)
-    html = page(client, survey)
+    html = page(client, survey, "survey-detail")
     form = re.search(r'<form[^>]*action="[^"]*/close/"[^>]*>', html).group(0)
     assert 'data-confirm="close-dialog"' in form
     dialog = re.search(r'<dialog id="close-dialog".*?</dialog>', html, re.S).group(0)

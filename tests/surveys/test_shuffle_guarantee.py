@@ -37,6 +37,6 @@ def test_metadata_states_the_shuffled_guarantee():
 
     page = Client()
     page.force_login(owner)
-    html = page.get(f"/surveys/{survey.slug}/").content.decode()
+    html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
     assert 'id="shuffle-guarantee"' in html
     assert "Feldman, McMillan &amp; Talwar 2021" in html
