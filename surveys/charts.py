@@ -143,6 +143,7 @@ def crosstab(estimates: SurveyEstimates, group_by: str | None) -> dict[str, Any]
         {
             "group": g.group,
             "respondents": g.respondents,
+            "suppressed": bool(getattr(g, "suppressed", False)),
             "rows": {(r["key"], r["label"]): r for r in estimate_rows(g.questions)},
         }
         for g in estimates.groups
@@ -153,8 +154,15 @@ def crosstab(estimates: SurveyEstimates, group_by: str | None) -> dict[str, Any]
         rows.append({"key": r["key"], "text": r["text"], "label": r["label"],
                      "direct": r["direct"], "cells": cells})  # fmt: skip
     columns = [{"group": "All respondents", "respondents": estimates.respondents}] + [
-        {"group": g["group"], "respondents": g["respondents"]} for g in by_group
+        # ``suppressed``: a group with fewer than k published respondents (issue 21.15), shown
+        # as such when the estimates carry the flag.
+        {"group": g["group"], "respondents": g["respondents"], "suppressed": g["suppressed"]}
+        for g in by_group
     ]
+    for row in rows:  # each cell with its column, for the stacked phone layout's labels
+        row["labeled"] = [
+            {"column": c, "cell": cell} for c, cell in zip(columns, row["cells"], strict=True)
+        ]
     return {"columns": columns, "rows": rows}
 
 
@@ -194,7 +202,13 @@ def interval_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     ]
     bars = [_bar(i, r) for i, r in enumerate(shown)]
     height = TOP + len(bars) * ROW_H + 3
-    ticks = [{"x": LEFT + WIDTH * t / 100, "label": f"{t}%"} for t in TICKS]
+    # The end labels are anchored inside the frame (large enough to read on a phone, they would
+    # otherwise stick out of the viewBox).
+    anchors = {TICKS[0]: "start", TICKS[-1]: "end"}
+    ticks = [
+        {"x": LEFT + WIDTH * t / 100, "label": f"{t}%", "anchor": anchors.get(t, "middle")}
+        for t in TICKS
+    ]
     return {
         "bars": bars,
         "height": height,

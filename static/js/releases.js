@@ -268,6 +268,9 @@ export function releasesPanel(root) {
     });
   }
 
+  // The column heading beside each value in the phone layout (table.stack, static/css/site.css).
+  const labelled = (td, label) => { td.dataset.label = label; return td; };
+
   function renderHistory(releases) {
     history.textContent = "";
     if (!releases.length) {
@@ -276,12 +279,12 @@ export function releasesPanel(root) {
     }
     releases.forEach((rel) => {
       const tr = el("tr");
-      tr.appendChild(el("td", new Date(rel.created_at).toLocaleString()));
-      tr.appendChild(el("td", rel.mechanism));
-      tr.appendChild(el("td", params(rel) + " · " + rel.questions.join(", ") + (rel.group_by ? " by " + rel.group_by : "")));
-      const st = el("td"); st.appendChild(el("span", rel.status + (rel.status === "failed" && !rel.charged ? " (refunded)" : ""), "status status-" + rel.status));
+      tr.appendChild(labelled(el("td", new Date(rel.created_at).toLocaleString()), "Requested"));
+      tr.appendChild(labelled(el("td", rel.mechanism), "Mechanism"));
+      tr.appendChild(labelled(el("td", params(rel) + " · " + rel.questions.join(", ") + (rel.group_by ? " by " + rel.group_by : "")), "Parameters"));
+      const st = labelled(el("td"), "Status"); st.appendChild(el("span", rel.status + (rel.status === "failed" && !rel.charged ? " (refunded)" : ""), "status status-" + rel.status));
       tr.appendChild(st);
-      const links = el("td");
+      const links = labelled(el("td"), "Downloads");
       if (rel.status === "done") {
         const showButton = el("button", "Show", "link"); showButton.type = "button";
         showButton.setAttribute("aria-label", "Show release " + rel.id.slice(0, 8));

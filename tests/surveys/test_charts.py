@@ -134,8 +134,8 @@ def test_crosstab_columns_rows_and_missing_cells():
     table = charts.crosstab(_estimates(groups, "g"), "g")
     assert table["columns"] == [
         {"group": "All respondents", "respondents": 4},
-        {"group": "north", "respondents": 3},
-        {"group": "south", "respondents": 1},
+        {"group": "north", "respondents": 3, "suppressed": False},
+        {"group": "south", "respondents": 1, "suppressed": False},
     ]
     (row,) = table["rows"]  # the group-by question's own rows are left out
     assert (row["key"], row["label"], row["direct"]) == ("b", "yes", False)

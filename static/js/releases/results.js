@@ -31,6 +31,7 @@ export function downloadLink(text, href, label) {
 
 
 let marks;  // which notes the current results table needs
+let HEADINGS = [];  // the current results table's column headings
 function estimateText(o, proportion) {
   if (o.estimate === null || o.estimate === undefined) return o.note || "–";
   let text = proportion ? pct(o.estimate) : fmt(o.estimate, 2);
@@ -74,7 +75,8 @@ function resultRows(tbody, group, q) {
   }
   cells.forEach((values) => {
     const tr = el("tr");
-    values.forEach((v, i) => { tr.appendChild(el("td", v, i >= 3 ? "num" : "")); });
+    // data-label: the column's heading, shown beside the value in the phone layout (table.stack).
+    values.forEach((v, i) => { const td = el("td", v, i >= 3 ? "num" : ""); td.dataset.label = HEADINGS[i] || ""; tr.appendChild(td); });
     tbody.appendChild(tr);
   });
 }
@@ -87,10 +89,10 @@ export function renderResults(resultsBox, rel) {
   wrap.setAttribute("role", "region");
   wrap.setAttribute("aria-label", "Results of release " + rel.id.slice(0, 8));
   wrap.tabIndex = 0;
-  const table = el("table", null, "release-results-table");
+  const table = el("table", null, "release-results-table stack");
   const head = el("thead"); const hr = el("tr");
-  ["Group", "Question", "Option", "Noisy count", "Estimate", "SE", (rel.results.confidence * 100) + " % interval"]
-    .forEach((h, i) => { const th = el("th", h, i >= 3 ? "num" : ""); th.scope = "col"; hr.appendChild(th); });
+  HEADINGS = ["Group", "Question", "Option", "Noisy count", "Estimate", "SE", (rel.results.confidence * 100) + " % interval"];
+  HEADINGS.forEach((h, i) => { const th = el("th", h, i >= 3 ? "num" : ""); th.scope = "col"; hr.appendChild(th); });
   head.appendChild(hr); table.appendChild(head);
   const tbody = el("tbody");
   rel.results.questions.forEach((q) => { resultRows(tbody, "all", q); });
