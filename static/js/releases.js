@@ -13,7 +13,7 @@
  */
 
 import { errorText as httpErrorText, request as httpRequest } from "./lib/http.js";
-import { downloadLink as link, el, fmt, params, pp, renderResults as drawResults } from "./releases/results.js";
+import { composedNote, downloadLink as link, el, fmt, params, pp, renderResults as drawResults } from "./releases/results.js";
 
 export function releasesPanel(root) {
   const form = root.querySelector("[data-role=release-form]");
@@ -263,14 +263,13 @@ export function releasesPanel(root) {
       gauge.max = d.epsilon_total;
       gauge.value = Math.min(d.epsilon_spent, d.epsilon_total);
       budgetText.textContent = "Spent ε " + fmt(d.epsilon_spent) + " of " + fmt(d.epsilon_total) +
-        " at δ = " + d.delta_total + "; remaining ε " + fmt(d.epsilon_remaining) + ".";
+        " at δ = " + d.delta_total + "; remaining ε " + fmt(d.epsilon_remaining) + "." + composedNote(d);
       renderHistory(d.releases);
     });
   }
 
   // The column heading beside each value in the phone layout (table.stack, static/css/site.css).
   const labelled = (td, label) => { td.dataset.label = label; return td; };
-
   function renderHistory(releases) {
     history.textContent = "";
     if (!releases.length) {

@@ -16,9 +16,21 @@ export function pct(x) { return x === null || x === undefined ? "–" : (100 * x
 export function pp(x) { return "±" + (100 * x).toFixed(1) + " pp"; }
 
 export function params(rel) {
-  if (rel.mechanism === "laplace") return "ε " + rel.epsilon;
-  if (rel.delta !== null) return "ε " + rel.epsilon + ", δ " + rel.delta + " (ρ " + fmt(rel.rho, 4) + ")";
+  if (rel.mechanism === "laplace") return "requested ε " + rel.epsilon;
+  if (rel.delta !== null) return "requested ε " + rel.epsilon + ", δ " + rel.delta + " (ρ " + fmt(rel.rho, 4) + ")";
   return "ρ " + rel.rho;
+}
+
+// Issue 22.12: the history lists each release's requested parameters, the budget charges their
+// composition at the survey's δ, which can be smaller than the requested ε added up (one Laplace
+// release at ε 0.5 is charged 0.498). Say which figure is which when they differ.
+export function composedNote(d) {
+  const charged = d.releases.filter((rel) => rel.charged);
+  if (!charged.length || charged.some((rel) => rel.epsilon === null)) return "";
+  const requested = charged.reduce((sum, rel) => sum + rel.epsilon, 0);
+  if (fmt(requested) === fmt(d.epsilon_spent)) return "";
+  return " The releases below requested ε " + fmt(requested) + " in all; the budget is charged " +
+    fmt(d.epsilon_spent) + ", their composition at δ = " + d.delta_total + " (" + d.method + ").";
 }
 
 export function downloadLink(text, href, label) {
