@@ -2,9 +2,10 @@
 
 One test, so its result reads as one line in CI: 0 serious or critical violations on the
 respondent page (JS on: first question, summary, thank-you; JS off: the physical-coin form and
-its thank-you page), the login page, the survey list, every dashboard section, the builder and the release
-panel (with its confirmation dialog if it has one, and with a release's results). On failure it
-lists every violation by page and width, with the rule, the elements and axe's help link.
+its thank-you page), the login page, the survey list, every dashboard section, the builder and
+the release panel (with its confirmation dialog if it has one, and with a release's results). On
+failure it lists every violation by page and width, with the rule, the elements and axe's help
+link.
 Screenshots of each page land in var/smoke/.
 """
 
