@@ -12,6 +12,7 @@ import pytest
 
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
+from surveys.services import survey_open
 from tests.e2e.axe import axe_violations, format_violations
 from testsupport import factories
 from testsupport.factories import release_request
@@ -249,6 +250,8 @@ PAGES = {
     "sharing": "/surveys/{slug}/sharing/",
     "builder": "/surveys/new/",
     "builder-draft": "/surveys/{draft}/edit/",
+    "delete-draft": "/surveys/{draft}/delete/",
+    "invitations": "/surveys/{invite}/invitations/",
     "tokens": "/accounts/tokens/",
 }
 
@@ -292,6 +295,11 @@ def test_no_sideways_scroll_and_no_serious_axe_violations(live_server, new_page,
         owner=survey.owner,
         data={"title": "Draft with a long " + "unbrokenword" * 12, "questions": QUESTIONS},
     )
+    invite = factories.survey_create(
+        owner=survey.owner, data={"title": "Invited", "access": "invite", "questions": QUESTIONS}
+    )
+    survey_open(survey=invite)
+    factories.make_invitations(invite, 3)
     release_request(
         survey=survey,
         user=survey.owner,
@@ -302,7 +310,9 @@ def test_no_sideways_scroll_and_no_serious_axe_violations(live_server, new_page,
     page, problems = researcher_page(new_page, live_server, "/surveys/", width=width)
     found: dict[str, Any] = {}
     for name, path in PAGES.items():
-        page.goto(live_server.url + path.format(slug=survey.slug, draft=draft.slug))
+        page.goto(
+            live_server.url + path.format(slug=survey.slug, draft=draft.slug, invite=invite.slug)
+        )
         if name == "releases":
             panel = settled_preview(page)
             panel.locator("[data-role=history] button.link").first.click()
