@@ -1,7 +1,8 @@
 """The dashboard's analysis panels (server-rendered, no JavaScript needed): the regression
 picker with its coefficient table and odds-ratio chart, and the comparisons under the cross-tab.
 
-``surveys.researcher_pages.survey_detail`` calls :func:`detail_context`; the numbers come from
+``surveys.dashboard_pages`` calls :func:`regression_context` (the analysis section) and
+:func:`comparisons` (the results section); the numbers come from
 surveys.analysis, the same code as the API (docs/analysis.md).
 """
 
@@ -21,7 +22,9 @@ from surveys.inputs.analysis import regression_query
 from surveys.models import Question, Survey
 from surveys.selectors import SurveyEstimates
 
-CHART_LEFT, CHART_WIDTH, ROW_H, TOP = 45.0, 145.0, 8.0, 6.0  # viewBox 200 wide
+# viewBox 100 wide; each term's label sits on its own line above its interval, so the labels can
+# be large enough to read on a 360 px phone (≥ 12 px: 4.4 units × ~2.9 px per unit).
+CHART_LEFT, CHART_WIDTH, ROW_H, TOP = 4.0, 92.0, 12.0, 4.0
 
 
 def _or_chart(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -42,12 +45,12 @@ def _or_chart(body: dict[str, Any]) -> dict[str, Any] | None:
 
     rows = []
     for i, (c, a, b) in enumerate(zip(shown, lows, highs, strict=True)):
-        y = TOP + i * ROW_H + 4
+        y = TOP + i * ROW_H + 8
         rows.append(
             {
                 "term": c["term"],
                 "y": y,
-                "text_y": y + 1.2,
+                "text_y": y - 3.0,
                 "x": x(c["estimate"]),
                 "x_lo": x(a),
                 "x_hi": x(b),
@@ -56,13 +59,13 @@ def _or_chart(body: dict[str, Any]) -> dict[str, Any] | None:
                 "or_high": math.exp(min(c["ci_high"], 700.0)),
             }
         )
-    height = TOP + len(rows) * ROW_H + 6
+    height = TOP + len(rows) * ROW_H + 10
     ticks = []
     for value in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 500):
         if lo <= math.log(value) <= hi:
             ticks.append({"x": x(math.log(value)), "label": f"{value:g}"})
-    return {"rows": rows, "height": height, "one_x": x(0.0), "axis_y": height - 5,
-            "label_y": height - 1, "ticks": ticks}  # fmt: skip
+    return {"rows": rows, "height": height, "one_x": x(0.0), "axis_y": height - 6,
+            "left": CHART_LEFT, "label_y": height - 1, "ticks": ticks}  # fmt: skip
 
 
 def _regression(request: HttpRequest, survey: Survey) -> dict[str, Any]:
@@ -112,19 +115,20 @@ def _comparisons(estimates: SurveyEstimates, survey: Survey) -> list[dict[str, A
     return out
 
 
-def detail_context(
-    request: HttpRequest,
-    survey: Survey,
-    questions: list[Question],
-    estimates: SurveyEstimates,
-    group_by: str | None,
+def regression_context(
+    request: HttpRequest, survey: Survey, questions: list[Question]
 ) -> dict[str, Any]:
-    """Extra context of the survey page: ``regression`` and (with a group-by) ``comparisons``."""
+    """The analysis section's context (``surveys.dashboard_pages``): the regression picker and,
+    once an outcome is chosen, its fit."""
     return {
         "regression": _regression(request, survey),
         "regression_outcomes": [
             q for q in questions if q.kind == Question.Kind.YES_NO and analysis.is_linear(q)
         ],
         "regression_predictors": [q for q in questions if q.kind in analysis.PREDICTOR_KINDS],
-        "comparisons": _comparisons(estimates, survey) if group_by else [],
     }
+
+
+def comparisons(estimates: SurveyEstimates, survey: Survey, group_by: str | None) -> list[Any]:
+    """The results section's comparisons between the groups of a breakdown (none without one)."""
+    return _comparisons(estimates, survey) if group_by else []

@@ -74,6 +74,9 @@ def _row(
     return row
 
 
+#: A crosswise question's one row: what its estimate is (its reports are SAME/DIFFERENT).
+CROSSWISE_LABEL = "has the trait (estimated prevalence)"
+
 #: Cheating detection's three shares, as the table labels them (π, γ, β).
 CHEATER_LABELS = (
     ("honest_yes", "honest yes (π)"),
@@ -99,6 +102,12 @@ def _entry_rows(e: QuestionEstimate) -> list[dict[str, Any]]:
     base = {"key": e.key, "text": e.text, "kind": e.kind, "epsilon": e.epsilon}
     if isinstance(e, CheaterDetectionEstimate):
         return _cheater_rows(base, e)
+    if e.kind == Question.Kind.YES_NO and (e.design or {}).get("name") == "crosswise":
+        # Issue 22.9: a crosswise report is SAME/DIFFERENT, not yes/no: the reported rate is the
+        # share answering SAME and the estimate is the prevalence of the sensitive trait.
+        row = _row(base, CROSSWISE_LABEL, e.n, e, "reported_yes_rate")
+        row["reported_label"] = "SAME"
+        return [row]
     if e.kind == Question.Kind.YES_NO:
         return [_row(base, "yes", e.n, e, "reported_yes_rate")]
     if isinstance(e, ChoiceEstimate):  # kind choice
@@ -147,9 +156,14 @@ def crosstab(estimates: SurveyEstimates, group_by: str | None) -> dict[str, Any]
     columns = [
         {"group": "All respondents", "respondents": estimates.respondents, "suppressed": False}
     ] + [
+        # ``suppressed``: a group with fewer than k published respondents (issue 21.15).
         {"group": g["group"], "respondents": g["respondents"], "suppressed": g["suppressed"]}
         for g in by_group
     ]
+    for row in rows:  # each cell with its column, for the stacked phone layout's labels
+        row["labeled"] = [
+            {"column": c, "cell": cell} for c, cell in zip(columns, row["cells"], strict=True)
+        ]
     suppressed = any(c["suppressed"] for c in columns)
     return {"columns": columns, "rows": rows, "any_suppressed": suppressed}
 
@@ -190,7 +204,13 @@ def interval_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     ]
     bars = [_bar(i, r) for i, r in enumerate(shown)]
     height = TOP + len(bars) * ROW_H + 3
-    ticks = [{"x": LEFT + WIDTH * t / 100, "label": f"{t}%"} for t in TICKS]
+    # The end labels are anchored inside the frame (large enough to read on a phone, they would
+    # otherwise stick out of the viewBox).
+    anchors = {TICKS[0]: "start", TICKS[-1]: "end"}
+    ticks = [
+        {"x": LEFT + WIDTH * t / 100, "label": f"{t}%", "anchor": anchors.get(t, "middle")}
+        for t in TICKS
+    ]
     return {
         "bars": bars,
         "height": height,

@@ -290,6 +290,8 @@ def _cheater_preview(
         "design": dict(design.to_spec()),
         "group_epsilons": [float(e) for e in design.group_epsilons],
         "deniability": ratio * shown_prior / (ratio * shown_prior + 1.0 - shown_prior),
+        "revealing_report": True,
+        "revealing_deniability": ratio * shown_prior / (ratio * shown_prior + 1.0 - shown_prior),
         "prior": float(shown_prior),
         "planned_n": planned_n,
         "planned_n_per_group": planned_n // 2,
@@ -340,6 +342,12 @@ def design_preview(
         deniability = rr.deniability(design, shown_prior)
     epsilon = accounted_epsilon(design)
     extra: dict[str, Any] = {}
+    if kind != CHOICE:
+        # Issue 22.9: the answer a person would worry about is the one that raises the posterior
+        # (crosswise with p < ½: DIFFERENT), not always a reported yes.
+        report, posterior = rr.revealing_deniability(design, shown_prior)
+        extra["revealing_report"] = report
+        extra["revealing_deniability"] = float(posterior)
     if kind == MULTI:
         # Each option is one report through this design: ε adds up over the k options, and
         # the planned precision below is per option (docs/formulas.md#multi).

@@ -32,6 +32,11 @@ from typing import Any
 
 from deniable import csv_cells
 from surveys import designs
+from surveys.crosswise_statements import (
+    RESPONDENTS_BY_LANGUAGE_NOTE,
+    crosswise_statements,
+    is_crosswise,
+)
 from surveys.models import Question, Submission, Survey
 from surveys.shuffle_guarantee import shuffled_export_guarantee
 from surveys.tally_layout import is_cheater_question
@@ -55,6 +60,10 @@ def export_designs(survey: Survey) -> dict[str, dict[str, Any]]:
         description = designs.design_description(q)
         if description is not None:
             entry["design"] = description
+        if is_crosswise(q):
+            # Issue 21.9: every language's statement, each checked against the library.
+            entry["innocuous_statements"] = crosswise_statements(survey, q)
+            entry["innocuous_verified"] = all(s["verified"] for s in entry["innocuous_statements"])
         # Why a cell may be empty (docs/exports.md#missing-answers): an optional question left
         # unanswered, or one its skip logic hid (asked only after those category answers).
         entry["required"] = q.required
@@ -237,6 +246,8 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
         # Published rows only, as in the file itself: the unsealed tail would move this count
         # with every submission (issue 21, item 4).
         "respondents": Submission.objects.filter(survey=survey, sealed=True).count(),
+        "respondents_by_language": None,
+        "respondents_by_language_note": RESPONDENTS_BY_LANGUAGE_NOTE,
         "rows": "One per respondent, shuffled; randomized columns hold the REPORTED answer.",
         "csv": {
             "encoding": "utf-8",

@@ -49,6 +49,7 @@ INNOCUOUS_STATEMENTS: Final[list[dict[str, Any]]] = [
     {
         "id": "mother_birth_jan_mar",
         "text": "My mother was born in January, February or March.",
+        "texts": {"es": "Mi madre nació en enero, febrero o marzo."},
         "prevalence": 0.25,
         "source": "Jann, Jerke & Krumpal (2012), Public Opinion Quarterly 76(1):32–49",
         "note": _BIRTH_NOTE,
@@ -56,6 +57,7 @@ INNOCUOUS_STATEMENTS: Final[list[dict[str, Any]]] = [
     {
         "id": "father_birth_oct_dec",
         "text": "My father was born in October, November or December.",
+        "texts": {"es": "Mi padre nació en octubre, noviembre o diciembre."},
         "prevalence": 0.25,
         "source": "Jann, Jerke & Krumpal (2012), Public Opinion Quarterly 76(1):32–49",
         "note": _BIRTH_NOTE,
@@ -63,6 +65,7 @@ INNOCUOUS_STATEMENTS: Final[list[dict[str, Any]]] = [
     {
         "id": "mother_birthday_day_1_10",
         "text": "My mother's birthday falls on one of the days 1 to 10 of its month.",
+        "texts": {"es": "El cumpleaños de mi madre cae en uno de los días 1 a 10 de su mes."},
         "prevalence": 120 / 365.25,  # days 1–10 of every month: 120 of 365.25 days a year
         "source": "calendar arithmetic: 120 of 365.25 days a year (birthdays nearly uniform "
         "over the days of a month)",
@@ -71,8 +74,17 @@ INNOCUOUS_STATEMENTS: Final[list[dict[str, Any]]] = [
     {
         "id": "house_number_first_digit_1",
         "text": "The first digit of my house number is 1.",
+        "texts": {"es": "La primera cifra del número de mi casa es 1."},
         "prevalence": math.log10(2),
         "source": "Diekmann (2012), Sociological Methods & Research 41(2):325–334 (Benford's law)",
         "note": "Benford's law fits house numbers of ordinary streets; p = log₁₀ 2 ≈ 0.301.",
     },
 ]
+
+
+#: The language of every library statement's ``text``; ``texts`` holds its vetted translations.
+LIBRARY_LANGUAGE: Final = "en"
+
+# Every statement in every language it is vetted in: ``texts`` gains the English ``text``.
+for _statement in INNOCUOUS_STATEMENTS:
+    _statement["texts"] = {LIBRARY_LANGUAGE: _statement["text"], **_statement["texts"]}

@@ -124,7 +124,7 @@ def survey_share_page(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         verb = "Shared with" if created else "Changed the role of"
         messages.success(request, f"{verb} {spec.username}: {spec.role}.")
-    return redirect(reverse("survey-detail", args=[survey.slug]) + "#team")
+    return redirect(reverse("survey-sharing", args=[survey.slug]) + "#team")
 
 
 @login_required
@@ -136,7 +136,7 @@ def survey_unshare_page(request: HttpRequest, slug: str) -> HttpResponse:
         messages.success(request, f"{username} no longer has access to this survey.")
     else:
         messages.error(request, f"The survey is not shared with {username}.")
-    return redirect(reverse("survey-detail", args=[survey.slug]) + "#team")
+    return redirect(reverse("survey-sharing", args=[survey.slug]) + "#team")
 
 
 # The preview stores nothing, so a forged cross-site post could only render a page to the

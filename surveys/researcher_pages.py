@@ -1,4 +1,5 @@
-"""Researcher read pages: the survey list, the builder and the survey's results page.
+"""Researcher read pages: the survey list and the builder (the survey's own pages, one per
+section, are :mod:`surveys.dashboard_pages`).
 
 Thin: fetch through ``surveys.selectors``, hand the data to the presenters of ``surveys.charts``
 and render. Every API URL a page's script calls is rendered here with ``reverse()`` (the scripts
@@ -16,29 +17,18 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template import TemplateDoesNotExist
-from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from deniable.errors import Forbidden, NotFound
-from surveys import analysis_pages, charts, designs
+from surveys import designs
 from surveys.forms import design_spec
-from surveys.innocuous import CROSSWISE_RESEARCHER_ASSUMPTION, INNOCUOUS_STATEMENTS
+from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.inputs import ORDERINGS
 from surveys.models import Question, Survey
-from surveys.selectors import (
-    Need,
-    survey_collaborators,
-    survey_estimates,
-    survey_get_for_user,
-    survey_list_sorted,
-)
-from surveys.shuffle_guarantee import shuffled_export_guarantee
+from surveys.selectors import Need, survey_get_for_user, survey_list_sorted
 from surveys.specs import TITLE_MAX
 from surveys.translations import TEXT_MAX
-
-RELEASES_TEMPLATE = "privacy/_releases.html"
 
 
 def survey_or_404(request: HttpRequest, slug: str, need: Need) -> Survey:
@@ -174,95 +164,3 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
     # The text limits the builder counts against (the API's: surveys.specs, surveys.translations).
     limits = {"title_max": TITLE_MAX, "text_max": TEXT_MAX}
     return render(request, "surveys/builder.html", {"survey": survey, "data": data, **limits})
-
-
-def _downloads(survey: Survey, group_by: str | None) -> dict[str, str]:
-    """Download links: every one is served as an attachment with its own file name."""
-    estimates = reverse("api-survey-estimates", args=[survey.slug])
-    export = reverse("api-survey-export", args=[survey.slug])
-    links = {
-        "estimates_csv": f"{estimates}?format=csv",
-        "estimates_json": f"{estimates}?download=1",
-        "export_csv": f"{export}?format=csv",
-        "export_json": f"{export}?format=json",
-        "export_metadata": reverse("api-survey-export-metadata", args=[survey.slug]),
-    }
-    if group_by:
-        query = urlencode({"group_by": group_by})
-        links["grouped_csv"] = f"{estimates}?{query}&format=csv"
-        links["grouped_json"] = f"{estimates}?{query}&download=1"
-    return links
-
-
-def _releases_template() -> str | None:
-    """The releases section (privacy app) when it is installed; the page works without it."""
-    try:
-        get_template(RELEASES_TEMPLATE)
-    except TemplateDoesNotExist:
-        return None
-    return RELEASES_TEMPLATE
-
-
-def _any_clipped(rows: list[dict[str, Any]], crosstab: dict[str, Any] | None) -> bool:
-    cells = [c for row in (crosstab or {}).get("rows", []) for c in row["cells"]]
-    return any(r["clipped"] for r in rows) or any(c and c["clipped"] for c in cells)
-
-
-@login_required
-@require_GET
-def survey_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    survey = survey_or_404(request, slug, "view")
-    questions = list(survey.questions.all())
-    category_questions = [q for q in questions if q.kind == Question.Kind.CATEGORY]
-    group_by = request.GET.get("group_by") or None
-    if group_by not in [q.key for q in category_questions]:
-        group_by = None
-    estimates = survey_estimates(survey=survey, group_by=group_by)
-    rows = charts.estimate_rows(estimates.questions)
-    crosstab = charts.crosstab(estimates, group_by)
-    respondents = estimates.respondents
-    planned = survey.planned_n
-    context = {
-        "survey": survey,
-        "estimates": estimates,
-        "rows": rows,
-        "chart": charts.interval_chart(rows),
-        "crosstab": crosstab,
-        "group_by": group_by,
-        "group_question": next((q for q in questions if q.key == group_by), None),
-        "category_questions": category_questions,
-        "respondents": respondents,
-        "progress_pct": min(100.0, 100.0 * respondents / planned) if planned else 0,
-        "respond_url": request.build_absolute_uri(reverse("respond", args=[survey.slug])),
-        "downloads": _downloads(survey, group_by),
-        "any_clipped": _any_clipped(rows, crosstab),
-        "releases_template": _releases_template(),
-        # Issue 13: what the randomized-only shuffled file protects (li#shuffle-guarantee).
-        "shuffle_guarantee": shuffled_export_guarantee(survey),
-        "crosswise_notes": _crosswise_notes(questions),
-        "any_at_boundary": any(r.get("at_boundary") for r in rows),
-        # Teams (docs/teams.md#roles): which controls show. The server refuses the rest anyway.
-        "role": survey.role,  # type: ignore[attr-defined]
-        "can_edit": survey.role in ("owner", "editor"),  # type: ignore[attr-defined]
-        "is_owner": survey.role == "owner",  # type: ignore[attr-defined]
-        "collaborators": list(survey_collaborators(survey=survey)),
-    }
-    context.update(analysis_pages.detail_context(request, survey, questions, estimates, group_by))
-    return render(request, "surveys/detail.html", context)
-
-
-def _crosswise_notes(questions: list[Question]) -> list[dict[str, Any]]:
-    """The crosswise questions' innocuous statements and the assumption their ε rests on."""
-    notes = []
-    for q in questions:
-        spec = q.design or {}
-        if q.kind == Question.Kind.YES_NO and spec.get("name") == "crosswise":
-            notes.append(
-                {
-                    "text": q.text,
-                    "innocuous_text": spec.get("innocuous_text") or "(no statement given)",
-                    "prevalence": spec.get("innocuous_prevalence"),
-                    "assumption": CROSSWISE_RESEARCHER_ASSUMPTION,
-                }
-            )
-    return notes

@@ -49,6 +49,9 @@ def shuffled_export_guarantee(survey: Survey) -> dict[str, Any] | None:
         "rows": n,
         "local_epsilon_per_row": local,
         "epsilon": epsilon,
+        # Issue 22.12: with few rows the bound is no better than each row's own local ε; only a
+        # smaller ε is a guarantee worth announcing (the dashboard shows it only then).
+        "gain": epsilon < local,
         "delta": delta,
         "method": "amplification by shuffling (Feldman, McMillan & Talwar 2021, numerical bound)",
         "closed_form_epsilon": shuffle.closed_form_epsilon(n, local, delta),

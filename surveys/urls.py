@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from surveys import management_pages, researcher_pages, views
+from surveys import dashboard_pages, management_pages, researcher_pages, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,7 +16,32 @@ urlpatterns = [
     # Researchers
     path("surveys/", researcher_pages.survey_list, name="researcher-home"),
     path("surveys/new/", researcher_pages.survey_builder, name="survey-new"),
-    path("surveys/<slug:slug>/", researcher_pages.survey_detail, name="survey-detail"),
+    # A survey's pages, one per section (surveys.dashboard_pages.SECTIONS).
+    path("surveys/<slug:slug>/", dashboard_pages.survey_section, name="survey-detail"),
+    path(
+        "surveys/<slug:slug>/results/",
+        dashboard_pages.survey_section,
+        {"section": "results"},
+        name="survey-results",
+    ),
+    path(
+        "surveys/<slug:slug>/analysis/",
+        dashboard_pages.survey_section,
+        {"section": "analysis"},
+        name="survey-analysis",
+    ),
+    path(
+        "surveys/<slug:slug>/releases/",
+        dashboard_pages.survey_section,
+        {"section": "releases"},
+        name="survey-releases",
+    ),
+    path(
+        "surveys/<slug:slug>/sharing/",
+        dashboard_pages.survey_section,
+        {"section": "sharing"},
+        name="survey-sharing",
+    ),
     path("surveys/<slug:slug>/edit/", researcher_pages.survey_builder, name="survey-edit"),
     path(
         "surveys/<slug:slug>/open/", views.survey_transition, {"action": "open"}, name="survey-open"

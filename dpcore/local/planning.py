@@ -105,6 +105,22 @@ def deniability(design: BinaryDesign, prior: float) -> float:
     return pi * (design.c + design.d) / (design.c * pi + design.d)
 
 
+def revealing_deniability(design: BinaryDesign, prior: float) -> tuple[bool, float]:
+    """The report that raises the posterior most, and that posterior: ``(True, P(trait | yes))``
+    when ``c ≥ 0``, else ``(False, P(trait | no))`` with ``P(trait | no) = π(1 − c − d)/(1 − λ)``.
+
+    A crosswise design with p < ½ has c = 2p − 1 < 0: "yes" (SAME) *lowers* the posterior and
+    "no" (DIFFERENT) is the revealing answer (p = ¼, π = 0.1: 0.25, where SAME gives 0.036).
+    """
+    pi = _check_prior(prior)
+    if design.c >= 0.0:
+        return True, deniability(design, pi)
+    no_rate = 1.0 - (design.c * pi + design.d)
+    if pi == 0.0 or no_rate <= 0.0:
+        return False, 0.0
+    return False, pi * (1.0 - design.c - design.d) / no_rate
+
+
 def krr_deniability(design: KRRDesign, prior: float) -> float:
     """``P(true option v | reported v) = π_v·p / (π_v·p + (1 − π_v)·q)`` for a prior π_v."""
     pi = _check_prior(prior)

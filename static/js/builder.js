@@ -10,6 +10,8 @@ import { send } from "./lib/http.js";
 import { setupTranslations } from "./builder/translations.js";
 import { fillLogic, logicValue, refreshShowIf } from "./builder/logic.js";
 import { capital, plain } from "./builder/plain.js";
+import { setupInnocuousPick } from "./builder/innocuous.js";
+import { deniabilitySentence } from "./builder/crosswise.js";
 
 const data = JSON.parse(document.getElementById("builder-data").textContent);
 const form = document.getElementById("builder");
@@ -84,31 +86,6 @@ function fillCard(card, q) {
   fillLogic(card, q);
 }
 
-// The crosswise model's vetted innocuous statements (surveys/innocuous.py), each with its
-// prevalence and source; picking one fills the statement and its prevalence, "Write your own"
-// leaves both to the researcher.
-const INNOCUOUS = data.innocuous_statements || [];
-function setupInnocuousPick(card) {
-  const pick = card.querySelector("[data-role=innocuous-pick]");
-  const source = card.querySelector("[data-role=innocuous-source]");
-  if (!pick) return;
-  pick.append(new Option("Write your own statement and its prevalence", ""));
-  for (const s of INNOCUOUS) pick.append(new Option(`${s.text} (p ≈ ${Number(s.prevalence).toFixed(3)})`, s.id));
-  const text = field(card, "design.innocuous_text");
-  const chosen = INNOCUOUS.find((s) => s.text === text.value);
-  pick.value = chosen ? chosen.id : "";
-  const describe = () => {
-    const s = INNOCUOUS.find((x) => x.id === pick.value);
-    source.textContent = s ? `Source: ${s.source}. ${s.note}` : "Give the statement's prevalence in your population, from a source you can cite.";
-  };
-  describe();
-  pick.addEventListener("change", () => {
-    const s = INNOCUOUS.find((x) => x.id === pick.value);
-    if (s) { text.value = s.text; field(card, "design.innocuous_prevalence").value = s.prevalence; }
-    describe();
-  });
-}
-
 function syncVisibility(card) {
   const kind = field(card, "kind").value;
   const designName = field(card, "design.name").value;
@@ -154,6 +131,7 @@ async function preview(card) {
   const body = { kind: q.kind, design: q.design, planned_n: num(document.getElementById("b-planned")) || 1000 };
   if (q.kind === "choice" || q.kind === "multi") body.options = q.options;
   box.textContent = "Calculating…";
+  card.dispatchEvent(new CustomEvent("deniable:preview-cleared", { bubbles: true })); // until it is back
   try {
     const { ok, payload } = await postJSON(data.preview_url, body);
     clearCardErrors(card, "preview");
@@ -164,13 +142,14 @@ async function preview(card) {
       box.textContent = unplaced.length
         ? `No preview: ${unplaced.map((e) => e.short).join(" ")}`
         : "No preview until the design above is fixed.";
+      // No power for a design that has no preview (power.js clears its line on this event).
+      card.dispatchEvent(new CustomEvent("deniable:preview-cleared", { bubbles: true }));
     } else {
       previews.set(card, payload.private ? payload.epsilon : null);
-      const yes = { yes_no: "a recorded YES", multi: "a ticked box" }[q.kind] ?? "a recorded option";
       const sum = payload.epsilon_per_option != null ? ` (${payload.options} options × ${payload.epsilon_per_option.toFixed(3)}, added up; precision is per option)` : "";
       const parts = [
         payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}${sum}.` : "Not differentially private (ε = ∞): it will be refused.",
-        payload.deniability != null ? `Deniability: ${yes} moves a ${(100 * payload.prior).toFixed(0)}% prior to ${(100 * payload.deniability).toFixed(1)}%.` : "",
+        deniabilitySentence(q.kind, q.design?.name, payload),
         payload.assumption ? `Assumption: ${payload.assumption}` : "",
         payload.group_epsilons ? `Group ε: ${payload.group_epsilons.map((e) => e.toFixed(3)).join(" and ")}; ${payload.planned_n_per_group} per group planned, ${payload.sample_size_per_group_for_5pp} per group for ±5 points on the honest share.` : "",
         payload.planned_half_width != null ? `Precision at n = ${payload.planned_n}: ${pp(payload.planned_half_width)}` +
@@ -196,7 +175,7 @@ function addCard(q) {
     field(card, label.dataset.for).id = id;
   }
   fillCard(card, q);
-  setupInnocuousPick(card);
+  setupInnocuousPick(card, data);
   list.append(card);
   const refresh = debounce(() => preview(card), 350);
   const changed = () => { syncVisibility(card); refreshShowIf(list); refresh(); };

@@ -27,10 +27,14 @@ if (list && settings && dataIsland) {
     return `${field ? `${field}: ` : ""}${messages[0]}`;
   }
 
+  const asked = new WeakMap(); // card → the number of its latest request (older answers are dropped)
+
   async function render(card) {
     const detail = last.get(card);
     const box = card.querySelector("[data-role=power]");
     if (!detail || !box) return;
+    const ticket = (asked.get(card) || 0) + 1;
+    asked.set(card, ticket);
     if (detail.design && detail.design.name === "cheater_detection") {
       // Two groups and a cheater share: no one-parameter power (the API refuses it with a 400);
       // the design preview above plans n per group instead.
@@ -44,13 +48,14 @@ if (list && settings && dataIsland) {
     box.textContent = "Power: calculating…";
     try {
       const [atN, needed] = await Promise.all([post({ ...base, n }), post({ ...base, power: value("power-target") })]);
+      if (asked.get(card) !== ticket) return; // the design changed (or lost its preview) meanwhile
       if (!atN.ok) { box.textContent = `Power: ${firstError(atN.payload)}`; return; }
       const what = test === "two_sample" ? `${n} per group` : `n = ${n}`;
       let text = `Power at ${what}: ${(100 * atN.payload.power).toFixed(0)}%`;
       text += needed.ok ? `; ${needed.payload.n.toLocaleString()} ${test === "two_sample" ? "per group" : "respondents"} for ${(100 * value("power-target")).toFixed(0)}%.` : ".";
       box.textContent = text;
     } catch {
-      box.textContent = "Power unavailable (network).";
+      if (asked.get(card) === ticket) box.textContent = "Power unavailable (network).";
     }
   }
 
@@ -58,6 +63,15 @@ if (list && settings && dataIsland) {
     const card = event.target.closest("li") || event.target;
     last.set(card, event.detail);
     render(card);
+  });
+  // The design has no valid preview (or a new one is being computed): no power line for it, and
+  // any answer still in flight is dropped.
+  list.addEventListener("deniable:preview-cleared", (event) => {
+    const card = event.target.closest("li") || event.target;
+    last.delete(card);
+    asked.set(card, (asked.get(card) || 0) + 1);
+    const box = card.querySelector("[data-role=power]");
+    if (box) box.textContent = "";
   });
   let timer = null;
   settings.addEventListener("input", () => {

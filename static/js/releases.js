@@ -13,7 +13,7 @@
  */
 
 import { errorText as httpErrorText, request as httpRequest } from "./lib/http.js";
-import { downloadLink as link, el, fmt, params, pp, renderResults as drawResults } from "./releases/results.js";
+import { composedNote, downloadLink as link, el, fmt, params, pp, renderResults as drawResults } from "./releases/results.js";
 
 export function releasesPanel(root) {
   const form = root.querySelector("[data-role=release-form]");
@@ -263,11 +263,13 @@ export function releasesPanel(root) {
       gauge.max = d.epsilon_total;
       gauge.value = Math.min(d.epsilon_spent, d.epsilon_total);
       budgetText.textContent = "Spent ε " + fmt(d.epsilon_spent) + " of " + fmt(d.epsilon_total) +
-        " at δ = " + d.delta_total + "; remaining ε " + fmt(d.epsilon_remaining) + ".";
+        " at δ = " + d.delta_total + "; remaining ε " + fmt(d.epsilon_remaining) + "." + composedNote(d);
       renderHistory(d.releases);
     });
   }
 
+  // The column heading beside each value in the phone layout (table.stack, static/css/site.css).
+  const labelled = (td, label) => { td.dataset.label = label; return td; };
   function renderHistory(releases) {
     history.textContent = "";
     if (!releases.length) {
@@ -276,12 +278,12 @@ export function releasesPanel(root) {
     }
     releases.forEach((rel) => {
       const tr = el("tr");
-      tr.appendChild(el("td", new Date(rel.created_at).toLocaleString()));
-      tr.appendChild(el("td", rel.mechanism));
-      tr.appendChild(el("td", params(rel) + " · " + rel.questions.join(", ") + (rel.group_by ? " by " + rel.group_by : "")));
-      const st = el("td"); st.appendChild(el("span", rel.status + (rel.status === "failed" && !rel.charged ? " (refunded)" : ""), "status status-" + rel.status));
+      tr.appendChild(labelled(el("td", new Date(rel.created_at).toLocaleString()), "Requested"));
+      tr.appendChild(labelled(el("td", rel.mechanism), "Mechanism"));
+      tr.appendChild(labelled(el("td", params(rel) + " · " + rel.questions.join(", ") + (rel.group_by ? " by " + rel.group_by : "")), "Parameters"));
+      const st = labelled(el("td"), "Status"); st.appendChild(el("span", rel.status + (rel.status === "failed" && !rel.charged ? " (refunded)" : ""), "status status-" + rel.status));
       tr.appendChild(st);
-      const links = el("td");
+      const links = labelled(el("td"), "Downloads");
       if (rel.status === "done") {
         const showButton = el("button", "Show", "link"); showButton.type = "button";
         showButton.setAttribute("aria-label", "Show release " + rel.id.slice(0, 8));

@@ -331,6 +331,14 @@ class DesignPreviewResponseSerializer(serializers.Serializer):
     deniability = serializers.FloatField(
         help_text="P(trait | reported yes) at the prior (default 0.1; choice: 1/k)."
     )
+    revealing_report = serializers.BooleanField(
+        required=False,
+        help_text="yes/no designs: the report that raises the posterior most (true: yes or "
+        "SAME; false: no or DIFFERENT, as for a crosswise design with p < 0.5).",
+    )
+    revealing_deniability = serializers.FloatField(
+        required=False, help_text="P(trait | the revealing report) at the prior."
+    )
     prior = serializers.FloatField()
     planned_n = serializers.IntegerField()
     planned_half_width = serializers.FloatField()

@@ -42,7 +42,7 @@ def test_create_download_use_and_revoke(live_server, new_page, tmp_path: Path, w
     )
     survey_open(survey=survey)
     page, problems = new_page(viewport={"width": width, "height": 800}, accept_downloads=True)
-    detail = f"/surveys/{survey.slug}/"
+    detail = f"/surveys/{survey.slug}/sharing/"
     _log_in(page, live_server.url, detail)
 
     # From the survey page to its invitations page.

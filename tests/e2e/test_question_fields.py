@@ -201,7 +201,7 @@ def test_dashboard_shows_the_mean_score_of_an_ordered_question(live_server, new_
     score = next(q for q in estimates_body(survey=survey)["questions"] if q["key"] == "mood")[
         "mean_score"
     ]
-    page, problems = researcher_page(new_page, live_server, f"/surveys/{survey.slug}/")
+    page, problems = researcher_page(new_page, live_server, f"/surveys/{survey.slug}/results/")
     row = page.locator('tr[data-key="mood"][data-option="mean score (1–3)"]')
     cells = row.locator("td").all_inner_texts()
     assert cells[1] == "mean score (1–3)" and cells[2] == "40"

@@ -12,6 +12,7 @@ import pytest
 
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
+from surveys.services import survey_open
 from tests.e2e.axe import axe_violations, format_violations
 from testsupport import factories
 from testsupport.factories import release_request
@@ -86,7 +87,7 @@ def settled_preview(page: Any) -> Any:
 
 def test_release_panel_guards_the_budget(live_server, new_page):
     survey = make_survey()
-    page, problems = researcher_page(new_page, live_server, f"/surveys/{survey.slug}/")
+    page, problems = researcher_page(new_page, live_server, f"/surveys/{survey.slug}/releases/")
     panel = settled_preview(page)
     button = panel.locator("[data-role=release]")
     eps = panel.locator("input[name=epsilon]")
@@ -165,7 +166,7 @@ def test_release_results_explain_negative_counts_and_clipping(live_server, new_p
     survey = make_survey()
     with_owner = {"mechanism": "laplace", "epsilon": 0.2, "questions": ["cheated"]}
     release, _ = release_request(survey=survey, user=survey.owner, data=with_owner)
-    page, problems = researcher_page(new_page, live_server, f"/surveys/{survey.slug}/")
+    page, problems = researcher_page(new_page, live_server, f"/surveys/{survey.slug}/releases/")
     panel = page.locator("#releases")
     panel.locator("[data-role=history] .status-done").wait_for()
 
@@ -241,15 +242,64 @@ def test_builder_errors_name_the_question_once(live_server, new_page):
 
 PAGES = {
     "list": "/surveys/",
-    "dashboard": "/surveys/{slug}/",
-    "dashboard-grouped": "/surveys/{slug}/?group_by=region",
+    "overview": "/surveys/{slug}/",
+    "results": "/surveys/{slug}/results/",
+    "results-grouped": "/surveys/{slug}/results/?group_by=region",
+    "analysis": "/surveys/{slug}/analysis/?outcome=cheated&predictors=region&predictors=age",
+    "releases": "/surveys/{slug}/releases/",
+    "sharing": "/surveys/{slug}/sharing/",
     "builder": "/surveys/new/",
+    "builder-draft": "/surveys/{draft}/edit/",
+    "delete-draft": "/surveys/{draft}/delete/",
+    "invitations": "/surveys/{invite}/invitations/",
+    "tokens": "/accounts/tokens/",
 }
+
+# Issue 22.10: what a phone user cannot read. Every visible text's rendered size (SVG text scaled
+# by its viewBox: font-size × the CTM's scale), and every number cell of every table: on screen,
+# not cut off by its scrolling box.
+MEASURE = """() => {
+  const out = {minText: Infinity, smallest: '', hiddenNumbers: []};
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    const skip = 'script,style,title,desc,[hidden],dialog:not([open]),.visually-hidden,noscript,'
+      + 'option,thead';
+    if (!node.textContent.trim() || !parent || parent.closest(skip)) continue;
+    const rect = parent.getBoundingClientRect();
+    if (rect.width < 2 || rect.height < 2) continue;
+    let size = parseFloat(getComputedStyle(parent).fontSize);
+    if (parent instanceof SVGElement && parent.getScreenCTM()) size *= parent.getScreenCTM().a;
+    if (size < out.minText) {
+      out.minText = size;
+      out.smallest = node.textContent.trim().slice(0, 40);
+    }
+  }
+  for (const td of document.querySelectorAll('table td.num, table td.cell')) {
+    if (!td.textContent.trim() || td.closest('[hidden]')) continue;
+    const r = td.getBoundingClientRect();
+    const box = td.closest('.table-wrap')?.getBoundingClientRect() || {left: 0, right: innerWidth};
+    if (r.left < Math.max(0, box.left) - 1 || r.right > Math.min(innerWidth, box.right) + 1) {
+      out.hiddenNumbers.push(td.textContent.trim().slice(0, 20));
+    }
+  }
+  out.overflow = document.documentElement.scrollWidth - innerWidth;
+  return out;
+}"""
 
 
 @pytest.mark.parametrize("width", [360, 1280])
 def test_no_sideways_scroll_and_no_serious_axe_violations(live_server, new_page, width):
     survey = make_survey()
+    draft = factories.survey_create(
+        owner=survey.owner,
+        data={"title": "Draft with a long " + "unbrokenword" * 12, "questions": QUESTIONS},
+    )
+    invite = factories.survey_create(
+        owner=survey.owner, data={"title": "Invited", "access": "invite", "questions": QUESTIONS}
+    )
+    survey_open(survey=invite)
+    factories.make_invitations(invite, 3)
     release_request(
         survey=survey,
         user=survey.owner,
@@ -260,19 +310,30 @@ def test_no_sideways_scroll_and_no_serious_axe_violations(live_server, new_page,
     page, problems = researcher_page(new_page, live_server, "/surveys/", width=width)
     found: dict[str, Any] = {}
     for name, path in PAGES.items():
-        page.goto(live_server.url + path.format(slug=survey.slug))
-        if name.startswith("dashboard"):
+        page.goto(
+            live_server.url + path.format(slug=survey.slug, draft=draft.slug, invite=invite.slug)
+        )
+        if name == "releases":
             panel = settled_preview(page)
             panel.locator("[data-role=history] button.link").first.click()
             panel.locator(".release-results-table").wait_for()
         else:
             page.wait_for_load_state("networkidle")
-        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        assert widths[0] <= widths[1], (name, width, widths)
+        measured = page.evaluate(MEASURE)
         page.screenshot(path=str(SHOTS / f"e2e-{name}-{width}.png"), full_page=True)
+        assert measured["overflow"] <= 0, (name, width, measured)
+        assert measured["minText"] >= 11, (name, width, measured["minText"], measured["smallest"])
+        assert measured["hiddenNumbers"] == [], (name, width, measured["hiddenNumbers"])
         found[name] = axe_violations(page)
-    # The release panel with its confirmation dialog open.
+    # Every section is one click from every other (plain links, no JavaScript needed).
     page.goto(f"{live_server.url}/surveys/{survey.slug}/")
+    links = page.locator(".section-nav a").evaluate_all("(as) => as.map((a) => a.pathname)")
+    assert links == [
+        f"/surveys/{survey.slug}/{tail}"
+        for tail in ("", "results/", "analysis/", "releases/", "sharing/")
+    ]
+    # The release panel with its confirmation dialog open.
+    page.goto(f"{live_server.url}/surveys/{survey.slug}/releases/")
     panel = settled_preview(page)
     panel.locator("input[name=epsilon]").fill("0.1")
     settled_preview(page)

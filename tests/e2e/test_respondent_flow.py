@@ -288,6 +288,8 @@ def test_researcher_logs_in_and_sees_the_estimate(live_server, new_page):
     page.click("button[type=submit]")
     page.wait_for_url(f"**/surveys/{survey.slug}/")
     assert page.locator("#respondent-count").inner_text() == "40"
+    page.locator(".section-nav a[data-section=results]").click()  # issue 22.10: one click
+    page.wait_for_url(f"**/surveys/{survey.slug}/results/")
     cell = page.locator('tr[data-key="cheated"] td.estimate').first.inner_text()
     assert cell == f"{100 * expected['estimate']:.1f}%"  # percentages (was 0.268)
     assert page.locator("svg.chart circle.point").count() >= 1 + 1 + 1 + 4

@@ -125,7 +125,7 @@ def test_share_with_a_viewer_who_sees_the_dashboard_but_no_release_form(live_ser
     ensure_user("viewer4", PASSWORD)
     survey = _survey(owner, "Shared survey", status="closed", respondents=10)
     page, problems = new_page()
-    _log_in(page, live_server.url, "owner4", f"/surveys/{survey.slug}/")
+    _log_in(page, live_server.url, "owner4", f"/surveys/{survey.slug}/sharing/")
     page.fill("#share-username", "viewer4")
     page.select_option("#share-role", "viewer")
     page.locator("#share-button").click()
@@ -133,6 +133,8 @@ def test_share_with_a_viewer_who_sees_the_dashboard_but_no_release_form(live_ser
     assert "viewer4" in page.locator("#team-list").inner_text()
     assert Collaborator.objects.get(survey=survey).role == "viewer"
     page.screenshot(path="/tmp/deniable-manage-owner-detail.png", full_page=True)
+    page.locator(".section-nav a[data-section=releases]").click()
+    page.wait_for_url(f"**/surveys/{survey.slug}/releases/")
     assert page.locator("[data-role=release-form]").count() == 1  # the owner's
 
     other, other_problems = new_page()
@@ -141,8 +143,13 @@ def test_share_with_a_viewer_who_sees_the_dashboard_but_no_release_form(live_ser
     assert "Viewer (shared by owner4)" in row.inner_text()
     row.get_by_role("link", name="Shared survey").click()
     other.wait_for_url(f"**/surveys/{survey.slug}/")
-    assert other.locator("#estimates-title").is_visible()
     assert "your role: viewer" in other.locator("#your-role").inner_text()
+    for control in ("#duplicate-button", "#delete-link", "#archive-button"):
+        assert other.locator(control).count() == 0, control
+    other.locator(".section-nav a[data-section=results]").click()
+    other.locator("#estimates-title").wait_for()
+    other.locator(".section-nav a[data-section=releases]").click()
+    other.wait_for_url(f"**/surveys/{survey.slug}/releases/")
     panel = other.locator("#releases")
     other.wait_for_function(
         "() => document.querySelector('[data-role=budget-text]').textContent.includes('remaining')"
@@ -150,8 +157,9 @@ def test_share_with_a_viewer_who_sees_the_dashboard_but_no_release_form(live_ser
     assert other.locator("[data-role=release-form]").count() == 0
     assert "Only the survey's owner requests releases" in panel.inner_text()
     other.screenshot(path="/tmp/deniable-manage-viewer-detail.png", full_page=True)
-    for control in ("#duplicate-button", "#delete-link", "#share-form", "#archive-button"):
-        assert other.locator(control).count() == 0, control
+    other.locator(".section-nav a[data-section=sharing]").click()
+    other.wait_for_url(f"**/surveys/{survey.slug}/sharing/")
+    assert other.locator("#share-form").count() == 0
     assert problems.messages == [] and other_problems.messages == []
 
 

@@ -282,6 +282,10 @@ def test_anonymous_is_refused_everywhere_but_the_public_routes(world):
 NEED: dict[tuple[str, str], str] = {
     # pages
     ("survey-detail", "get"): "view",
+    ("survey-results", "get"): "view",
+    ("survey-analysis", "get"): "view",
+    ("survey-releases", "get"): "view",
+    ("survey-sharing", "get"): "view",
     ("survey-preview", "get"): "view",
     ("survey-preview", "post"): "view",
     ("survey-invitations", "get"): "view",

@@ -2,9 +2,10 @@
 
 One test, so its result reads as one line in CI: 0 serious or critical violations on the
 respondent page (JS on: first question, summary, thank-you; JS off: the physical-coin form and
-its thank-you page), the login page, the survey list, the dashboard, the builder and the release
-panel (with its confirmation dialog if it has one, and with a release's results). On failure it
-lists every violation by page and width, with the rule, the elements and axe's help link.
+its thank-you page), the login page, the survey list, every dashboard section, the builder and
+the release panel (with its confirmation dialog if it has one, and with a release's results). On
+failure it lists every violation by page and width, with the rule, the elements and axe's help
+link.
 Screenshots of each page land in var/smoke/.
 """
 
@@ -71,12 +72,18 @@ def researcher_pages(server: Server, new_page: Any, width: int, findings: Findin
     page.goto(f"{server.base}/surveys/")
     findings.check(page, f"survey list {width}px")
     page.goto(f"{server.base}/surveys/{DEMO}/")
-    expect(ui.estimates_table(page)).to_be_visible()
-    findings.check(page, f"dashboard {width}px")
+    findings.check(page, f"dashboard overview {width}px")
+    # Every section of the dashboard (issue 22.10), reached by its link in the section bar.
+    for section in ("results", "analysis", "sharing"):
+        page.locator(f".section-nav a[data-section={section}]").click()
+        page.wait_for_url(f"**/surveys/{DEMO}/{section}/")
+        if section == "results":
+            expect(ui.estimates_table(page)).to_be_visible()
+        findings.check(page, f"dashboard {section} {width}px")
     page.goto(f"{server.base}/surveys/new/")
     findings.check(page, f"builder {width}px")
 
-    page.goto(f"{server.base}/surveys/{DEMO}/")
+    page.goto(f"{server.base}/surveys/{DEMO}/releases/")
     panel = ui.release_panel(page)
     panel.get_by_label(ui.EPSILON).first.fill("0.1")
     ui.wait_until_settled(page)

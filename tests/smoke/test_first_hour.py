@@ -136,6 +136,9 @@ def test_respondent_then_researcher_then_release(server: Server, new_page: Any) 
     ui.survey_link(page, survey["title"]).click()
     page.wait_for_url(f"**/surveys/{DEMO}/")
     expect(ui.respondents_region(page)).to_contain_text(str(grown))
+    screenshot(page, "dashboard-overview-1280")
+    ui.section_link(page, "Results").click()  # issue 22.10: one click to each section
+    page.wait_for_url(f"**/surveys/{DEMO}/results/")
     rows = table_rows(ui.estimates_table(page))
     first = survey["questions"][0]
     [n_before] = [q["n"] for q in before["questions"] if q["key"] == first["key"]]
@@ -145,6 +148,8 @@ def test_respondent_then_researcher_then_release(server: Server, new_page: Any) 
     assert after["respondents"] == grown
     screenshot(page, "dashboard-1280")
 
+    ui.section_link(page, "Releases").click()
+    page.wait_for_url(f"**/surveys/{DEMO}/releases/")
     panel = request_release(page)
     expect(ui.history_done(panel).first).to_be_visible(timeout=30_000)
     results = ui.results_table(panel)

@@ -58,6 +58,13 @@ def respondents_region(page: Any) -> Any:
     return page.get_by_role("region", name="Respondents", exact=True)
 
 
+def section_link(page: Any, name: str) -> Any:
+    """A dashboard section's link in the bar under the survey's title (issue 22.10)."""
+    return page.get_by_role("navigation", name="Survey sections").get_by_role(
+        "link", name=name, exact=True
+    )
+
+
 def estimates_table(page: Any) -> Any:
     """The dashboard's table of debiased estimates (all respondents)."""
     return (

@@ -263,7 +263,7 @@ def test_central_dp_release_debiases_the_crosswise_counts(
 def test_dashboard_states_the_crosswise_assumption(client, alice):
     survey = factories.survey_create(owner=alice, data=BODY)
     client.force_login(alice)
-    html = client.get(f"/surveys/{survey.slug}/").content.decode()
+    html = client.get(f"/surveys/{survey.slug}/results/").content.decode()
     assert CROSSWISE_TEXT in html and "cannot learn whether the innocuous statement" in html
 
 

@@ -56,8 +56,8 @@ def survey(alice):
     return make_survey(alice, answers=[mixed(i) for i in range(60)])
 
 
-def page(client, survey, **query):
-    response = client.get(reverse("survey-detail", args=[survey.slug]), query)
+def page(client, survey, section="survey-results", **query):
+    response = client.get(reverse(section, args=[survey.slug]), query)
     assert response.status_code == 200
     return response.content.decode()
 
@@ -80,13 +80,13 @@ def test_group_by_gives_one_cross_tab_with_every_group(client, alice, survey):
     assert "crosstab" not in plain
     html = page(client, survey, group_by="region")
     estimates = survey_estimates(survey=survey, group_by="region")
-    assert html.count('<table class="crosstab">') == 1
-    assert html.count('<table class="estimates">') == 1  # the overall table only, not one a group
-    head = re.search(r'<table class="crosstab">.*?</thead>', html, re.S).group(0)
+    assert html.count('<table class="crosstab stack">') == 1
+    assert html.count('<table class="estimates stack">') == 1  # the overall table only, not one a group
+    head = re.search(r'<table class="crosstab stack">.*?</thead>', html, re.S).group(0)
     for g in estimates["groups"]:
         assert f'{g["group"]}<br><span class="small muted">n = {g["respondents"]}</span>' in head
     # One row per option of the other questions; the group-by question is not a row.
-    body = html.split('<table class="crosstab">')[1].split("</table>")[0]
+    body = html.split('<table class="crosstab stack">')[1].split("</table>")[0]
     assert 'data-key="region"' not in body
     rows = re.findall(r'<tr data-key="(\w+)" data-option="([^"]*)"', body)
     assert rows == [
@@ -150,7 +150,7 @@ def test_downloads_are_attachments_with_distinct_names(client, alice, survey):
 
 def test_close_button_asks_first(client, alice, survey):
     client.force_login(alice)
-    html = page(client, survey)
+    html = page(client, survey, "survey-detail")
     form = re.search(r'<form[^>]*action="[^"]*/close/"[^>]*>', html).group(0)
     assert 'data-confirm="close-dialog"' in form
     dialog = re.search(r'<dialog id="close-dialog".*?</dialog>', html, re.S).group(0)

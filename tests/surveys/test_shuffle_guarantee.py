@@ -37,6 +37,44 @@ def test_metadata_states_the_shuffled_guarantee():
 
     page = Client()
     page.force_login(owner)
-    html = page.get(f"/surveys/{survey.slug}/").content.decode()
-    assert 'id="shuffle-guarantee"' in html
-    assert "Feldman, McMillan &amp; Talwar 2021" in html
+    html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
+    # Announced only as a gain (issue 22.12; the gain itself: the two tests below).
+    assert guarantee["gain"] == (guarantee["epsilon"] < local)
+    assert ('id="shuffle-guarantee"' in html) == guarantee["gain"]
+    assert ("Feldman, McMillan &amp; Talwar 2021" in html) == guarantee["gain"]
+
+
+def test_no_gain_is_not_announced_as_a_guarantee():
+    """Issue 22.12: with few rows the shuffled bound is the local ε itself (6.879 = 6.879): the
+    page said the file "gets a central guarantee of ε = 6.879", read as a gain. Shown only when
+    it is one, and saying what it applies to."""
+    owner = make_user("owner")
+    survey = make_survey(owner, respondents=3)
+    api = APIClient()
+    api.force_authenticate(owner)
+    guarantee = api.get(f"/api/v1/surveys/{survey.slug}/responses/export/metadata/").json()[
+        "shuffled_randomized_only"
+    ]
+    assert guarantee["epsilon"] >= guarantee["local_epsilon_per_row"]  # no amplification
+    assert guarantee["gain"] is False
+    page = Client()
+    page.force_login(owner)
+    html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
+    assert "gets a central guarantee" not in html
+    assert 'id="shuffle-no-gain"' in html
+
+
+def test_a_gain_says_what_it_applies_to():
+    owner = make_user("owner")
+    survey = make_survey(owner, respondents=400)
+    api = APIClient()
+    api.force_authenticate(owner)
+    guarantee = api.get(f"/api/v1/surveys/{survey.slug}/responses/export/metadata/").json()[
+        "shuffled_randomized_only"
+    ]
+    assert guarantee["gain"] is True and guarantee["epsilon"] < guarantee["local_epsilon_per_row"]
+    page = Client()
+    page.force_login(owner)
+    html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
+    item = html[html.index('id="shuffle-guarantee"') :][:1500]
+    assert "only to that file" in item and "not to the estimates" in item

@@ -9,6 +9,8 @@
  * .text"); each field here carries that path, so builder.js shows the error next to it.
  */
 
+import { checkStatement, libraryEntry } from "./crosswise.js";
+
 const RTL = new Set(["ar", "he", "fa", "ur"]);
 
 function el(tag, attrs = {}, text) {
@@ -38,7 +40,8 @@ function rows(survey) {
       out.push({ path: `${base}.options.${option}`, what: `Question ${i + 1}, option`, source: option, long: false, key: [q.key, option] });
     }
     if (q.design?.name === "crosswise") {
-      out.push({ path: `${base}.innocuous_text`, what: `Question ${i + 1}, second statement`, source: q.design.innocuous_text || "", long: false });
+      out.push({ path: `${base}.innocuous_text`, what: `Question ${i + 1}, second statement`, source: q.design.innocuous_text || "", long: false,
+        crosswise: { prevalence: q.design.innocuous_prevalence } });
     }
   });
   return out;
@@ -92,6 +95,7 @@ export function setupTranslations(data, form, read) {
         input.addEventListener("input", () => { (values[lang] ||= {})[row.path] = input.value; });
         target.append(el("label", { for: id, class: "visually-hidden" }, `${row.what} in ${names.get(lang) || lang}`), input,
           el("p", { class: "field-error", "data-error-for": path, hidden: "" }));
+        if (row.crosswise) statementCheck(target, input, row, lang);
         grid.append(source, target);
       }
       const remove = el("button", { type: "button", class: "secondary", "data-remove-lang": lang }, `Remove ${names.get(lang) || lang}`);
@@ -100,6 +104,27 @@ export function setupTranslations(data, form, read) {
       panels.append(panel);
     }
     refreshAddList();
+  }
+
+  // Issue 21.9: a translated crosswise statement is checked against the library in that
+  // language (a statement true for everyone would make SAME/DIFFERENT the true answer).
+  function statementCheck(target, input, row, lang) {
+    const library = data.innocuous_statements || [];
+    const status = el("p", { class: "help", "data-role": "statement-check" });
+    const vetted = (libraryEntry(library, row.source)?.texts || {})[lang];
+    const describe = () => {
+      const check = checkStatement(library, { text: input.value, language: lang, prevalence: row.crosswise.prevalence });
+      status.textContent = check.reason;
+      status.classList.toggle("unverified", !check.verified);
+    };
+    input.addEventListener("input", describe);
+    target.append(status);
+    if (vetted) {
+      const use = el("button", { type: "button", class: "secondary" }, `Use the library's ${names.get(lang) || lang} statement`);
+      use.addEventListener("click", () => { input.value = vetted; input.dispatchEvent(new Event("input", { bubbles: true })); });
+      target.append(use);
+    }
+    describe();
   }
 
   document.getElementById("tr-add-button").addEventListener("click", () => {

@@ -16,9 +16,21 @@ export function pct(x) { return x === null || x === undefined ? "–" : (100 * x
 export function pp(x) { return "±" + (100 * x).toFixed(1) + " pp"; }
 
 export function params(rel) {
-  if (rel.mechanism === "laplace") return "ε " + rel.epsilon;
-  if (rel.delta !== null) return "ε " + rel.epsilon + ", δ " + rel.delta + " (ρ " + fmt(rel.rho, 4) + ")";
+  if (rel.mechanism === "laplace") return "requested ε " + rel.epsilon;
+  if (rel.delta !== null) return "requested ε " + rel.epsilon + ", δ " + rel.delta + " (ρ " + fmt(rel.rho, 4) + ")";
   return "ρ " + rel.rho;
+}
+
+// Issue 22.12: the history lists each release's requested parameters, the budget charges their
+// composition at the survey's δ, which can be smaller than the requested ε added up (one Laplace
+// release at ε 0.5 is charged 0.498). Say which figure is which when they differ.
+export function composedNote(d) {
+  const charged = d.releases.filter((rel) => rel.charged);
+  if (!charged.length || charged.some((rel) => rel.epsilon === null)) return "";
+  const requested = charged.reduce((sum, rel) => sum + rel.epsilon, 0);
+  if (fmt(requested) === fmt(d.epsilon_spent)) return "";
+  return " The releases below requested ε " + fmt(requested) + " in all; the budget is charged " +
+    fmt(d.epsilon_spent) + ", their composition at δ = " + d.delta_total + " (" + d.method + ").";
 }
 
 export function downloadLink(text, href, label) {
@@ -31,6 +43,7 @@ export function downloadLink(text, href, label) {
 
 
 let marks;  // which notes the current results table needs
+let HEADINGS = [];  // the current results table's column headings
 function estimateText(o, proportion) {
   if (o.estimate === null || o.estimate === undefined) return o.note || "–";
   let text = proportion ? pct(o.estimate) : fmt(o.estimate, 2);
@@ -74,7 +87,8 @@ function resultRows(tbody, group, q) {
   }
   cells.forEach((values) => {
     const tr = el("tr");
-    values.forEach((v, i) => { tr.appendChild(el("td", v, i >= 3 ? "num" : "")); });
+    // data-label: the column's heading, shown beside the value in the phone layout (table.stack).
+    values.forEach((v, i) => { const td = el("td", v, i >= 3 ? "num" : ""); td.dataset.label = HEADINGS[i] || ""; tr.appendChild(td); });
     tbody.appendChild(tr);
   });
 }
@@ -87,10 +101,10 @@ export function renderResults(resultsBox, rel) {
   wrap.setAttribute("role", "region");
   wrap.setAttribute("aria-label", "Results of release " + rel.id.slice(0, 8));
   wrap.tabIndex = 0;
-  const table = el("table", null, "release-results-table");
+  const table = el("table", null, "release-results-table stack");
   const head = el("thead"); const hr = el("tr");
-  ["Group", "Question", "Option", "Noisy count", "Estimate", "SE", (rel.results.confidence * 100) + " % interval"]
-    .forEach((h, i) => { const th = el("th", h, i >= 3 ? "num" : ""); th.scope = "col"; hr.appendChild(th); });
+  HEADINGS = ["Group", "Question", "Option", "Noisy count", "Estimate", "SE", (rel.results.confidence * 100) + " % interval"];
+  HEADINGS.forEach((h, i) => { const th = el("th", h, i >= 3 ? "num" : ""); th.scope = "col"; hr.appendChild(th); });
   head.appendChild(hr); table.appendChild(head);
   const tbody = el("tbody");
   rel.results.questions.forEach((q) => { resultRows(tbody, "all", q); });

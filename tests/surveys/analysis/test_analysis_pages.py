@@ -22,7 +22,7 @@ def page(alice) -> Client:
 def test_regression_panel_table_and_chart(page, survey) -> None:
     load_reports(survey, simulated_answers(np.random.default_rng(2), 1500))
     html = page.get(
-        f"/surveys/{survey.slug}/?outcome=coin&predictors=age&predictors=hours"
+        f"/surveys/{survey.slug}/analysis/?outcome=coin&predictors=age&predictors=hours"
     ).content.decode()
     assert 'id="regression-form"' in html
     for term in ("(Intercept)", "age=old", "hours"):
@@ -36,10 +36,10 @@ def test_regression_panel_table_and_chart(page, survey) -> None:
 
 
 def test_regression_panel_reports_bad_input_without_500(page, survey) -> None:
-    r = page.get(f"/surveys/{survey.slug}/?outcome=coin&predictors=age")
+    r = page.get(f"/surveys/{survey.slug}/analysis/?outcome=coin&predictors=age")
     assert r.status_code == 200
     assert "Too few respondents" in r.content.decode()
-    r = page.get(f"/surveys/{survey.slug}/?outcome=party")
+    r = page.get(f"/surveys/{survey.slug}/analysis/?outcome=party")
     assert r.status_code == 200 and "outcome:" in r.content.decode()
 
 
@@ -49,8 +49,8 @@ def test_comparisons_under_the_crosstab(page, survey) -> None:
             age="old" if i % 2 else "young", coin=bool(i % 3), party="abcd"[i % 4]
         )
         submit(survey, answers)
-    html = page.get(f"/surveys/{survey.slug}/?group_by=age").content.decode()
+    html = page.get(f"/surveys/{survey.slug}/results/?group_by=age").content.decode()
     assert 'id="comparisons"' in html and 'data-key="coin"' in html
     assert "equal prevalence" in html and "equal distributions" in html
     assert "Nothing to test" in html  # mirror: every report is "no"
-    assert 'id="comparisons"' not in page.get(f"/surveys/{survey.slug}/").content.decode()
+    assert 'id="comparisons"' not in page.get(f"/surveys/{survey.slug}/results/").content.decode()

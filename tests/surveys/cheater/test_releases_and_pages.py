@@ -202,10 +202,10 @@ def test_dashboard_shows_pi_gamma_and_beta(client, alice):
                 answers={"cdm": {"group": group, "report": i < yes}, "age": "old"},
             )
     client.force_login(alice)
-    html = client.get(f"/surveys/{survey.slug}/").content.decode()
+    html = client.get(f"/surveys/{survey.slug}/results/").content.decode()
     assert "honest yes (π)" in html and "(γ)" in html and "honest no (β)" in html
     assert 'id="boundary-note"' in html
-    grouped = client.get(f"/surveys/{survey.slug}/?group_by=age")
+    grouped = client.get(f"/surveys/{survey.slug}/results/?group_by=age")
     assert grouped.status_code == 200 and "(γ)" in grouped.content.decode()
 
 

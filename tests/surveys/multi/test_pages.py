@@ -126,7 +126,7 @@ def test_survey_page_shows_multi_estimates_and_per_option_comparisons(client, al
             },
         )
     client.force_login(alice)
-    r = client.get(reverse("survey-detail", args=[survey.slug]) + "?group_by=region")
+    r = client.get(reverse("survey-results", args=[survey.slug]) + "?group_by=region")
     assert r.status_code == 200
     html = r.content.decode()
     for option in OPTIONS:

@@ -118,7 +118,7 @@ def test_share_form_adds_changes_and_removes(client, alice, bob, survey):
     client.post(url, {"username": "bob", "role": "viewer"})
     client.post(url, {"username": "bob", "role": "editor"})
     assert Collaborator.objects.get(survey=survey, user=bob).role == "editor"
-    detail = client.get(reverse("survey-detail", args=[survey.slug])).content.decode()
+    detail = client.get(reverse("survey-sharing", args=[survey.slug])).content.decode()
     assert 'data-username="bob"' in detail
     client.post(reverse("survey-unshare", args=[survey.slug]), {"username": "bob"})
     assert not Collaborator.objects.filter(survey=survey).exists()
@@ -142,7 +142,11 @@ def test_share_form_adds_changes_and_removes(client, alice, bob, survey):
 def test_each_role_sees_its_buttons(client, alice, bob, survey, role, shown, hidden):
     Collaborator.objects.create(survey=survey, user=bob, role=role)
     client.force_login(bob)
-    html = client.get(reverse("survey-detail", args=[survey.slug])).content.decode()
+    # The buttons of each section (issue 22.10: one page per section).
+    html = "".join(
+        client.get(reverse(name, args=[survey.slug])).content.decode()
+        for name in ("survey-detail", "survey-sharing", "survey-releases")
+    )
     for text in shown:
         assert text.lstrip("#") in html, text
     for text in hidden:

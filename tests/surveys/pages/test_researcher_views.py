@@ -43,7 +43,13 @@ def test_researcher_pages_require_login(client, name):
 
 
 def test_researcher_survey_pages_require_login(client, survey):
-    for name in ("survey-detail", "survey-edit"):
+    for name in (
+        "survey-detail",
+        "survey-results",
+        "survey-analysis",
+        "survey-sharing",
+        "survey-edit",
+    ):
         response = client.get(reverse(name, args=[survey.slug]))
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("login"))
@@ -59,11 +65,13 @@ def test_survey_list_and_detail_render(client, alice, survey):
     assert detail.status_code == 200
     html = detail.content.decode()
     assert 'id="respondent-count">1<' in html
+    assert_csp_clean(html)
+    html = client.get(reverse("survey-results", args=[survey.slug])).content.decode()
     assert "<svg" in html and 'class="ci"' in html
     assert f"/api/v1/surveys/{survey.slug}/estimates/?format=csv" in html
     assert f"/api/v1/surveys/{survey.slug}/responses/export/?format=csv" in html
     assert_csp_clean(html)
-    grouped = client.get(reverse("survey-detail", args=[survey.slug]), {"group_by": "region"})
+    grouped = client.get(reverse("survey-results", args=[survey.slug]), {"group_by": "region"})
     assert grouped.status_code == 200
     # One cross-tab with a column per group (was: one "region = North" table per group).
     assert 'North<br><span class="small muted">n = 1</span>' in grouped.content.decode()
