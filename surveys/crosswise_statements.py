@@ -1,5 +1,5 @@
 """Every language's innocuous statement of a crosswise question, each checked against the library
-(issue 21.9; docs/designs.md#crosswise-statements).
+(issue 21.9; docs/researcher-guide.md#crosswise-statements).
 
 The crosswise model's ε and estimate rest on the innocuous statement being true for about p of
 the people who read it, and on the researcher not being able to learn it. A statement is written

@@ -139,11 +139,31 @@ PAGES = [
         _get(lambda w: reverse("survey-detail", args=[w.survey.slug]), "alice"),
     ),
     PageCase(
-        "detail grouped",
-        "survey-detail",
+        "results grouped",
+        "survey-results",
         _get(
-            lambda w: reverse("survey-detail", args=[w.survey.slug]) + "?group_by=region", "alice"
+            lambda w: reverse("survey-results", args=[w.survey.slug]) + "?group_by=region", "alice"
         ),
+    ),
+    PageCase(
+        "dashboard section: results",
+        "survey-results",
+        _get(lambda w: reverse("survey-results", args=[w.survey.slug]), "alice"),
+    ),
+    PageCase(
+        "dashboard section: analysis",
+        "survey-analysis",
+        _get(lambda w: reverse("survey-analysis", args=[w.survey.slug]), "alice"),
+    ),
+    PageCase(
+        "dashboard section: releases",
+        "survey-releases",
+        _get(lambda w: reverse("survey-releases", args=[w.survey.slug]), "alice"),
+    ),
+    PageCase(
+        "dashboard section: sharing",
+        "survey-sharing",
+        _get(lambda w: reverse("survey-sharing", args=[w.survey.slug]), "alice"),
     ),
     PageCase(
         "invitations (tokens shown once)",

@@ -74,6 +74,6 @@ def test_suppressed_groups_in_the_csv_comparisons_and_dashboard(api, alice, surv
     # The dashboard's breakdown says the group is suppressed and shows none of its figures.
     page = Client()
     page.force_login(alice)
-    html = page.get(f"/surveys/{survey.slug}/?group_by=age").content.decode()
+    html = page.get(f"/surveys/{survey.slug}/results/?group_by=age").content.decode()
     assert 'data-suppressed="young"' in html
     assert f"fewer than {K} respondents" in html

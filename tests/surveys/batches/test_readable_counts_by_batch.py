@@ -99,7 +99,12 @@ def readable(researcher: Client, public: Client, survey: Survey) -> dict[str, An
     pages = (
         "/surveys/",
         f"/surveys/{survey.slug}/",
-        f"/surveys/{survey.slug}/?group_by=age",  # the breakdown and its comparisons
+        # Every dashboard section (overview above; results with the breakdown and comparisons).
+        f"/surveys/{survey.slug}/results/",
+        f"/surveys/{survey.slug}/results/?group_by=age",
+        f"/surveys/{survey.slug}/analysis/",
+        f"/surveys/{survey.slug}/releases/",
+        f"/surveys/{survey.slug}/sharing/",
         f"/surveys/{survey.slug}/invitations/",
     )
     for path in pages:
