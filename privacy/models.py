@@ -52,6 +52,11 @@ class Release(models.Model):
     # filled for gaussian, derived from σ when (ε, δ) was given).
     epsilon = models.FloatField(null=True, blank=True)
     delta = models.FloatField(null=True, blank=True)
+    # What charging this release added to the survey's spent ε (the accountant's composed figure
+    # after it minus before it, at the survey's δ): the one figure the history shows, so the
+    # releases' figures add up to the budget's (issue 22.12). Null for releases charged before
+    # migration 0005.
+    charged_epsilon = models.FloatField(null=True, blank=True)
     rho = models.FloatField(null=True, blank=True)
     # Discrete Laplace scale t, or discrete Gaussian σ — per released cell.
     noise_scale = models.FloatField()

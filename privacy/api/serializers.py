@@ -125,6 +125,7 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "status",
             "mechanism",
             "epsilon",
+            "charged_epsilon",
             "delta",
             "rho",
             "noise_scale",

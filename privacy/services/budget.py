@@ -171,6 +171,7 @@ def _charge(
             request_id=plan.request_id,
             mechanism=plan.mechanism,
             epsilon=plan.epsilon,
+            charged_epsilon=max(0.0, charge.after.epsilon - charge.before.epsilon),
             delta=plan.delta,
             rho=plan.rho,
             noise_scale=plan.noise_scale,

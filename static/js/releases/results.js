@@ -15,18 +15,29 @@ export function fmt(x, digits) {
 export function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%"; }
 export function pp(x) { return "±" + (100 * x).toFixed(1) + " pp"; }
 
-export function params(rel) {
+// Issue 22.12: one figure, the one charged. A release's `charged_epsilon` is what charging it
+// added to the survey's spent ε (the composition at the survey's δ: one Laplace release at ε 0.5
+// is charged 0.498), so the history's figures add up to the budget's; the mechanism's own
+// parameters follow as "requested".
+function requested(rel) {
   if (rel.mechanism === "laplace") return "requested ε " + rel.epsilon;
   if (rel.delta !== null) return "requested ε " + rel.epsilon + ", δ " + rel.delta + " (ρ " + fmt(rel.rho, 4) + ")";
   return "ρ " + rel.rho;
 }
 
-// Issue 22.12: the history lists each release's requested parameters, the budget charges their
-// composition at the survey's δ, which can be smaller than the requested ε added up (one Laplace
-// release at ε 0.5 is charged 0.498). Say which figure is which when they differ.
+export function params(rel) {
+  if (rel.charged && rel.charged_epsilon !== null && rel.charged_epsilon !== undefined) {
+    return "ε charged " + fmt(rel.charged_epsilon) + " (" + requested(rel) + ")";
+  }
+  return requested(rel);
+}
+
+// Releases charged before `charged_epsilon` existed show only what they requested: say how that
+// relates to the budget's figure when the two differ.
 export function composedNote(d) {
   const charged = d.releases.filter((rel) => rel.charged);
   if (!charged.length || charged.some((rel) => rel.epsilon === null)) return "";
+  if (charged.every((rel) => rel.charged_epsilon !== null && rel.charged_epsilon !== undefined)) return "";
   const requested = charged.reduce((sum, rel) => sum + rel.epsilon, 0);
   if (fmt(requested) === fmt(d.epsilon_spent)) return "";
   return " The releases below requested ε " + fmt(requested) + " in all; the budget is charged " +
