@@ -30,12 +30,13 @@ from rest_framework.views import APIView
 
 from deniable import json_input
 from deniable.api import json_object_body
-from deniable.errors import DomainError, InvalidInput
+from deniable.errors import DomainError, InvalidInput, NotFound
 from deniable.users import signed_in_user
 from dpcore import local as rr
 from surveys import designs, inputs, public_survey_cache, selectors, services
 from surveys.admission import charge_respondent_post, client_of
 from surveys.api import serializers as s
+from surveys.models import Survey
 from surveys.ratelimit import junk_rate_check, submission_rate_check
 from surveys.services.invitation_check import invitation_check
 
@@ -289,6 +290,19 @@ def _submit(slug: str, data: Mapping[str, Any], client: str) -> tuple[dict[str, 
     again by the INSERT), validation, the rate limit (the survey's for what could be stored,
     the sender's for junk: :mod:`surveys.admission`), then the service."""
     survey = public_survey_cache.survey_get_public_cached(slug=slug)
+    try:
+        return _submit_to(survey, data, client)
+    except NotFound:
+        # The cached survey is gone: deleted, perhaps recreated under the same slug within the
+        # cache's few seconds. Read the slug afresh once and validate against what it is now.
+        public_survey_cache.invalidate(slug=slug)
+        fresh = public_survey_cache.survey_get_public_cached(slug=slug)
+        if fresh.pk == survey.pk:
+            raise
+        return _submit_to(fresh, data, client)
+
+
+def _submit_to(survey: Survey, data: Mapping[str, Any], client: str) -> tuple[dict[str, Any], int]:
     try:
         spec = inputs.submission_spec(questions=list(survey.questions.all()), data=data)
     except InvalidInput:

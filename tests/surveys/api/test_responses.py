@@ -98,3 +98,27 @@ def test_response_malformed_json(anon, survey):
         r = anon.post(path, raw, content_type="application/json")
         assert r.status_code == 400, raw
     assert Submission.objects.count() == 0
+
+
+def test_a_slug_recreated_within_the_cache_time_gets_the_new_survey(alice, anon):
+    """Seam: the submission path caches the survey by slug for a few seconds
+    (surveys/public_survey_cache.py). A survey deleted and recreated under the same custom slug
+    within that time answered 404 "No such survey." (found by the memo-scope Chromium test), and
+    the cached questions were the deleted survey's. The stale entry is now read afresh once and
+    the answer validated against the new survey."""
+    from surveys.models import Submission
+    from surveys.services import survey_close, survey_delete
+    from testsupport.factories import make_survey
+
+    old = make_survey(alice, survey_body(), slug="same-slug")
+    assert post_response(anon, old).status_code == 201  # fills the per-process cache
+    survey_close(survey=old)
+    survey_delete(survey=old, confirm="same-slug")
+    new = make_survey(alice, survey_body(title="Again"), slug="same-slug")
+    r = post_response(anon, new)
+    assert r.status_code == 201, r.content
+    assert Submission.objects.filter(survey=new).count() == 1
+    # A slug that no longer exists at all is still a 404.
+    survey_close(survey=new)
+    survey_delete(survey=new, confirm="same-slug")
+    assert post_response(anon, new).status_code == 404
