@@ -116,5 +116,6 @@ def test_builder_offers_the_vetted_innocuous_statements(live_server, new_page):
     assert q.design["name"] == "crosswise"
     assert q.design["innocuous_text"] == "The first digit of my house number is 1."
     assert q.design["innocuous_prevalence"] == pytest.approx(math.log10(2))
-    # The dashboard states the assumption.
+    # The dashboard's results section states the assumption.
+    page.goto(page.url + "results/")
     assert "cannot learn whether the innocuous statement" in page.content()

@@ -73,8 +73,15 @@ export function setupTranslations(data, form, read) {
     chooseAdd.value = [...chooseAdd.options].some((o) => o.value === picked) ? picked : "";
   }
 
+  // What the panels show; a re-render that would show the same is skipped, so a late timer (the
+  // questions' input events, a card re-drawn) never wipes the errors a save has just put there.
+  let shown = null;
   function render() {
     const survey = read();
+    const signature = JSON.stringify([languages, chooseDefault.value,
+      rows(survey).map((r) => [r.path, r.what, r.source, r.long, r.crosswise?.prevalence ?? null])]);
+    if (signature === shown) return;
+    shown = signature;
     panels.replaceChildren();
     for (const lang of languages.slice(1)) {
       const panel = el("fieldset", { class: "tr-panel", "data-lang": lang });
