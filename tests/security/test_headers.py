@@ -145,26 +145,14 @@ PAGES = [
             lambda w: reverse("survey-results", args=[w.survey.slug]) + "?group_by=region", "alice"
         ),
     ),
-    PageCase(
-        "dashboard section: results",
-        "survey-results",
-        _get(lambda w: reverse("survey-results", args=[w.survey.slug]), "alice"),
-    ),
-    PageCase(
-        "dashboard section: analysis",
-        "survey-analysis",
-        _get(lambda w: reverse("survey-analysis", args=[w.survey.slug]), "alice"),
-    ),
-    PageCase(
-        "dashboard section: releases",
-        "survey-releases",
-        _get(lambda w: reverse("survey-releases", args=[w.survey.slug]), "alice"),
-    ),
-    PageCase(
-        "dashboard section: sharing",
-        "survey-sharing",
-        _get(lambda w: reverse("survey-sharing", args=[w.survey.slug]), "alice"),
-    ),
+    *[
+        PageCase(
+            f"dashboard section: {section}",
+            f"survey-{section}",
+            _get(lambda w, r=f"survey-{section}": reverse(r, args=[w.survey.slug]), "alice"),
+        )
+        for section in ("results", "analysis", "releases", "sharing")
+    ],
     PageCase(
         "invitations (tokens shown once)",
         "survey-invitations",
