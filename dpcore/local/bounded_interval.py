@@ -30,12 +30,10 @@ from __future__ import annotations
 
 import math
 
-from dpcore.local.unified_interval import acceptance_probability
+from dpcore.local.unified_interval import acceptance_probability, search_boundary
 from dpcore.stats import z_value
 
 __all__ = ["adjusted_proportions", "bounded_interval"]
-
-_BISECTIONS = 60  # halves the search range to ~1e-18 of it
 
 
 def adjusted_proportions(
@@ -54,18 +52,6 @@ def _excluded(u: float, sigma: float, a: float, b: float, theta: float, conf: fl
     # t > 0): the interior cut-off is used there, as in unified_interval.
     mu = min(theta - a, b - theta) / sigma if conf > 0.5 else math.inf
     return acceptance_probability(t, mu) > conf
-
-
-def _search(
-    u: float, sigma: float, a: float, b: float, inside: float, outside: float, conf: float
-) -> float:
-    for _ in range(_BISECTIONS):
-        mid = 0.5 * (inside + outside)
-        if _excluded(u, sigma, a, b, mid, conf):
-            outside = mid
-        else:
-            inside = mid
-    return inside
 
 
 def bounded_interval(
@@ -91,8 +77,8 @@ def bounded_interval(
         return wald_low, wald_high
     low = a
     if theta > a and _excluded(u, sigma, a, b, a, confidence):
-        low = _search(u, sigma, a, b, theta, a, confidence)
+        low = search_boundary(lambda t: _excluded(u, sigma, a, b, t, confidence), theta, a)
     high = b
     if theta < b and _excluded(u, sigma, a, b, b, confidence):
-        high = _search(u, sigma, a, b, theta, b, confidence)
+        high = search_boundary(lambda t: _excluded(u, sigma, a, b, t, confidence), theta, b)
     return low, high

@@ -40,6 +40,7 @@ The interval is ``{π ∈ [0, 1] : P_{μ(π)}(T(π) ≤ T_obs(π)) ≤ confidenc
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from dpcore.stats import z_value
 
@@ -97,13 +98,12 @@ def _excluded(y: float, n: float, c: float, d: float, pi: float, confidence: flo
     return acceptance_probability(boundary_statistic(y, n, c, d, pi), mu) > confidence
 
 
-def _search(
-    y: float, n: float, c: float, d: float, inside: float, outside: float, conf: float
-) -> float:
-    """Bisection between an accepted π (``inside``) and an excluded one (``outside``)."""
+def search_boundary(excluded: Callable[[float], bool], inside: float, outside: float) -> float:
+    """Bisection between an accepted value (``inside``) and an excluded one (``outside``): the
+    last accepted value, to ``_BISECTIONS`` halvings (also the bounded interval's search)."""
     for _ in range(_BISECTIONS):
         mid = 0.5 * (inside + outside)
-        if _excluded(y, n, c, d, mid, conf):
+        if excluded(mid):
             outside = mid
         else:
             inside = mid
@@ -156,8 +156,8 @@ def unified_interval(
     pi_hat = min(max((y / n - d) / c, 0.0), 1.0)
     low = 0.0
     if pi_hat > 0.0 and _excluded(y, n, c, d, 0.0, confidence):
-        low = _search(y, n, c, d, pi_hat, 0.0, confidence)
+        low = search_boundary(lambda p: _excluded(y, n, c, d, p, confidence), pi_hat, 0.0)
     high = 1.0
     if pi_hat < 1.0 and _excluded(y, n, c, d, 1.0, confidence):
-        high = _search(y, n, c, d, pi_hat, 1.0, confidence)
+        high = search_boundary(lambda p: _excluded(y, n, c, d, p, confidence), pi_hat, 1.0)
     return low, high
