@@ -32,7 +32,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from deniable.renderers import CSVRenderer
 from surveys.models import Question
-from tests.surveys.readme_snippets import README, readme_block
+from tests.surveys.readme_snippets import R_DUMP, README, readme_block
 from testsupport import factories
 from testsupport.factories import make_api_token, make_release, make_survey, submit
 from testsupport.services import require_service
@@ -311,21 +311,6 @@ def test_every_csv_tags_its_text_and_reads_back_exactly_with_the_readme_lines(
     cells = {cell for row in release[1:] for cell in row}
     assert "'=cmd|' /C calc'!A0" in cells and "=cmd|' /C calc'!A0" not in cells
     assert "'@SUM(1+1)" in cells and "@SUM(1+1)" not in cells
-
-
-R_DUMP = r"""
-cells <- lapply(reports, function(column) {
-  if (is.character(column)) {
-    hex <- function(v) paste(as.character(charToRaw(enc2utf8(v))), collapse = "")
-    out <- vapply(column, hex, "")
-  } else {
-    out <- sprintf("%.17g", as.numeric(column))
-  }
-  out[is.na(column)] <- "NA"
-  out
-})
-writeLines(c(paste(names(reports), collapse = "\t"), do.call(paste, c(cells, sep = "\t"))))
-"""
 
 
 def test_every_csv_reads_back_exactly_with_the_readme_r_lines(survey_and_client, tmp_path: Path):

@@ -18,3 +18,20 @@ def readme_block(section: str, language: str) -> str:
     if match is None:
         raise AssertionError(f"README section {section!r} has no {language} block")
     return match.group(1)
+
+
+# Appended to the README's R block: every cell as UTF-8 hex (text), %.17g (numbers) or NA, one
+# row per line, so Python can compare bytes exactly whatever R's locale.
+R_DUMP = r"""
+cells <- lapply(reports, function(column) {
+  if (is.character(column)) {
+    hex <- function(v) paste(as.character(charToRaw(enc2utf8(v))), collapse = "")
+    out <- vapply(column, hex, "")
+  } else {
+    out <- sprintf("%.17g", as.numeric(column))
+  }
+  out[is.na(column)] <- "NA"
+  out
+})
+writeLines(c(paste(names(reports), collapse = "\t"), do.call(paste, c(cells, sep = "\t"))))
+"""

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from surveys import services
 from surveys.models import Question, Survey
-from tests.surveys.readme_snippets import README, readme_block
+from tests.surveys.readme_snippets import R_DUMP, README, readme_block
 from testsupport import factories
 from testsupport.factories import make_api_token, new_id
 from testsupport.services import require_service
@@ -252,22 +252,6 @@ def test_readme_pandas_round_trips_any_text(live_server, researcher, monkeypatch
 
 
 # --- R ------------------------------------------------------------------------------------------
-
-# Appended to the README's R block: every cell as UTF-8 hex (text), %.17g (numbers) or NA, one
-# row per line, so Python can compare bytes exactly whatever R's locale.
-R_DUMP = r"""
-cells <- lapply(reports, function(column) {
-  if (is.character(column)) {
-    hex <- function(v) paste(as.character(charToRaw(enc2utf8(v))), collapse = "")
-    out <- vapply(column, hex, "")
-  } else {
-    out <- sprintf("%.17g", as.numeric(column))
-  }
-  out[is.na(column)] <- "NA"
-  out
-})
-writeLines(c(paste(names(reports), collapse = "\t"), do.call(paste, c(cells, sep = "\t"))))
-"""
 
 
 def _r_value(cell: str, numeric: bool) -> Any:
