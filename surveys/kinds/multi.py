@@ -1,0 +1,19 @@
+"""The ``multi`` question kind."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from surveys.kinds.base import QuestionKind
+
+
+class MultiKind(QuestionKind):
+    name: ClassVar[str] = "multi"
+    stored_kind: ClassVar[str] = "multi"
+    randomized: ClassVar[bool] = True
+
+    # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+
+    # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
+
+    # ── releases: contributions and entries (branch releases) ──

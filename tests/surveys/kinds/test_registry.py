@@ -1,0 +1,41 @@
+"""The kind registry: every stored kind resolves, design-selected kinds win, no name twice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from surveys.kinds import kind_named, kind_of, kinds, stored_kind_choices
+from surveys.models import Question
+
+
+@dataclass
+class _Q:
+    kind: str
+    design: Any = field(default_factory=dict)
+    key: str = "q"
+    options: Any = field(default_factory=list)
+
+
+def test_every_stored_kind_has_exactly_one_plain_kind() -> None:
+    assert set(stored_kind_choices()) == set(Question.Kind.values)
+    for stored in Question.Kind.values:
+        assert kind_of(_Q(kind=stored)).stored_kind == stored
+
+
+def test_cheater_detection_is_selected_by_its_design() -> None:
+    cheater = kind_of(_Q(kind="yes_no", design={"name": "cheater_detection", "groups": []}))
+    assert cheater.name == "cheater_detection"
+    assert kind_of(_Q(kind="yes_no", design={"name": "warner", "p": 0.75})).name == "yes_no"
+
+
+def test_names_are_unique_and_looked_up() -> None:
+    names = [kind.name for kind in kinds()]
+    assert len(names) == len(set(names))
+    assert kind_named("multi").name == "multi"
+    with pytest.raises(KeyError):
+        kind_named("nope")
+    with pytest.raises(LookupError):
+        kind_of(_Q(kind="nope"))
