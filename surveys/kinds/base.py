@@ -37,6 +37,8 @@ class QuestionKind:
 
     # ── releases: contributions and entries (branch releases) ──
 
+    # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
+
     @classmethod
     def matches(cls, question: QuestionLike) -> bool:
         """True when ``question`` is of this kind (the stored kind, and for a design-selected

@@ -25,3 +25,5 @@ class CheaterDetectionKind(QuestionKind):
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
     # ── releases: contributions and entries (branch releases) ──
+
+    # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

@@ -17,3 +17,5 @@ class MultiKind(QuestionKind):
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
     # ── releases: contributions and entries (branch releases) ──
+
+    # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

@@ -31,6 +31,12 @@ def test_cheater_detection_is_selected_by_its_design() -> None:
     assert kind_of(_Q(kind="yes_no", design={"name": "warner", "p": 0.75})).name == "yes_no"
 
 
+def test_crosswise_is_selected_by_its_design() -> None:
+    crosswise = kind_of(_Q(kind="yes_no", design={"name": "crosswise"}))
+    assert crosswise.name == "crosswise"
+    assert crosswise.stored_kind == "yes_no"
+
+
 def test_names_are_unique_and_looked_up() -> None:
     names = [kind.name for kind in kinds()]
     assert len(names) == len(set(names))
