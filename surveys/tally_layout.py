@@ -9,131 +9,109 @@ Slots, in question order (position, id) — fixed for the life of an open survey
 questions are frozen once it opens (``survey_update`` refuses non-drafts):
 
 * slot 0: respondents;
-* ``yes_no``: "yes", then "no"; with the cheating-detection design one slot per group and
-  report instead (:data:`CHEATER_CELLS`: "g1_yes", "g1_no", "g2_yes", "g2_no");
-* ``choice`` / ``category``: one slot per option, in option order;
-* ``number``: the number of answers, their sum, and the sum of their squares;
-* ``multi``: the number of answers (cell ""), then one slot per option counting the YES reports
-  of that option (its NO reports are answers − YES: docs/formulas.md#multi).
+* then each question's cells, as its kind lays them out (``QuestionKind.tally_cells``): a
+  yes/no report "yes", then "no"; cheating detection one slot per group and report ("g1_yes",
+  "g1_no", "g2_yes", "g2_no"); a choice or category question one slot per option, in option
+  order; a number question the number of answers, their sum and the sum of their squares
+  (``tally_moments``); a multi question the number of answers (cell ""), then one slot per
+  option counting its YES reports (its NO reports are answers − YES: docs/formulas.md#multi).
 
 Every slot is a float64 sum; counts are exact integers up to 2⁵³.
 
-Pure: it reads ``key``/``kind``/``options`` of question-like objects, so the migration that
-rebuilds tallies can use it with historical models.
+Pure: it reads ``key``/``kind``/``options``/``design`` of question-like objects (through the
+kind registry, which never imports the models), so the migration that rebuilds tallies can use it
+with historical models.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any
+
+from surveys.kinds import kind_of
+from surveys.kinds.base import QuestionKind, QuestionLike
+from surveys.kinds.cheater_detection import CELLS as CHEATER_CELLS
+from surveys.kinds.cheater_detection import CheaterDetectionKind
+from surveys.kinds.cheater_detection import cell as cheater_cell
+from surveys.kinds.multi import ANSWERED as MULTI_ANSWERED
 
 RESPONDENTS_SLOT = 0
 ALL_RESPONDENTS: tuple[str, str] = ("", "")  # the (group_key, group_value) of the ungrouped slice
 
-
-#: A cheating-detection question's cells: the group (drawn on the device) and the report.
-CHEATER_CELLS: tuple[str, ...] = ("g1_yes", "g1_no", "g2_yes", "g2_no")
-
-
-class QuestionLike(Protocol):
-    key: str
-    kind: str
-    options: Any
-
-
-def is_cheater_question(q: Any) -> bool:
-    """A yes/no question with the cheating-detection design (its answers are {group, report})."""
-    design = getattr(q, "design", None)
-    return (
-        q.kind == "yes_no"
-        and isinstance(design, Mapping)
-        and design.get("name") == ("cheater_detection")
-    )
+__all__ = [  # the names other modules read (and the aliases kept for them)
+    "ALL_RESPONDENTS",
+    "CHEATER_CELLS",
+    "MULTI_ANSWERED",
+    "RESPONDENTS_SLOT",
+    "TallyLayout",
+    "cheater_cell",
+    "is_cheater_question",
+    "question_cells",
+    "submission_slices",
+    "submission_vector",
+    "tally_layout",
+    "tally_recount",
+    "vector_add",
+]
 
 
-def cheater_cell(value: Mapping[str, Any]) -> str:
-    """``{"group": 1, "report": True}`` → "g1_yes"."""
-    return f"g{int(value['group'])}_{'yes' if value['report'] else 'no'}"
+def is_cheater_question(q: QuestionLike) -> bool:
+    """A yes/no question with the cheating-detection design (kept for the page modules; new
+    code asks ``kind_of(q)``)."""
+    return isinstance(kind_of(q), CheaterDetectionKind)
 
 
-#: A multi question's cell counting its answers; its other cells are its options (YES reports).
-MULTI_ANSWERED = ""
-
-
-def question_cells(q: Any) -> Sequence[str]:
-    """The cell values of a yes_no, choice, category or multi question, in slot order."""
-    if q.kind == "multi":
-        return [MULTI_ANSWERED, *q.options]
-    if q.kind != "yes_no":
-        return list(q.options)
-    return CHEATER_CELLS if is_cheater_question(q) else ("yes", "no")
+def question_cells(q: QuestionLike) -> Sequence[str]:
+    """The cell values of a question's tally slots, in slot order (its kind's)."""
+    return kind_of(q).tally_cells(q)
 
 
 @dataclass(frozen=True)
 class TallyLayout:
     """``cells[(key, value)]`` is the slot counting that answer (a number question's count is
-    ``(key, "")``, its sum and sum of squares the next two slots)."""
+    ``(key, "")``, its sum and sum of squares the next two slots); ``kinds[key]`` the kind that
+    counts the question's answers."""
 
     size: int
     cells: Mapping[tuple[str, str], int]
     numbers: Mapping[str, int]
     category_keys: frozenset[str]
-    multi_keys: frozenset[str] = frozenset()
+    kinds: Mapping[str, QuestionKind] = field(default_factory=dict)
+
+    def slot(self, key: str, value: str) -> int:
+        return self.cells[(key, value)]
 
 
 def tally_layout(questions: Iterable[QuestionLike]) -> TallyLayout:
     cells: dict[tuple[str, str], int] = {}
     numbers: dict[str, int] = {}
-    categories: set[str] = set()
-    multis: set[str] = set()
+    slicing: set[str] = set()
+    kinds: dict[str, QuestionKind] = {}
     slot = RESPONDENTS_SLOT + 1
     for q in questions:
-        if q.kind == "multi":
-            multis.add(q.key)
-        if q.kind == "number":
-            cells[(q.key, "")] = numbers[q.key] = slot
-            slot += 3
-            continue
-        if q.kind == "category":
-            categories.add(q.key)
-        for value in question_cells(q):
+        kind = kinds[q.key] = kind_of(q)
+        if kind.tally_moments:
+            numbers[q.key] = slot
+        if kind.slices_tallies:
+            slicing.add(q.key)
+        for value in kind.tally_cells(q):
             cells[(q.key, value)] = slot
             slot += 1
+        slot += 2 if kind.tally_moments else 0  # Σx and Σx² after the count
     return TallyLayout(
-        size=slot,
-        cells=cells,
-        numbers=numbers,
-        category_keys=frozenset(categories),
-        multi_keys=frozenset(multis),
+        size=slot, cells=cells, numbers=numbers, category_keys=frozenset(slicing), kinds=kinds
     )
 
 
 def submission_vector(layout: TallyLayout, answers: Mapping[str, Any]) -> list[float]:
     """What one submission adds to each of its slices: 1 in the respondents slot and in each
     answered cell; a number answer adds (1, x, x²). ``answers`` are validated reported answers
-    (bool for yes_no, {group, report} with cheating detection, an option for choice/category,
-    a float for number, {option: bool} for multi)."""
+    (each kind counts its own: ``QuestionKind.count_answer``)."""
     vector = [0.0] * layout.size
     vector[RESPONDENTS_SLOT] = 1.0
     for key, value in answers.items():
-        number_slot = layout.numbers.get(key)
-        if number_slot is not None:
-            x = float(value)
-            vector[number_slot] = 1.0
-            vector[number_slot + 1] = x
-            vector[number_slot + 2] = x * x
-        elif key in layout.multi_keys:  # multi: {option: reported bool}, every option present
-            vector[layout.cells[(key, MULTI_ANSWERED)]] = 1.0
-            for option, reported in value.items():
-                if reported is True:
-                    vector[layout.cells[(key, option)]] = 1.0
-        elif value is True or value is False:
-            vector[layout.cells[(key, "yes" if value else "no")]] = 1.0
-        elif isinstance(value, Mapping):  # cheating detection: {group, report}
-            vector[layout.cells[(key, cheater_cell(value))]] = 1.0
-        else:
-            vector[layout.cells[(key, value)]] = 1.0
+        layout.kinds[key].count_answer(vector, layout.slot, key, value)
     return vector
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:  # the data layer's types (branch kinds-data)
+    from surveys.kinds._data import QuestionCounts, SlotOf
+    from surveys.specs import Answer
 
 
 class QuestionLike(Protocol):
@@ -32,6 +36,68 @@ class QuestionKind:
     priority: ClassVar[int] = 0
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    #: Its definition lists options (choice, category, multi) / takes bounds (number).
+    has_options: ClassVar[bool] = False
+    has_bounds: ClassVar[bool] = False
+    #: Its options may be ordered (scored 1..k) / its answers restricted to whole numbers.
+    may_be_ordered: ClassVar[bool] = False
+    may_be_integer: ClassVar[bool] = False
+    #: Answered directly with one of its options: the tallies keep one slice per answer, so it
+    #: may be a ``group_by`` and a ``show_if`` target (a randomized report never may).
+    slices_tallies: ClassVar[bool] = False
+    #: The tallies keep the moments of its answers (count, Σx, Σx²) instead of one slot per cell.
+    tally_moments: ClassVar[bool] = False
+    #: The type of its export column (``integer``, ``text``, ``number``).
+    column_type: ClassVar[str] = "text"
+
+    def default_design_spec(self) -> dict[str, Any] | None:
+        """The design spec a question of this kind gets when it gives none (None: direct)."""
+        return None
+
+    def build_design(self, spec: Mapping[str, Any], k: int | None) -> Any:
+        """Its ``dpcore.local`` design from a spec (randomized kinds); raises ``DesignError``."""
+        from dpcore import local as rr
+
+        return rr.design_from_spec(spec)
+
+    def design_k(self, options: Sequence[str]) -> int | None:
+        """The number of categories its design randomizes over (None: a binary design)."""
+        return None
+
+    def clean_answer(self, question: Any, value: object) -> Answer:
+        """The reported answer as stored; raises DRF's ``ValidationError`` (the message names
+        what is wrong; the caller names the field ``answers.<key>``)."""
+        raise NotImplementedError
+
+    def tally_cells(self, question: QuestionLike) -> Sequence[str]:
+        """The cell values of its tally slots, in slot order (its options by default)."""
+        return tuple(question.options or ())
+
+    def count_answer(self, vector: list[float], slot: SlotOf, key: str, value: Any) -> None:
+        """Add one reported answer to a submission's vector (``slot(key, cell)``: the slot)."""
+        vector[slot(key, value)] = 1.0
+
+    def estimate(self, question: Any, counts: QuestionCounts) -> Any:
+        """Its typed estimate (a ``surveys.selectors.estimates`` entry) from its counts."""
+        raise NotImplementedError
+
+    def export_columns(self, question: QuestionLike) -> list[tuple[str, str]]:
+        """(column, column type) of its export columns (its key by default)."""
+        return [(question.key, self.column_type)]
+
+    def export_cells(self, key: str, value: Any) -> dict[str, Any]:
+        """The export cells (column → raw value) of one stored answer."""
+        return {key: value}
+
+    def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
+        """What the export metadata says of the definition beyond kind and text."""
+        return {}
+
+    def metadata_columns(self, key: str, entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The export metadata's columns for it (``entry``: its ``export_designs`` entry)."""
+        from surveys.kinds._data import metadata_column
+
+        return [metadata_column(key, self.column_type, entry)]
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
@@ -52,8 +118,9 @@ class QuestionKind:
 
 
 def design_name(question: QuestionLike) -> str | None:
-    """The name in the question's design spec, if any."""
-    design = question.design
+    """The name in the question's design spec, if any (an object without a design, as the
+    tally layout's callers may pass, has none)."""
+    design = getattr(question, "design", None)
     if isinstance(design, Mapping):
         name = design.get("name")
         return name if isinstance(name, str) else None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from surveys.kinds._data import QuestionCounts, clean_option, options_entry
 from surveys.kinds.base import QuestionKind
+from surveys.specs import Answer
 
 
 class CategoryKind(QuestionKind):
@@ -13,6 +15,27 @@ class CategoryKind(QuestionKind):
     randomized: ClassVar[bool] = False
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    has_options: ClassVar[bool] = True
+    slices_tallies: ClassVar[bool] = True
+
+    def clean_answer(self, question: Any, value: object) -> Answer:
+        return clean_option(question, value)
+
+    def estimate(self, question: Any, counts: QuestionCounts) -> Any:
+        """Each option's count and raw share (asked directly: nothing to debias)."""
+        from surveys.selectors import estimates as e
+
+        n = sum(counts.cells.values())
+        options = tuple(
+            e.CategoryShare(
+                option=o, count=counts.cells[o], share=counts.cells[o] / n if n else None
+            )
+            for o in question.options
+        )
+        return e.CategoryEstimate(**e.question_header(question), n=n, options=options)
+
+    def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
+        return options_entry(question)
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 

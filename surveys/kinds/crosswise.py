@@ -6,9 +6,28 @@ design (stored data and the API contract unchanged)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
+from surveys.kinds._data import (
+    YES_NO_CELLS,
+    QuestionCounts,
+    SlotOf,
+    binary_estimate,
+    clean_report,
+    metadata_column,
+    report_cell,
+)
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
+from surveys.specs import Answer
+
+
+def rr_hint(key: str, design: Mapping[str, Any]) -> str:
+    """RRreg's call for the column: it holds "same" as 1, as RRreg's Crosswise model codes it."""
+    return (
+        f'RRreg::RRuni(response = "{key}", data = reports, model = "Crosswise", '
+        f"p = {design['innocuous_prevalence']!r})"
+    )
 
 
 class CrosswiseKind(QuestionKind):
@@ -22,6 +41,35 @@ class CrosswiseKind(QuestionKind):
         return question.kind == cls.stored_kind and design_name(question) == cls.name
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    column_type: ClassVar[str] = "integer"
+
+    def clean_answer(self, question: Any, value: object) -> Answer:
+        return clean_report(value)  # True: SAME
+
+    def tally_cells(self, question: QuestionLike) -> Sequence[str]:
+        return YES_NO_CELLS
+
+    def count_answer(self, vector: list[float], slot: SlotOf, key: str, value: Any) -> None:
+        vector[slot(key, report_cell(value))] = 1.0
+
+    def estimate(self, question: Any, counts: QuestionCounts) -> Any:
+        return binary_estimate(question, counts)
+
+    def export_cells(self, key: str, value: Any) -> dict[str, Any]:
+        return {key: int(value)}
+
+    def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
+        """Issue 21.9: every language's innocuous statement, each checked against the library."""
+        from surveys.crosswise_statements import crosswise_statements
+
+        statements = crosswise_statements(survey, question)
+        return {
+            "innocuous_statements": statements,
+            "innocuous_verified": all(s["verified"] for s in statements),
+        }
+
+    def metadata_columns(self, key: str, entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [metadata_column(key, self.column_type, entry, hint=rr_hint)]
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
-from surveys.kinds.base import QuestionKind
+from django.utils.translation import gettext as _
+from rest_framework import serializers
+
+from deniable.input_fields import is_finite_number
+from surveys.kinds._data import QuestionCounts, SlotOf
+from surveys.kinds.base import QuestionKind, QuestionLike
+from surveys.specs import MAX_ABS_NUMBER, Answer
 
 
 class NumberKind(QuestionKind):
@@ -13,6 +20,52 @@ class NumberKind(QuestionKind):
     randomized: ClassVar[bool] = False
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    has_bounds: ClassVar[bool] = True
+    may_be_integer: ClassVar[bool] = True
+    tally_moments: ClassVar[bool] = True
+    column_type: ClassVar[str] = "number"
+
+    def clean_answer(self, question: Any, value: object) -> Answer:
+        """A finite number within the question's bounds (a whole one if it asks for that)."""
+        if not is_finite_number(value):
+            raise serializers.ValidationError(_("Must be a finite number."))
+        number = float(value)  # type: ignore[arg-type]  # is_finite_number checked it
+        if abs(number) > MAX_ABS_NUMBER:  # a question stored before the bounds were capped
+            raise serializers.ValidationError(
+                f"Must be between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."
+            )
+        lo, hi = question.min_value, question.max_value
+        if lo is None or hi is None:  # bounds cleared in the admin: nothing can be checked
+            raise serializers.ValidationError(
+                _("This question has no bounds: it cannot be answered.")
+            )
+        if not lo <= number <= hi:
+            raise serializers.ValidationError(
+                _("Must be between %(min)s and %(max)s.") % {"min": f"{lo:g}", "max": f"{hi:g}"}
+            )
+        if question.integer and not number.is_integer():
+            # Refused, never rounded: 2.5 children is a typo or a test, not an answer to store.
+            raise serializers.ValidationError(_("Must be a whole number."))
+        return number
+
+    def tally_cells(self, question: QuestionLike) -> Sequence[str]:
+        return ("",)  # the count; Σx and Σx² follow in the next two slots (tally_moments)
+
+    def count_answer(self, vector: list[float], slot: SlotOf, key: str, value: Any) -> None:
+        first, x = slot(key, ""), float(value)
+        vector[first], vector[first + 1], vector[first + 2] = 1.0, x, x * x
+
+    def estimate(self, question: Any, counts: QuestionCounts) -> Any:
+        from surveys.selectors import estimates as e
+
+        sums = e.NumberSums(n=counts.n, total=counts.total, total_sq=counts.total_sq)
+        return e.number_estimate(question, sums, counts.confidence)
+
+    def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
+        entry: dict[str, Any] = {"min": question.min_value, "max": question.max_value}
+        if question.integer:
+            entry["integer"] = True  # whole numbers only
+        return entry
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 

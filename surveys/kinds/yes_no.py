@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
-from surveys.kinds.base import QuestionKind
+from dpcore import local as rr
+from surveys.kinds._data import (
+    YES_NO_CELLS,
+    QuestionCounts,
+    SlotOf,
+    binary_estimate,
+    clean_report,
+    report_cell,
+)
+from surveys.kinds.base import QuestionKind, QuestionLike
+from surveys.specs import Answer
 
 
 class YesNoKind(QuestionKind):
@@ -13,6 +24,25 @@ class YesNoKind(QuestionKind):
     randomized: ClassVar[bool] = True
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    column_type: ClassVar[str] = "integer"
+
+    def default_design_spec(self) -> dict[str, Any] | None:
+        return dict(rr.DEFAULT_YES_NO_SPEC)
+
+    def clean_answer(self, question: Any, value: object) -> Answer:
+        return clean_report(value)
+
+    def tally_cells(self, question: QuestionLike) -> Sequence[str]:
+        return YES_NO_CELLS
+
+    def count_answer(self, vector: list[float], slot: SlotOf, key: str, value: Any) -> None:
+        vector[slot(key, report_cell(value))] = 1.0
+
+    def estimate(self, question: Any, counts: QuestionCounts) -> Any:
+        return binary_estimate(question, counts)
+
+    def export_cells(self, key: str, value: Any) -> dict[str, Any]:
+        return {key: int(value)}
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 

@@ -1,0 +1,138 @@
+"""Helpers the kinds share for the data layer (definition, answers, tallies, estimates, exports;
+branch kinds-data). No kind is named here: the kind modules call these.
+
+Nothing here imports ``surveys.models`` at import time: the registry is read by the models'
+module and by migrations with historical models.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext as _
+from rest_framework import serializers
+
+from surveys.specs import Answer
+
+#: ``slot(question key, cell value)``: the tally slot counting that cell.
+SlotOf = Callable[[str, str], int]
+
+#: The cells of a yes/no report, in slot order.
+YES_NO_CELLS: tuple[str, str] = ("yes", "no")
+
+
+@dataclass(frozen=True)
+class QuestionCounts:
+    """What the tallies say of one question: its cells' counts (a number question's single cell
+    ``""`` is its count), its moments for a number question, and the intervals' confidence."""
+
+    cells: Mapping[str, int]
+    confidence: float
+    n: int = 0
+    total: float = 0.0
+    total_sq: float = 0.0
+
+
+def report_cell(value: bool) -> str:
+    """A reported boolean's cell: "yes" or "no"."""
+    return YES_NO_CELLS[0] if value else YES_NO_CELLS[1]
+
+
+def clean_report(value: object) -> bool:
+    """A yes/no report: a JSON boolean, nothing else."""
+    if not isinstance(value, bool):
+        raise serializers.ValidationError(_("Must be a boolean (the reported answer)."))
+    return value
+
+
+def clean_option(question: Any, value: object) -> Answer:
+    """One of the question's options (choice, category)."""
+    if not isinstance(value, str) or value not in question.options:
+        raise serializers.ValidationError(_("Must be one of the question's options."))
+    return value
+
+
+def r_name(key: str) -> str:
+    """The key as an R formula term: backquoted unless it is a syntactic name (``007``, ``a-b``)."""
+    return key if re.fullmatch(r"[A-Za-z][A-Za-z0-9_.]*", key) else f"`{key}`"
+
+
+def binary_rr_hint(key: str, design: Mapping[str, Any]) -> str | None:
+    """A ready-made ``rr::rrreg`` call (or RRreg's) for a yes/no report column through a
+    binary design (data frame ``reports``, as in the docs); None for another design."""
+    name, term = design.get("name"), r_name(key)
+    if name == "forced_response":
+        return (
+            f"rrreg({term} ~ 1, data = reports, p = {design['p_truth']!r}, "
+            f'p0 = {design["p_no"]!r}, p1 = {design["p_yes"]!r}, design = "forced-known")'
+        )
+    if name == "warner":
+        return f'rrreg({term} ~ 1, data = reports, p = {design["p"]!r}, design = "mirrored")'
+    if name == "unrelated_question":
+        return (
+            f"rrreg({term} ~ 1, data = reports, p = {design['p']!r}, "
+            f'q = {design["innocuous_prevalence"]!r}, design = "unrelated-known")'
+        )
+    # R's RRreg package (Heck & Moshagen) covers the designs the rr package does not.
+    if name == "two_probability":
+        return (
+            f'RRreg::RRuni(response = "{key}", data = reports, model = "Kuk", '
+            f"p = c({design['p_yes_if_trait']!r}, {design['p_yes_if_not']!r}))"
+        )
+    return None
+
+
+def metadata_column(
+    key: str,
+    column_type: str,
+    entry: Mapping[str, Any],
+    hint: Callable[[str, Mapping[str, Any]], str | None] = binary_rr_hint,
+) -> dict[str, Any]:
+    """One export metadata column: key, type, the question's entry and its ``rrreg`` call."""
+    column = {"key": key, "type": column_type, **entry}
+    rrreg = hint(key, entry["design"]) if "design" in entry else None
+    if rrreg:
+        column["rrreg"] = rrreg
+    return column
+
+
+def options_entry(question: Any) -> dict[str, Any]:
+    """The export metadata of a question with options."""
+    return {"options": list(question.options)}
+
+
+def float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def estimate_fields(est: Any) -> dict[str, float | None]:
+    """Point estimate, SE and interval of a ``dpcore.local`` estimate (floats or None)."""
+    return {
+        name: float_or_none(getattr(est, name))
+        for name in ("estimate", "estimate_unclipped", "std_error", "ci_low", "ci_high")
+    }
+
+
+def binary_estimate(question: Any, counts: QuestionCounts) -> Any:
+    """A yes/no question's debiased share (``dpcore.local.estimate_binary``)."""
+    from dpcore import local as rr
+    from surveys import designs
+    from surveys.selectors.estimates import BinaryEstimate, question_header
+
+    yes, no = counts.cells["yes"], counts.cells["no"]
+    est = rr.estimate_binary(
+        designs.question_design(question),
+        n=yes + no,
+        reported_yes=yes,
+        confidence=counts.confidence,
+    )
+    return BinaryEstimate(
+        **question_header(question),
+        **estimate_fields(est),
+        n=int(est.n),
+        reported_yes=int(est.reported_yes),
+        reported_yes_rate=float_or_none(est.reported_yes_rate),
+    )
