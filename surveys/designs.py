@@ -16,33 +16,30 @@ from dpcore import local as rr
 from dpcore.local import browser as rr_browser
 from dpcore.local import cheater as rr_cheater
 from surveys import physical
-from surveys.innocuous import CROSSWISE_ASSUMPTION, INNOCUOUS_STATEMENTS
+from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys.kinds import kind_of
+from surveys.kinds._data import definition_kind, randomized_stored_kinds
+from surveys.kinds.base import QuestionKind
+from surveys.kinds.cheater_detection import CheaterDetectionKind
+from surveys.kinds.choice import DEFAULT_CHOICE_EPSILON
+from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES  # noqa: F401 — kept name
 
-# Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
-# for yes/no questions, so every randomized question in a default survey protects the respondent
-# equally and "total ε" is simply (number of randomized questions) × ln 3.
-DEFAULT_CHOICE_EPSILON = math.log(3)
+CHEATER = CheaterDetectionKind.name
 
-YES_NO = "yes_no"
-CHEATER = "cheater_detection"
-CHOICE = "choice"
-# Randomized multi-select (docs/formulas.md#multi): each option is its own yes/no report through
-# one shared binary design, drawn independently; the question's ε is the sum over its options.
-MULTI = "multi"
-RANDOMIZED_KINDS = (YES_NO, CHOICE, MULTI)
-#: The yes/no designs a multi question may use: those with one report model P(yes) = c·π + d and a
-#: coin/spinner randomizer. Crosswise (no randomizer: a second statement per option) and cheating
-#: detection (a group drawn per report) are refused for multi (surveys.inputs.design_specs).
-MULTI_DESIGN_NAMES = ("forced_response", "warner", "unrelated_question", "two_probability")
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``RANDOMIZED_KINDS``: the stored kinds that carry a design (the kind registry's)."""
+    if name == "RANDOMIZED_KINDS":
+        return randomized_stored_kinds()
+    raise AttributeError(name)
 
 
 def default_design_spec(kind: str) -> dict[str, Any] | None:
     """The design used when a question of ``kind`` gives none (None for direct questions)."""
-    if kind in (YES_NO, MULTI):
-        return dict(rr.DEFAULT_YES_NO_SPEC)
-    if kind == CHOICE:
-        return {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON}
-    return None
+    try:
+        return definition_kind(kind).default_design_spec()
+    except LookupError:
+        return None
 
 
 def starting_designs() -> dict[str, dict[str, Any]]:
@@ -87,20 +84,18 @@ def starting_designs() -> dict[str, dict[str, Any]]:
 
 def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = None) -> Any:
     """Build the ``dpcore.local`` design for a kind and spec; raises ``rr.DesignError``."""
-    if kind not in RANDOMIZED_KINDS:
+    try:
+        plain = definition_kind(kind)
+    except LookupError:
+        return None
+    if not plain.randomized:
         return None
     if spec is not None and not isinstance(spec, Mapping):
         raise rr.DesignError("spec", "must be an object with a 'name'")
-    given = dict(spec) if spec else default_design_spec(kind)
+    given = dict(spec) if spec else plain.default_design_spec()
     if given is None:  # unreachable: every randomized kind has a default design
         raise rr.DesignError("spec", f"no default design for {kind!r}")
-    if kind == CHOICE:
-        return rr.design_from_spec(given, k=k)
-    if given.get("name") == CHEATER:
-        if kind == MULTI:
-            raise rr.DesignError("name", "cheater_detection is not available for multi questions")
-        return rr_cheater.design_from_spec(given)
-    return rr.design_from_spec(given)
+    return definition_kind(kind, given).build_design(given, k)
 
 
 def is_cheater(design: Any) -> bool:
@@ -211,7 +206,8 @@ def option_epsilon(question: Any) -> float | None:
 
 
 def is_multi(question: Any) -> bool:
-    return bool(getattr(question, "kind", None) == MULTI)
+    """One design shared by the question's options, each its own report (multi)."""
+    return kind_of(question).design_per_option
 
 
 def multi_epsilon(per_option: float, k: int) -> float:
@@ -252,18 +248,18 @@ def design_description(question: Any) -> dict[str, Any] | None:
     out: dict[str, Any] = dict(design.to_spec())
     if is_cheater(design):
         out["group_epsilons"] = [float(e) for e in design.group_epsilons]
-    elif question.kind in (YES_NO, MULTI):
+    elif isinstance(design, rr.KRRDesign):
+        out["k"] = int(design.k)
+        out["keep_probability"] = float(design.keep_probability)
+        out["other_probability"] = float(design.other_probability)
+    else:
         out["c"] = float(design.c)
         out["d"] = float(design.d)
-        if question.kind == MULTI:
+        if is_multi(question):
             # The shared design is applied to every option independently: one report each.
             out["applies_to"] = "each_option"
             out["options"] = len(question.options or [])
             out["epsilon_per_option"] = option_epsilon(question)
-    else:
-        out["k"] = int(design.k)
-        out["keep_probability"] = float(design.keep_probability)
-        out["other_probability"] = float(design.other_probability)
     out["epsilon"] = question_epsilon(question)
     return out
 
@@ -309,6 +305,18 @@ def _cheater_preview(
     }
 
 
+def _preview_kind(kind: str, spec: Mapping[str, Any] | None) -> QuestionKind:
+    """The stored kind's plain kind; a design it does not accept → ``DesignError`` on name."""
+    try:
+        plain = definition_kind(kind)
+    except LookupError:
+        raise rr.DesignError("kind", f"unknown kind {kind!r}") from None
+    names = plain.design_names
+    if names is not None and spec is not None and spec.get("name") not in names:
+        raise rr.DesignError("name", f"for a {kind} question use one of: {', '.join(names)}")
+    return plain
+
+
 def design_preview(
     *,
     kind: str,
@@ -325,16 +333,14 @@ def design_preview(
     one-sided design is *described* (``private: false``, ``epsilon: null``), not refused, so the
     builder can say why it will be refused at save time.
     """
-    if kind == MULTI and spec is not None and spec.get("name") not in MULTI_DESIGN_NAMES:
-        raise rr.DesignError(
-            "name", f"for a multi question use one of: {', '.join(MULTI_DESIGN_NAMES)}"
-        )
-    design = design_for(kind, spec, k=None if kind == MULTI else k)
+    plain = _preview_kind(kind, spec)
+    design = design_for(kind, spec, k=None if plain.design_per_option else k)
     if design is None:
-        raise rr.DesignError("kind", "only randomized kinds (yes_no, choice, multi) have a design")
+        kinds = ", ".join(randomized_stored_kinds())
+        raise rr.DesignError("kind", f"only randomized kinds ({kinds}) have a design")
     if is_cheater(design):
         return _cheater_preview(design, planned_n, prior, confidence, half_width)
-    if kind == CHOICE:
+    if isinstance(design, rr.KRRDesign):
         shown_prior = 1.0 / design.k if prior is None else prior
         deniability = rr.krr_deniability(design, shown_prior)
     else:
@@ -342,22 +348,21 @@ def design_preview(
         deniability = rr.deniability(design, shown_prior)
     epsilon = accounted_epsilon(design)
     extra: dict[str, Any] = {}
-    if kind != CHOICE:
+    if not isinstance(design, rr.KRRDesign):
         # Issue 22.9: the answer a person would worry about is the one that raises the posterior
         # (crosswise with p < ½: DIFFERENT), not always a reported yes.
         report, posterior = rr.revealing_deniability(design, shown_prior)
         extra["revealing_report"] = report
         extra["revealing_deniability"] = float(posterior)
-    if kind == MULTI:
+    if plain.design_per_option:
         # Each option is one report through this design: ε adds up over the k options, and
         # the planned precision below is per option (docs/formulas.md#multi).
         options = k or 0
         extra["epsilon_per_option"] = epsilon if math.isfinite(epsilon) else None
         extra["options"] = options
         epsilon = multi_epsilon(epsilon, options) if options else epsilon
-    if getattr(design, "name", None) == "crosswise":
-        # The crosswise ε is valid only under this assumption: say it wherever ε is shown.
-        extra["assumption"] = CROSSWISE_ASSUMPTION
+    # A kind whose ε holds only under an assumption says it wherever ε is shown (crosswise).
+    extra.update(definition_kind(kind, spec).design_notes())
     return {
         **extra,
         "epsilon": epsilon if math.isfinite(epsilon) else None,

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from surveys.kinds import kind_of
 from surveys.models import Question, Submission, Survey
 
 # Every finite double is an integer multiple of 2**-1074 (the smallest subnormal).
@@ -50,7 +51,7 @@ def number_sums_exact(
     present); a submission that did not answer the ``group_by`` question is in no group, as in
     the tallies. Non-number questions are ignored.
     """
-    numbers = [q for q in questions if q.kind == Question.Kind.NUMBER]
+    numbers = [q for q in questions if kind_of(q).tally_moments]
     groups = list(group_by.options) if group_by is not None else [""]
     acc: dict[str, dict[str, list[int]]] = {g: {q.key: [0, 0] for q in numbers} for g in groups}
     if not numbers:

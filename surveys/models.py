@@ -133,7 +133,19 @@ class Survey(models.Model):
         return self.closes_at is None or now < self.closes_at
 
 
+class _RandomizedKinds:
+    """``Question.RANDOMIZED_KINDS``: the stored kinds that carry a design, read from the kind
+    registry when asked (the registry is not imported while the models load)."""
+
+    def __get__(self, instance: object, owner: type | None = None) -> tuple[str, ...]:
+        from surveys.kinds._data import randomized_stored_kinds
+
+        return randomized_stored_kinds()
+
+
 class Question(models.Model):
+    # The stored values of ``kind`` (the API's enum, with their labels); a test checks them
+    # against the kind registry's ``stored_kind_choices()``.
     class Kind(models.TextChoices):
         YES_NO = "yes_no", "Sensitive yes/no (randomized response)"
         CHOICE = "choice", "Sensitive choice (k-ary randomized response)"
@@ -141,7 +153,7 @@ class Question(models.Model):
         NUMBER = "number", "Non-sensitive number (asked directly)"
         MULTI = "multi", "Sensitive multi-select (one randomized yes/no per option)"
 
-    RANDOMIZED_KINDS = (Kind.YES_NO, Kind.CHOICE, Kind.MULTI)
+    RANDOMIZED_KINDS = _RandomizedKinds()
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     key = models.SlugField(max_length=64)
@@ -186,7 +198,9 @@ class Question(models.Model):
 
     @property
     def is_randomized(self) -> bool:
-        return self.kind in self.RANDOMIZED_KINDS
+        from surveys.kinds import kind_of
+
+        return kind_of(self).randomized
 
     @property
     def bounds(self) -> tuple[float, float] | None:

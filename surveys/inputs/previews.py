@@ -10,6 +10,7 @@ from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
 from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from surveys.confidence import CONFIDENCE_MESSAGE
+from surveys.kinds._data import definition_kind
 from surveys.models import Question
 from surveys.specs import MAX_OPTION_LENGTH, MAX_OPTIONS, MIN_OPTIONS, DesignPreviewRequest
 
@@ -55,10 +56,10 @@ class DesignPreviewRequestSerializer(DesignFieldsSerializer):
 
     def validate(self, attrs: dict[str, Any]) -> DesignPreviewRequest:
         kind, k = attrs["kind"], attrs.get("k")
-        with_options = (Question.Kind.CHOICE, Question.Kind.MULTI)
-        if kind in with_options and attrs.get("options"):
+        with_options = definition_kind(kind).has_options  # choice, multi
+        if with_options and attrs.get("options"):
             k = len(attrs["options"])
-        if kind in with_options and k is None:
+        if with_options and k is None:
             raise serializers.ValidationError(
                 {"options": f"Give the options (or k) of a {kind} question."}
             )

@@ -11,105 +11,20 @@ refused. Errors are ``answers.<key>``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from deniable.input_fields import StrictCharField, UUID4Field, is_finite_number
+from deniable.input_fields import StrictCharField, UUID4Field
 from deniable.inputs import ThreadFieldsMixin, validate_input
+from surveys.kinds import kind_of
 from surveys.models import Question, Submission
-from surveys.specs import MAX_ABS_NUMBER, MAX_TOKEN_LENGTH, Answer, SubmissionSpec
-from surveys.tally_layout import is_cheater_question
+from surveys.specs import MAX_TOKEN_LENGTH, Answer, SubmissionSpec
 
 TOKEN_MESSAGE = "Must be the invitation token string."  # noqa: S105 — a message
 RANDOMIZER_MESSAGE = "One of: browser, physical."
-
-
-CHEATER_MESSAGE = 'Must be {"group": 1 or 2, "report": a boolean} (the group drawn, the report).'
-
-
-def _cheater(value: Any) -> Answer:
-    """Cheating detection: the group the device drew (1 or 2) and the reported answer."""
-    if not isinstance(value, Mapping) or set(value) != {"group", "report"}:
-        raise serializers.ValidationError(CHEATER_MESSAGE)
-    group, report = value["group"], value["report"]
-    if isinstance(group, bool) or group not in (1, 2) or not isinstance(report, bool):
-        raise serializers.ValidationError(CHEATER_MESSAGE)
-    return {"group": int(group), "report": report}
-
-
-def _yes_no(question: Question, value: Any) -> Answer:
-    if is_cheater_question(question):
-        return _cheater(value)
-    if not isinstance(value, bool):
-        raise serializers.ValidationError(_("Must be a boolean (the reported answer)."))
-    return value
-
-
-def _multi(question: Question, value: Any) -> Answer:
-    """Multi-select: ``{option: reported bool}`` with every option present and nothing else
-    (each option's report was randomized on its own; a missing one is not "no")."""
-    options = list(question.options or [])
-    if not isinstance(value, Mapping):
-        raise serializers.ValidationError(
-            _("Must be an object with every option as a key and the reported boolean as its value.")
-        )
-    problems: list[str] = []
-    missing = [o for o in options if o not in value]
-    extra = [str(o) for o in value if o not in options]
-    if missing:
-        problems.append(_("Missing option(s): %(o)s.") % {"o": ", ".join(repr(o) for o in missing)})
-    if extra:
-        problems.append(
-            _("Unknown option(s): %(o)s.") % {"o": ", ".join(repr(o) for o in extra[:5])}
-        )
-    not_bool = [o for o in options if o in value and not isinstance(value[o], bool)]
-    if not_bool:
-        problems.append(
-            _("Must be a boolean (the reported answer): %(o)s.")
-            % {"o": ", ".join(repr(o) for o in not_bool)}
-        )
-    if problems:
-        raise serializers.ValidationError(problems)
-    return {o: bool(value[o]) for o in options}
-
-
-def _option(question: Question, value: Any) -> Answer:
-    if not isinstance(value, str) or value not in question.options:
-        raise serializers.ValidationError(_("Must be one of the question's options."))
-    return value
-
-
-def _number(question: Question, value: Any) -> Answer:
-    if not is_finite_number(value):
-        raise serializers.ValidationError(_("Must be a finite number."))
-    number = float(value)
-    if abs(number) > MAX_ABS_NUMBER:  # a question stored before the bounds were capped
-        raise serializers.ValidationError(
-            f"Must be between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."
-        )
-    lo, hi = question.min_value, question.max_value
-    if lo is None or hi is None:  # bounds cleared in the admin: nothing can be checked
-        raise serializers.ValidationError(_("This question has no bounds: it cannot be answered."))
-    if not lo <= number <= hi:
-        raise serializers.ValidationError(
-            _("Must be between %(min)s and %(max)s.") % {"min": f"{lo:g}", "max": f"{hi:g}"}
-        )
-    if question.integer and not number.is_integer():
-        # Refused, never rounded: 2.5 children is a typo or a test, not an answer to store.
-        raise serializers.ValidationError(_("Must be a whole number."))
-    return number
-
-
-ANSWER_CHECKS: dict[str, Callable[[Question, Any], Answer]] = {
-    Question.Kind.YES_NO: _yes_no,
-    Question.Kind.CHOICE: _option,
-    Question.Kind.CATEGORY: _option,
-    Question.Kind.NUMBER: _number,
-    Question.Kind.MULTI: _multi,
-}
 
 
 def question_shown(question: Question, answers: Mapping[str, Any]) -> bool:
@@ -173,7 +88,7 @@ def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> 
         if refusal is not None or value is None:
             continue
         try:
-            cleaned[q.key] = ANSWER_CHECKS[q.kind](q, value)
+            cleaned[q.key] = kind_of(q).clean_answer(q, value)
         except serializers.ValidationError as exc:
             errors[f"answers.{q.key}"] = [str(m) for m in exc.detail]
     if errors:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from surveys.specs import Answer
+
+if TYPE_CHECKING:
+    from surveys.kinds.base import QuestionKind
 
 #: ``slot(question key, cell value)``: the tally slot counting that cell.
 SlotOf = Callable[[str, str], int]
@@ -108,7 +111,7 @@ def float_or_none(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def estimate_fields(est: Any) -> dict[str, float | None]:
+def estimate_fields(est: Any) -> dict[str, Any]:
     """Point estimate, SE and interval of a ``dpcore.local`` estimate (floats or None)."""
     return {
         name: float_or_none(getattr(est, name))
@@ -136,3 +139,28 @@ def binary_estimate(question: Any, counts: QuestionCounts) -> Any:
         reported_yes=int(est.reported_yes),
         reported_yes_rate=float_or_none(est.reported_yes_rate),
     )
+
+
+@dataclass
+class Definition:
+    """A question's definition as far as the registry reads it (before it is validated)."""
+
+    kind: str
+    design: object = None
+    key: str = ""
+    options: Any = ()
+
+
+def definition_kind(kind: str, design: object = None) -> QuestionKind:
+    """The kind of a question stored as ``kind`` with ``design`` (a plain kind without one);
+    raises ``LookupError`` for an unknown stored kind."""
+    from surveys.kinds.registry import kind_of
+
+    return kind_of(Definition(kind=kind, design=design))
+
+
+def randomized_stored_kinds() -> tuple[str, ...]:
+    """The stored kinds whose questions carry a design, in registry order."""
+    from surveys.kinds.registry import stored_kind_choices
+
+    return tuple(kind for kind in stored_kind_choices() if definition_kind(kind).randomized)

@@ -49,6 +49,14 @@ class QuestionKind:
     tally_moments: ClassVar[bool] = False
     #: The type of its export column (``integer``, ``text``, ``number``).
     column_type: ClassVar[str] = "text"
+    #: The design names it accepts (None: every design of its stored kind).
+    design_names: ClassVar[tuple[str, ...] | None] = None
+    #: One design shared by its options, each option its own report (ε summed over them).
+    design_per_option: ClassVar[bool] = False
+
+    def design_notes(self) -> dict[str, Any]:
+        """What the design preview adds for this kind (e.g. an assumption ε rests on)."""
+        return {}
 
     def default_design_spec(self) -> dict[str, Any] | None:
         """The design spec a question of this kind gets when it gives none (None: direct)."""

@@ -43,6 +43,12 @@ class CrosswiseKind(QuestionKind):
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
     column_type: ClassVar[str] = "integer"
 
+    def design_notes(self) -> dict[str, Any]:
+        """The crosswise ε is valid only under this assumption: said wherever ε is shown."""
+        from surveys.innocuous import CROSSWISE_ASSUMPTION
+
+        return {"assumption": CROSSWISE_ASSUMPTION}
+
     def clean_answer(self, question: Any, value: object) -> Answer:
         return clean_report(value)  # True: SAME
 

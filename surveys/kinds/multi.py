@@ -67,7 +67,8 @@ class MultiKind(QuestionKind):
     #: The yes/no designs it accepts: one report model P(yes) = c·π + d and a coin/spinner
     #: randomizer. Crosswise (no randomizer: a second statement per option) and cheating
     #: detection (a group drawn per report) are refused (surveys.inputs.design_specs).
-    design_names: ClassVar[tuple[str, ...]] = DESIGN_NAMES
+    design_names: ClassVar[tuple[str, ...] | None] = DESIGN_NAMES
+    design_per_option: ClassVar[bool] = True
 
     def default_design_spec(self) -> dict[str, Any] | None:
         return dict(rr.DEFAULT_YES_NO_SPEC)

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from deniable.errors import InvalidInput
+from surveys.kinds import kind_of
 from surveys.models import Question, Submission, Survey
 from surveys.selectors.sql import slice_totals
 from surveys.tally_layout import (
@@ -59,8 +60,6 @@ class SurveyCounts:
 
 
 def _empty_cells(question: Question) -> dict[str, int]:
-    if question.kind == Question.Kind.NUMBER:
-        return {"": 0}
     return dict.fromkeys(question_cells(question), 0)
 
 
@@ -69,7 +68,7 @@ def group_question(questions: Sequence[Question], group_by: str | None) -> Quest
         return None
     for q in questions:
         if q.key == group_by:
-            if q.kind != Question.Kind.CATEGORY:
+            if not kind_of(q).slices_tallies:
                 raise InvalidInput.single(
                     "group_by", f"{group_by!r} is not a category question; only those group."
                 )
@@ -144,7 +143,7 @@ def counts_from(
         for value in cell:
             cell[value] = sums.get((group, q.key, value), CellSums()).count
         cells[q.key] = cell
-        if q.kind == Question.Kind.NUMBER:
+        if kind_of(q).tally_moments:
             s = sums.get((group, q.key, ""), CellSums())
             numbers[q.key] = NumberSums(n=s.count, total=s.total, total_sq=s.total_sq)
     return respondents, cells, numbers

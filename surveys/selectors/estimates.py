@@ -10,10 +10,10 @@ from typing import Any
 
 from deniable.errors import InvalidInput
 from dpcore import local as rr
-from dpcore.local.cheater import estimate_cheater_detection
-from dpcore.local.ordinal import estimate_mean_score
 from surveys import designs
 from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
+from surveys.kinds import kind_of
+from surveys.kinds._data import QuestionCounts
 from surveys.models import Question, Survey
 from surveys.selectors.counts import (
     NumberSums,
@@ -23,7 +23,6 @@ from surveys.selectors.counts import (
     tally_sums,
 )
 from surveys.selectors.surveys import estimate_batch
-from surveys.tally_layout import MULTI_ANSWERED
 
 
 @dataclass(frozen=True)
@@ -189,11 +188,8 @@ def validate_confidence(value: Any) -> float:
     return confidence
 
 
-def _f(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _header(q: Question) -> dict[str, Any]:
+def question_header(q: Question) -> dict[str, Any]:
+    """The fields every entry starts with (:class:`QuestionHeader`)."""
     return {
         "key": q.key,
         "text": q.text,
@@ -201,107 +197,6 @@ def _header(q: Question) -> dict[str, Any]:
         "epsilon": designs.question_epsilon(q),
         "design": designs.design_description(q),
     }
-
-
-def _estimate_fields(est: Any) -> dict[str, Any]:
-    """Point estimate, SE and interval of an ``rr`` BinaryEstimate or OptionEstimate."""
-    return {
-        "estimate": _f(est.estimate),
-        "estimate_unclipped": _f(est.estimate_unclipped),
-        "std_error": _f(est.std_error),
-        "ci_low": _f(est.ci_low),
-        "ci_high": _f(est.ci_high),
-    }
-
-
-def _cheater(q: Question, cells: dict[str, int], confidence: float) -> CheaterDetectionEstimate:
-    """π, γ, β from the per-group counts (``dpcore.local.cheater``, docs/formulas.md)."""
-    design = designs.question_design(q)
-    n = [cells[f"g{i}_yes"] + cells[f"g{i}_no"] for i in (1, 2)]
-    yes = [cells[f"g{i}_yes"] for i in (1, 2)]
-    est = estimate_cheater_detection(design, n=n, reported_yes=yes, confidence=confidence)
-    total_n, total_yes = sum(n), sum(yes)
-    return CheaterDetectionEstimate(
-        **_header(q),
-        **_estimate_fields(est.honest_yes),
-        n=total_n,
-        reported_yes=total_yes,
-        reported_yes_rate=total_yes / total_n if total_n else None,
-        honest_yes=_estimate_fields(est.honest_yes),
-        cheaters=_estimate_fields(est.cheaters),
-        honest_no=_estimate_fields(est.honest_no),
-        at_boundary=bool(est.at_boundary),
-        groups=tuple({"group": i + 1, "n": n[i], "reported_yes": yes[i]} for i in range(2)),
-    )
-
-
-def _binary(q: Question, cells: dict[str, int], confidence: float) -> BinaryEstimate:
-    design = designs.question_design(q)
-    if designs.is_cheater(design):
-        return _cheater(q, cells, confidence)
-    yes, no = cells["yes"], cells["no"]
-    est = rr.estimate_binary(design, n=yes + no, reported_yes=yes, confidence=confidence)
-    return BinaryEstimate(
-        **_header(q),
-        **_estimate_fields(est),
-        n=int(est.n),
-        reported_yes=int(est.reported_yes),
-        reported_yes_rate=_f(est.reported_yes_rate),
-    )
-
-
-def _choice(q: Question, cells: dict[str, int], confidence: float) -> ChoiceEstimate:
-    design = designs.question_design(q)
-    counts = [cells[o] for o in q.options]
-    est = rr.estimate_krr(design, counts=counts, confidence=confidence)
-    options = tuple(
-        OptionEstimate(
-            option=option,
-            reported=int(o.reported),
-            reported_rate=_f(o.reported_rate),
-            **_estimate_fields(o),
-        )
-        for option, o in zip(q.options, est.options, strict=True)
-    )
-    mean_score = None
-    if q.ordered:
-        score = estimate_mean_score(design, counts=counts, confidence=confidence)
-        mean_score = MeanScore(**_estimate_fields(score), min=1, max=len(counts))
-    return ChoiceEstimate(**_header(q), n=int(est.n), options=options, mean_score=mean_score)
-
-
-def _multi(q: Question, cells: dict[str, int], confidence: float) -> MultiEstimate:
-    """Each option separately: its YES reports among the n answers, debiased by the shared
-    design exactly as a yes/no question's (``dpcore.local.estimate_binary``)."""
-    design = designs.question_design(q)
-    n = cells[MULTI_ANSWERED]
-    options = []
-    for option in q.options:
-        est = rr.estimate_binary(design, n=n, reported_yes=cells[option], confidence=confidence)
-        options.append(
-            MultiOptionEstimate(
-                option=option,
-                n=int(est.n),
-                reported=int(est.reported_yes),
-                reported_rate=_f(est.reported_yes_rate),
-                **_estimate_fields(est),
-            )
-        )
-    return MultiEstimate(
-        **_header(q),
-        n=n,
-        epsilon_per_option=designs.option_epsilon(q),
-        options=tuple(options),
-    )
-
-
-def _category(q: Question, cells: dict[str, int]) -> CategoryEstimate:
-    n = sum(cells.values())
-    options = tuple(
-        CategoryShare(option=o, count=cells[o], share=(cells[o] / n) if n else None)
-        for o in q.options
-    )
-    return CategoryEstimate(**_header(q), n=n, options=options)
 
 
 def number_estimate(q: Question, sums: NumberSums, confidence: float) -> NumberEstimate:
@@ -328,7 +223,7 @@ def number_estimate(q: Question, sums: NumberSums, confidence: float) -> NumberE
         if q.bounds is not None:  # clip to the declared bounds (the admin may leave them unset)
             ci_low, ci_high = max(q.bounds[0], ci_low), min(q.bounds[1], ci_high)
     return NumberEstimate(
-        **_header(q),
+        **question_header(q),
         n=n,
         min=q.min_value,
         max=q.max_value,
@@ -349,16 +244,17 @@ def _entries(
     for q in questions:
         if q.key not in cells:
             continue
-        if q.kind == Question.Kind.YES_NO:
-            out.append(_binary(q, cells[q.key], confidence))
-        elif q.kind == Question.Kind.CHOICE:
-            out.append(_choice(q, cells[q.key], confidence))
-        elif q.kind == Question.Kind.CATEGORY:
-            out.append(_category(q, cells[q.key]))
-        elif q.kind == Question.Kind.MULTI:
-            out.append(_multi(q, cells[q.key], confidence))
-        else:
-            out.append(number_estimate(q, numbers[q.key], confidence))
+        sums = numbers.get(q.key)
+        counts = QuestionCounts(cells=cells[q.key], confidence=confidence)
+        if sums is not None:  # a number question's moments
+            counts = QuestionCounts(
+                cells=cells[q.key],
+                confidence=confidence,
+                n=sums.n,
+                total=float(sums.total),
+                total_sq=sums.total_sq,
+            )
+        out.append(kind_of(q).estimate(q, counts))
     return tuple(out)
 
 
