@@ -16,10 +16,20 @@ from deniable.renderers import CSVTable
 from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
 from surveys import designs
+from surveys.kinds import kind_of, stored_kind_choices
+from surveys.kinds._data import definition_kind
 from surveys.models import Question, Survey
 from surveys.regression_rows import RegressionData, regression_data
 
-PREDICTOR_KINDS = (Question.Kind.CATEGORY, Question.Kind.NUMBER)
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``PREDICTOR_KINDS``: the stored kinds a regression may take as predictors (kept for the
+    analysis page; new code asks ``kind_of(q).predictor``)."""
+    if name == "PREDICTOR_KINDS":
+        return tuple(k for k in stored_kind_choices() if definition_kind(k).predictor)
+    raise AttributeError(name)
+
+
 MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
 
 
@@ -27,7 +37,7 @@ def is_linear(question: Question) -> bool:
     """Whether the question's reports follow one linear model P(yes) = c·π + d (every binary
     design but cheater detection, whose two groups and cheater share are estimated jointly:
     docs/formulas.md#cheater-detection). Regression and comparisons need that model."""
-    return not designs.is_cheater(designs.question_design(question))
+    return kind_of(question).linear_model
 
 
 def _question_map(survey: Survey) -> dict[str, Question]:
@@ -43,21 +53,9 @@ def _validate(
     out_q = questions.get(outcome)
     if out_q is None:
         raise InvalidInput.single("outcome", f"No question with key {outcome!r}.")
-    if out_q.kind == Question.Kind.MULTI:
-        raise InvalidInput.single(
-            "outcome",
-            f"{outcome!r} is a multi question (one report per option): regression of one "
-            "option is not supported. Export the reports (one column per option, "
-            "docs/exports.md#multi) and fit that option's column with its design.",
-        )
-    if out_q.kind != Question.Kind.YES_NO:
-        raise InvalidInput.single("outcome", "Must be a yes_no (binary randomized) question.")
-    if not is_linear(out_q):
-        raise InvalidInput.single(
-            "outcome",
-            "A cheater-detection question has no single report model P(yes) = c·π + d "
-            "(two groups, and cheaters); regression needs one.",
-        )
+    refused = kind_of(out_q).outcome_error(outcome)
+    if refused is not None:
+        raise InvalidInput.single("outcome", refused)
     chosen: list[Question] = []
     for key in predictors:
         if key == out_q.key:
@@ -65,7 +63,7 @@ def _validate(
         q = questions.get(key)
         if q is None:
             raise InvalidInput.single("predictors", f"No question with key {key!r}.")
-        if q.kind not in PREDICTOR_KINDS:
+        if not kind_of(q).predictor:
             raise InvalidInput.single(
                 "predictors", f"{key!r} is {q.kind}: predictors must be category or number."
             )
@@ -280,11 +278,14 @@ def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
     confidence = body["confidence"]
     for entry in body["questions"]:
         q = questions.get(entry["key"])
-        if q is not None and q.kind == Question.Kind.MULTI:
-            per_group = [
-                (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
-                for group in _shown_groups(body)
-            ]
+        comparison = kind_of(q).comparison if q is not None else None
+        if q is None or comparison is None:
+            continue  # direct kinds; cheater detection: its π per group is in the table
+        per_group = [
+            (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
+            for group in _shown_groups(body)
+        ]
+        if comparison == "per_option":
             reference, tests, diffs = _multi_comparison(q, per_group, confidence)
             entry["comparison"] = {
                 "reference": reference,
@@ -296,15 +297,7 @@ def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
                 "differences": diffs,
             }
             continue
-        if q is None or q.kind not in (Question.Kind.YES_NO, Question.Kind.CHOICE):
-            continue
-        if not is_linear(q):
-            continue  # cheater detection: compare its π per group in the table, not by this test
-        per_group = [
-            (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
-            for group in _shown_groups(body)
-        ]
-        build = _binary_comparison if q.kind == Question.Kind.YES_NO else _choice_comparison
+        build = _binary_comparison if comparison == "binary" else _choice_comparison
         reference, test_name, test, diffs = build(q, per_group, confidence)
         entry["comparison"] = {
             "reference": reference,

@@ -15,6 +15,7 @@ from deniable.errors import InvalidInput
 from dpcore.errors import DesignError
 from dpcore.local import power as power_math
 from surveys import designs
+from surveys.kinds._data import definition_kind
 from surveys.specs import PowerRequest
 
 
@@ -27,11 +28,12 @@ def _design(wanted: PowerRequest) -> Any:
     except DesignError as exc:
         field = {"spec": "design"}.get(exc.field, f"design.{exc.field}")
         raise InvalidInput.single(field, exc.message) from None
-    if designs.is_cheater(design):
+    kind = definition_kind(wanted.kind, spec)
+    if not kind.power_planning:
         # Two groups and a cheater share: its planning is per group (the builder's preview and
         # docs/formulas.md#cheater-detection), not this one-parameter power calculation.
         raise InvalidInput.single(
-            "design.name", "Power for cheater_detection is planned per group in the builder."
+            "design.name", f"Power for {kind.name} is planned per group in the builder."
         )
     return design
 

@@ -19,6 +19,7 @@ from typing import Any
 from django.db.models import Count
 from django.db.models.fields.json import KeyTransform
 
+from surveys.kinds import kind_of
 from surveys.models import Question, Submission, Survey
 
 INTERCEPT = "(Intercept)"
@@ -55,7 +56,7 @@ def _usable(outcome: Any, values: Sequence[Any], predictors: list[Question]) -> 
     if not isinstance(outcome, bool):
         return False
     for value, q in zip(values, predictors, strict=True):
-        if q.kind == Question.Kind.CATEGORY:
+        if kind_of(q).has_options:  # a category predictor
             if value not in q.options:
                 return False
         elif isinstance(value, bool) or not isinstance(value, int | float):
@@ -75,7 +76,7 @@ def regression_data(
     dropped: dict[str, list[str]] = {}
     terms = [INTERCEPT]
     for i, q in enumerate(predictors):
-        if q.kind != Question.Kind.CATEGORY:
+        if not kind_of(q).has_options:  # a number predictor
             terms.append(q.key)
             continue
         kept = [option for option in q.options if option in present[i]]

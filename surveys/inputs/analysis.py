@@ -13,7 +13,8 @@ from deniable.inputs import validate_input
 from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
 from surveys.inputs.previews import DesignFieldsSerializer
-from surveys.models import Question
+from surveys.kinds import stored_kind_choices
+from surveys.kinds._data import definition_kind
 from surveys.specs import PowerRequest, RegressionQuery
 
 MAX_PREDICTORS = 12
@@ -81,11 +82,11 @@ def _open_probability(**kwargs: Any) -> StrictFloatField:
 
 
 #: The power calculator's kinds (a multi question's options are yes/no: use yes_no per option).
-POWER_KINDS = (Question.Kind.YES_NO, Question.Kind.CHOICE)
+POWER_KINDS = tuple(k for k in stored_kind_choices() if definition_kind(k).power_planning)
 
 
 class PowerRequestSerializer(DesignFieldsSerializer):
-    kind = serializers.ChoiceField(choices=list(POWER_KINDS), default=Question.Kind.YES_NO)
+    kind = serializers.ChoiceField(choices=list(POWER_KINDS), default=POWER_KINDS[0])
     test = serializers.ChoiceField(choices=["one_sample", "two_sample"])
     pi0 = _probability(help_text="Group A's share, or the value tested against.")
     pi1 = _probability(help_text="Group B's share, or the true share.")
@@ -106,7 +107,8 @@ class PowerRequestSerializer(DesignFieldsSerializer):
         kind, k, target = attrs["kind"], attrs.get("k"), attrs["power"]
         if attrs.get("options"):
             k = len(attrs["options"])
-        if kind == Question.Kind.CHOICE and k is None:
+        with_k = definition_kind(kind).has_options  # a k-ary design
+        if with_k and k is None:
             raise serializers.ValidationError(
                 {"k": "A choice design needs k ≥ 2 (or its options)."}
             )
@@ -126,7 +128,7 @@ class PowerRequestSerializer(DesignFieldsSerializer):
             kind=kind,
             test=attrs["test"],
             design=attrs.get("design"),
-            k=k if kind == Question.Kind.CHOICE else None,
+            k=k if with_k else None,
             pi0=attrs["pi0"],
             pi1=attrs["pi1"],
             alpha=attrs["alpha"],

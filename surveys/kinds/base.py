@@ -54,6 +54,21 @@ class QuestionKind:
     #: One design shared by its options, each option its own report (ε summed over them).
     design_per_option: ClassVar[bool] = False
 
+    #: Its reports follow one linear model P(report) = c·π + d (not cheating detection's two
+    #: groups and cheater share): what regression and the group comparisons need.
+    linear_model: ClassVar[bool] = True
+    #: How its groups are compared (``surveys.analysis``): "binary", "categorical",
+    #: "per_option", or None (not compared).
+    comparison: ClassVar[str | None] = None
+    #: A regression predictor (answered directly): dummy-coded when it has options.
+    predictor: ClassVar[bool] = False
+    #: The power calculator plans it (one parameter; a multi question's options are yes/no).
+    power_planning: ClassVar[bool] = False
+
+    def outcome_error(self, key: str) -> str | None:
+        """Why it cannot be a regression outcome (None: it can)."""
+        return "Must be a yes_no (binary randomized) question."
+
     def design_notes(self) -> dict[str, Any]:
         """What the design preview adds for this kind (e.g. an assumption ε rests on)."""
         return {}

@@ -15,6 +15,8 @@ class CategoryKind(QuestionKind):
     randomized: ClassVar[bool] = False
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    predictor: ClassVar[bool] = True
+
     has_options: ClassVar[bool] = True
     slices_tallies: ClassVar[bool] = True
 

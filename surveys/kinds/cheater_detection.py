@@ -59,6 +59,14 @@ class CheaterDetectionKind(QuestionKind):
         return question.kind == cls.stored_kind and design_name(question) == cls.name
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    linear_model: ClassVar[bool] = False  # compare its π per group in the table instead
+
+    def outcome_error(self, key: str) -> str | None:
+        return (
+            "A cheater-detection question has no single report model P(yes) = c·π + d "
+            "(two groups, and cheaters); regression needs one."
+        )
+
     column_type: ClassVar[str] = "integer"
 
     def build_design(self, spec: Mapping[str, Any], k: int | None) -> Any:

@@ -29,6 +29,9 @@ class ChoiceKind(QuestionKind):
     randomized: ClassVar[bool] = True
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    comparison: ClassVar[str | None] = "categorical"
+    power_planning: ClassVar[bool] = True
+
     has_options: ClassVar[bool] = True
     may_be_ordered: ClassVar[bool] = True
 

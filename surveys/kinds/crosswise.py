@@ -41,6 +41,12 @@ class CrosswiseKind(QuestionKind):
         return question.kind == cls.stored_kind and design_name(question) == cls.name
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    comparison: ClassVar[str | None] = "binary"
+    power_planning: ClassVar[bool] = True
+
+    def outcome_error(self, key: str) -> str | None:
+        return None
+
     column_type: ClassVar[str] = "integer"
 
     def design_notes(self) -> dict[str, Any]:

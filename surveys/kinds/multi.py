@@ -63,6 +63,15 @@ class MultiKind(QuestionKind):
     randomized: ClassVar[bool] = True
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    comparison: ClassVar[str | None] = "per_option"
+
+    def outcome_error(self, key: str) -> str | None:
+        return (
+            f"{key!r} is a multi question (one report per option): regression of one "
+            "option is not supported. Export the reports (one column per option, "
+            "docs/exports.md#multi) and fit that option's column with its design."
+        )
+
     has_options: ClassVar[bool] = True
     #: The yes/no designs it accepts: one report model P(yes) = c·π + d and a coin/spinner
     #: randomizer. Crosswise (no randomizer: a second statement per option) and cheating

@@ -20,6 +20,8 @@ class NumberKind(QuestionKind):
     randomized: ClassVar[bool] = False
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    predictor: ClassVar[bool] = True
+
     has_bounds: ClassVar[bool] = True
     may_be_integer: ClassVar[bool] = True
     tally_moments: ClassVar[bool] = True

@@ -24,6 +24,12 @@ class YesNoKind(QuestionKind):
     randomized: ClassVar[bool] = True
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    comparison: ClassVar[str | None] = "binary"
+    power_planning: ClassVar[bool] = True
+
+    def outcome_error(self, key: str) -> str | None:
+        return None
+
     column_type: ClassVar[str] = "integer"
 
     def default_design_spec(self) -> dict[str, Any] | None:
