@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from dpcore import local as rr
@@ -19,7 +20,7 @@ from surveys import physical
 from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.kinds import kind_of
 from surveys.kinds._data import definition_kind, randomized_stored_kinds
-from surveys.kinds.base import QuestionKind
+from surveys.kinds.base import QuestionKind, QuestionLike
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 from surveys.kinds.choice import DEFAULT_CHOICE_EPSILON
 from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES  # noqa: F401 — kept name
@@ -129,19 +130,46 @@ def _cheater_epsilon(design: rr_cheater.CheaterDetectionDesign) -> float:
     return epsilon
 
 
-def question_design(question: Any) -> Any:
-    """The question's design (``BinaryDesign`` / ``KRRDesign``), or None for category/number.
+#: A ``dpcore.local`` design of a question.
+LocalDesign = rr.BinaryDesign | rr.KRRDesign | rr_cheater.CheaterDetectionDesign
 
-    Cached on the instance: estimates and exports ask for it several times per request.
-    """
-    cached = getattr(question, "_rr_design_cache", None)
+
+@dataclass
+class DesignMemo:
+    """A question's design, built once per definition (kind, spec, number of options), and its
+    accounted ε once asked: the memo a row keeps between the reads of one request."""
+
+    signature: tuple[str, str, int]
+    design: LocalDesign | None
+    epsilon: float | None = None
+
+
+def _memo(question: QuestionLike) -> DesignMemo:
     k = len(question.options or [])
     signature = (question.kind, repr(question.design), k)
-    if cached is not None and cached[0] == signature:
-        return cached[1]
-    design = design_for(question.kind, question.design, k=k or None)
-    question._rr_design_cache = (signature, design)
-    return design
+    memo = getattr(question, MEMO_ATTRIBUTE, None)
+    if isinstance(memo, DesignMemo) and memo.signature == signature:
+        return memo
+    memo = DesignMemo(signature, design_for(question.kind, question.design, k=k or None))
+    setattr(question, MEMO_ATTRIBUTE, memo)
+    return memo
+
+
+#: The attribute of a question row holding its :class:`DesignMemo` (not a column).
+MEMO_ATTRIBUTE = "_design_memo"
+
+
+def question_design(question: QuestionLike) -> Any:
+    """The question's design (``BinaryDesign`` / ``KRRDesign`` / ``CheaterDetectionDesign``),
+    or None for category/number. Memoized on the instance: estimates and exports ask for it
+    several times per request. Typed as ``Any`` for the callers that narrow it by kind; the
+    typed value is ``design_memo(question).design`` (:data:`LocalDesign`)."""
+    return _memo(question).design
+
+
+def design_memo(question: QuestionLike) -> DesignMemo:
+    """The question's :class:`DesignMemo` (its typed design and accounted ε)."""
+    return _memo(question)
 
 
 def accounted_epsilon(design: Any) -> float:
@@ -194,15 +222,12 @@ def question_thresholds(question: Any) -> dict[str, int] | None:
 def option_epsilon(question: Any) -> float | None:
     """Local ε of one report of the question: the whole question, except for ``multi``, where
     it is one option's report (None for the non-randomized kinds); cached."""
-    design = question_design(question)
-    if design is None:
+    memo = _memo(question)
+    if memo.design is None:
         return None
-    cached = getattr(question, "_accounted_epsilon_cache", None)
-    if cached is not None and cached[0] is design:
-        return cached[1]
-    epsilon = accounted_epsilon(design)
-    question._accounted_epsilon_cache = (design, epsilon)
-    return epsilon
+    if memo.epsilon is None:
+        memo.epsilon = accounted_epsilon(memo.design)
+    return memo.epsilon
 
 
 def is_multi(question: Any) -> bool:

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from surveys.kinds.crosswise import CrosswiseKind
+
 
 def randomize_yes_no(spec: Mapping[str, Any], truth: bool, rng: np.random.Generator) -> bool:
     """The reported answer under a binary design spec (forced response, Warner, unrelated)."""
@@ -36,10 +38,8 @@ def randomize_yes_no(spec: Mapping[str, Any], truth: bool, rng: np.random.Genera
     if name == "two_probability":
         # Any device with P(yes | trait) = a and P(yes | no trait) = b.
         return bool(u < (spec["p_yes_if_trait"] if truth else spec["p_yes_if_not"]))
-    if name == "crosswise":
-        # No randomizer: the respondent's innocuous fact (true with probability p) is the
-        # randomness; the report is "same" (True) when both statements agree.
-        return bool((u < spec["innocuous_prevalence"]) == truth)
+    if name == CrosswiseKind.name:
+        return CrosswiseKind.simulated_report(spec, truth, u)
     raise ValueError(f"not a binary design: {name!r}")
 
 

@@ -41,6 +41,12 @@ class CrosswiseKind(QuestionKind):
         return question.kind == cls.stored_kind and design_name(question) == cls.name
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
+    @staticmethod
+    def simulated_report(spec: Mapping[str, Any], truth: bool, u: float) -> bool:
+        """A simulated report (``surveys.simulation``): no randomizer, the respondent's
+        innocuous fact (true when ``u`` < p) is the randomness; SAME (True) when both agree."""
+        return bool((u < spec["innocuous_prevalence"]) == truth)
+
     comparison: ClassVar[str | None] = "binary"
     power_planning: ClassVar[bool] = True
 
