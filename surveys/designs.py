@@ -19,8 +19,8 @@ from dpcore.local import cheater as rr_cheater
 from surveys import physical
 from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.kinds import kind_of
-from surveys.kinds._data import definition_kind, randomized_stored_kinds
-from surveys.kinds.base import QuestionKind, QuestionLike
+from surveys.kinds._data import definition_kind, preview_kind, randomized_stored_kinds
+from surveys.kinds.base import QuestionLike
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 from surveys.kinds.choice import DEFAULT_CHOICE_EPSILON
 from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES  # noqa: F401 — kept name
@@ -330,18 +330,6 @@ def _cheater_preview(
     }
 
 
-def _preview_kind(kind: str, spec: Mapping[str, Any] | None) -> QuestionKind:
-    """The stored kind's plain kind; a design it does not accept → ``DesignError`` on name."""
-    try:
-        plain = definition_kind(kind)
-    except LookupError:
-        raise rr.DesignError("kind", f"unknown kind {kind!r}") from None
-    names = plain.design_names
-    if names is not None and spec is not None and spec.get("name") not in names:
-        raise rr.DesignError("name", f"for a {kind} question use one of: {', '.join(names)}")
-    return plain
-
-
 def design_preview(
     *,
     kind: str,
@@ -358,7 +346,7 @@ def design_preview(
     one-sided design is *described* (``private: false``, ``epsilon: null``), not refused, so the
     builder can say why it will be refused at save time.
     """
-    plain = _preview_kind(kind, spec)
+    plain = preview_kind(kind, spec)
     design = design_for(kind, spec, k=None if plain.design_per_option else k)
     if design is None:
         kinds = ", ".join(randomized_stored_kinds())

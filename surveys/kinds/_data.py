@@ -164,3 +164,19 @@ def randomized_stored_kinds() -> tuple[str, ...]:
     from surveys.kinds.registry import stored_kind_choices
 
     return tuple(kind for kind in stored_kind_choices() if definition_kind(kind).randomized)
+
+
+def preview_kind(kind: str, spec: Mapping[str, Any] | None) -> QuestionKind:
+    """The stored kind's plain kind for the design preview; a design it does not accept, or an
+    unknown kind, raises ``DesignError`` naming ``name`` or ``kind``."""
+    from dpcore.local import DesignError
+
+    try:
+        plain = definition_kind(kind)
+    except LookupError:
+        kinds = ", ".join(randomized_stored_kinds())  # as for a direct kind's (no design)
+        raise DesignError("kind", f"only randomized kinds ({kinds}) have a design") from None
+    names = plain.design_names
+    if names is not None and spec is not None and spec.get("name") not in names:
+        raise DesignError("name", f"for a {kind} question use one of: {', '.join(names)}")
+    return plain
