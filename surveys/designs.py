@@ -19,10 +19,10 @@ from dpcore.local import cheater as rr_cheater
 from surveys import physical
 from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.kinds import kind_of
-from surveys.kinds._data import definition_kind, preview_kind, randomized_stored_kinds
 from surveys.kinds.base import QuestionLike
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 from surveys.kinds.choice import DEFAULT_CHOICE_EPSILON
+from surveys.kinds.definitions import definition_kind, preview_kind, randomized_stored_kinds
 from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES  # noqa: F401 — kept name
 
 CHEATER = CheaterDetectionKind.name

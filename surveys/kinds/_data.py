@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from surveys.specs import Answer
-
-if TYPE_CHECKING:
-    from surveys.kinds.base import QuestionKind
 
 #: ``slot(question key, cell value)``: the tally slot counting that cell.
 SlotOf = Callable[[str, str], int]
@@ -29,14 +26,21 @@ YES_NO_CELLS: tuple[str, str] = ("yes", "no")
 
 @dataclass(frozen=True)
 class QuestionCounts:
-    """What the tallies say of one question: its cells' counts (a number question's single cell
-    ``""`` is its count), its moments for a number question, and the intervals' confidence."""
+    """What an estimate of one question reads: its cells' counts (a number question's single cell
+    ``""`` is its count), its moments for a number question, the intervals' confidence, and what
+    the caller knows of the question (its header and design; the kinds never import those
+    modules)."""
 
     cells: Mapping[str, int]
     confidence: float
     n: int = 0
     total: float = 0.0
     total_sq: float = 0.0
+    #: What every estimate starts with (key, text, kind, ε, design description).
+    header: Mapping[str, Any] = field(default_factory=dict)
+    #: The question's ``dpcore.local`` design (None for a direct kind) and one option's ε.
+    design: Any = None
+    epsilon_per_option: float | None = None
 
 
 def report_cell(value: bool) -> str:
@@ -122,61 +126,16 @@ def estimate_fields(est: Any) -> dict[str, Any]:
 def binary_estimate(question: Any, counts: QuestionCounts) -> Any:
     """A yes/no question's debiased share (``dpcore.local.estimate_binary``)."""
     from dpcore import local as rr
-    from surveys import designs
-    from surveys.selectors.estimates import BinaryEstimate, question_header
+    from surveys.kinds._estimates import BinaryEstimate
 
     yes, no = counts.cells["yes"], counts.cells["no"]
     est = rr.estimate_binary(
-        designs.question_design(question),
-        n=yes + no,
-        reported_yes=yes,
-        confidence=counts.confidence,
+        counts.design, n=yes + no, reported_yes=yes, confidence=counts.confidence
     )
     return BinaryEstimate(
-        **question_header(question),
+        **counts.header,
         **estimate_fields(est),
         n=int(est.n),
         reported_yes=int(est.reported_yes),
         reported_yes_rate=float_or_none(est.reported_yes_rate),
     )
-
-
-@dataclass
-class Definition:
-    """A question's definition as far as the registry reads it (before it is validated)."""
-
-    kind: str
-    design: object = None
-    key: str = ""
-    options: Any = ()
-
-
-def definition_kind(kind: str, design: object = None) -> QuestionKind:
-    """The kind of a question stored as ``kind`` with ``design`` (a plain kind without one);
-    raises ``LookupError`` for an unknown stored kind."""
-    from surveys.kinds.registry import kind_of
-
-    return kind_of(Definition(kind=kind, design=design))
-
-
-def randomized_stored_kinds() -> tuple[str, ...]:
-    """The stored kinds whose questions carry a design, in registry order."""
-    from surveys.kinds.registry import stored_kind_choices
-
-    return tuple(kind for kind in stored_kind_choices() if definition_kind(kind).randomized)
-
-
-def preview_kind(kind: str, spec: Mapping[str, Any] | None) -> QuestionKind:
-    """The stored kind's plain kind for the design preview; a design it does not accept, or an
-    unknown kind, raises ``DesignError`` naming ``name`` or ``kind``."""
-    from dpcore.local import DesignError
-
-    try:
-        plain = definition_kind(kind)
-    except LookupError:
-        kinds = ", ".join(randomized_stored_kinds())  # as for a direct kind's (no design)
-        raise DesignError("kind", f"only randomized kinds ({kinds}) have a design") from None
-    names = plain.design_names
-    if names is not None and spec is not None and spec.get("name") not in names:
-        raise DesignError("name", f"for a {kind} question use one of: {', '.join(names)}")
-    return plain

@@ -25,7 +25,7 @@ class CategoryKind(QuestionKind):
 
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         """Each option's count and raw share (asked directly: nothing to debias)."""
-        from surveys.selectors import estimates as e
+        from surveys.kinds import _estimates as e
 
         n = sum(counts.cells.values())
         options = tuple(
@@ -34,7 +34,7 @@ class CategoryKind(QuestionKind):
             )
             for o in question.options
         )
-        return e.CategoryEstimate(**e.question_header(question), n=n, options=options)
+        return e.CategoryEstimate(**counts.header, n=n, options=options)
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
         return options_entry(question)

@@ -89,18 +89,17 @@ class CheaterDetectionKind(QuestionKind):
 
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         """π, γ, β from the per-group counts (``dpcore.local.cheater``, docs/formulas.md)."""
-        from surveys import designs
-        from surveys.selectors import estimates as e
+        from surveys.kinds import _estimates as e
 
         cells = counts.cells
         n = [cells[f"g{i}_yes"] + cells[f"g{i}_no"] for i in (1, 2)]
         yes = [cells[f"g{i}_yes"] for i in (1, 2)]
         est = rr_cheater.estimate_cheater_detection(
-            designs.question_design(question), n=n, reported_yes=yes, confidence=counts.confidence
+            counts.design, n=n, reported_yes=yes, confidence=counts.confidence
         )
         total_n, total_yes = sum(n), sum(yes)
         return e.CheaterDetectionEstimate(
-            **e.question_header(question),
+            **counts.header,
             **estimate_fields(est.honest_yes),
             n=total_n,
             reported_yes=total_yes,

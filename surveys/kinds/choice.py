@@ -50,10 +50,9 @@ class ChoiceKind(QuestionKind):
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         """Each option's share debiased by k-RR; an ordered question adds its mean score."""
         from dpcore.local.ordinal import estimate_mean_score
-        from surveys import designs
-        from surveys.selectors import estimates as e
+        from surveys.kinds import _estimates as e
 
-        design = designs.question_design(question)
+        design = counts.design
         values = [counts.cells[o] for o in question.options]
         est = rr.estimate_krr(design, counts=values, confidence=counts.confidence)
         options = tuple(
@@ -70,7 +69,7 @@ class ChoiceKind(QuestionKind):
             score = estimate_mean_score(design, counts=values, confidence=counts.confidence)
             mean_score = e.MeanScore(**estimate_fields(score), min=1, max=len(values))
         return e.ChoiceEstimate(
-            **e.question_header(question), n=int(est.n), options=options, mean_score=mean_score
+            **counts.header, n=int(est.n), options=options, mean_score=mean_score
         )
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:

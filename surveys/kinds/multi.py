@@ -117,10 +117,9 @@ class MultiKind(QuestionKind):
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         """Each option separately: its YES reports among the n answers, debiased by the shared
         design exactly as a yes/no question's (``dpcore.local.estimate_binary``)."""
-        from surveys import designs
-        from surveys.selectors import estimates as e
+        from surveys.kinds import _estimates as e
 
-        design = designs.question_design(question)
+        design = counts.design
         n = counts.cells[ANSWERED]
         options = []
         for option in question.options:
@@ -139,9 +138,9 @@ class MultiKind(QuestionKind):
                 )
             )
         return e.MultiEstimate(
-            **e.question_header(question),
+            **counts.header,
             n=n,
-            epsilon_per_option=designs.option_epsilon(question),
+            epsilon_per_option=counts.epsilon_per_option,
             options=tuple(options),
         )
 

@@ -3,17 +3,55 @@ into the JSON body of GET …/estimates/ and its CSV; the researcher page render
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from deniable.errors import InvalidInput
-from dpcore import local as rr
 from surveys import designs
 from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
 from surveys.kinds import kind_of
 from surveys.kinds._data import QuestionCounts
+from surveys.kinds._estimates import (  # re-exported: the typed values each kind returns
+    BinaryEstimate as BinaryEstimate,
+)
+from surveys.kinds._estimates import (
+    CategoryEstimate as CategoryEstimate,
+)
+from surveys.kinds._estimates import (
+    CategoryShare as CategoryShare,
+)
+from surveys.kinds._estimates import (
+    CheaterDetectionEstimate as CheaterDetectionEstimate,
+)
+from surveys.kinds._estimates import (
+    ChoiceEstimate as ChoiceEstimate,
+)
+from surveys.kinds._estimates import (
+    EstimateFields as EstimateFields,
+)
+from surveys.kinds._estimates import (
+    MeanScore as MeanScore,
+)
+from surveys.kinds._estimates import (
+    MultiEstimate as MultiEstimate,
+)
+from surveys.kinds._estimates import (
+    MultiOptionEstimate as MultiOptionEstimate,
+)
+from surveys.kinds._estimates import (
+    NumberEstimate as NumberEstimate,
+)
+from surveys.kinds._estimates import (
+    OptionEstimate as OptionEstimate,
+)
+from surveys.kinds._estimates import (
+    QuestionEstimate as QuestionEstimate,
+)
+from surveys.kinds._estimates import (
+    QuestionHeader as QuestionHeader,
+)
+from surveys.kinds.number import mean_estimate
 from surveys.models import Question, Survey
 from surveys.selectors.counts import (
     NumberSums,
@@ -23,131 +61,6 @@ from surveys.selectors.counts import (
     tally_sums,
 )
 from surveys.selectors.surveys import estimate_batch
-
-
-@dataclass(frozen=True)
-class EstimateFields:
-    """Point estimate, standard error and interval (None where undefined)."""
-
-    estimate: float | None
-    estimate_unclipped: float | None
-    std_error: float | None
-    ci_low: float | None
-    ci_high: float | None
-
-
-@dataclass(frozen=True)
-class QuestionHeader:
-    """What every entry starts with (ε and design are None for direct kinds)."""
-
-    key: str
-    text: str
-    kind: str
-    epsilon: float | None
-    design: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class BinaryEstimate(QuestionHeader, EstimateFields):
-    """A yes/no question: the share answering yes, debiased."""
-
-    n: int
-    reported_yes: int
-    reported_yes_rate: float | None
-
-
-@dataclass(frozen=True)
-class CheaterDetectionEstimate(BinaryEstimate):
-    """A yes/no question with the cheating-detection design: ``estimate`` is π (honest yes, as
-    ``honest_yes``); ``cheaters`` is γ and ``honest_no`` β, each {estimate, estimate_unclipped,
-    std_error, ci_low, ci_high}; ``groups`` the per-group n and reported yes."""
-
-    honest_yes: dict[str, float | None]
-    cheaters: dict[str, float | None]
-    honest_no: dict[str, float | None]
-    at_boundary: bool
-    groups: tuple[dict[str, int], ...]
-
-
-@dataclass(frozen=True)
-class OptionEstimate(EstimateFields):
-    """One option of a randomized choice question (k-RR)."""
-
-    option: str
-    reported: int
-    reported_rate: float | None
-
-
-@dataclass(frozen=True)
-class MeanScore(EstimateFields):
-    """An ordered choice question's debiased mean score (options scored 1..k in order;
-    ``dpcore.local.ordinal``, docs/formulas.md#mean-score)."""
-
-    min: int
-    max: int
-
-
-@dataclass(frozen=True)
-class ChoiceEstimate(QuestionHeader):
-    """``mean_score`` only for an ordered (Likert) question."""
-
-    n: int
-    options: tuple[OptionEstimate, ...]
-    mean_score: MeanScore | None = None
-
-
-@dataclass(frozen=True)
-class MultiOptionEstimate(EstimateFields):
-    """One option of a randomized multi-select question: the share for whom the option is true,
-    debiased through the question's yes/no design (``reported`` counts its YES reports)."""
-
-    option: str
-    n: int
-    reported: int
-    reported_rate: float | None
-
-
-@dataclass(frozen=True)
-class MultiEstimate(QuestionHeader):
-    """A multi question: one binary estimate per option (docs/formulas.md#multi); ``n`` answers,
-    each of which reported every option. ``epsilon`` is the sum over the options."""
-
-    n: int
-    epsilon_per_option: float | None
-    options: tuple[MultiOptionEstimate, ...]
-
-
-@dataclass(frozen=True)
-class CategoryShare:
-    """One option of a direct category question: its count and raw share."""
-
-    option: str
-    count: int
-    share: float | None
-
-
-@dataclass(frozen=True)
-class CategoryEstimate(QuestionHeader):
-    n: int
-    options: tuple[CategoryShare, ...]
-
-
-@dataclass(frozen=True)
-class NumberEstimate(QuestionHeader):
-    """A direct number question: mean, standard error of the mean and a normal interval."""
-
-    n: int
-    min: float | None
-    max: float | None
-    mean: float | None
-    std_error: float | None
-    ci_low: float | None
-    ci_high: float | None
-
-
-QuestionEstimate = (
-    BinaryEstimate | ChoiceEstimate | CategoryEstimate | NumberEstimate | MultiEstimate
-)
 
 
 @dataclass(frozen=True)
@@ -200,38 +113,16 @@ def question_header(q: Question) -> dict[str, Any]:
 
 
 def number_estimate(q: Question, sums: NumberSums, confidence: float) -> NumberEstimate:
-    """Mean, standard error of the mean (sample SD / √n) and a normal interval.
-
-    x̄ = Σx / n; s² = (Σx² − n·x̄²) / (n − 1); SE = √(s² / n); interval x̄ ± z·SE clipped to the
-    question's bounds. (A formula in a selector: the pure core should own it; see the read-side
-    report.)"""
-    n = sums.n
-    total = float(sums.total)  # the tallies' float sum (exact Fractions are for releases)
-    finite = math.isfinite(total) and math.isfinite(sums.total_sq)
-    mean = total / n if n and finite else None
-    std_error = ci_low = ci_high = None
-    if n >= 2 and mean is not None:
-        # Σx² − n·x̄² cancels when the spread is small beside the mean: its rounding error is at
-        # most ~(n + 2)·u·Σx² (u = 2⁻⁵³, float sums of n terms). A computed variance below that
-        # bound is rounding noise, not "0": report the bound (a conservative SE), never 0.0 for
-        # data that may differ. Bounds |x| ≤ 1e9 keep Σx² finite (surveys.services.surveys).
-        rounding = (n + 2) * 2.0**-53 * sums.total_sq / (n - 1)
-        variance = (sums.total_sq - n * mean * mean) / (n - 1)
-        std_error = math.sqrt(max(variance, rounding) / n)
-        half = rr.z_value(confidence) * std_error
-        ci_low, ci_high = mean - half, mean + half
-        if q.bounds is not None:  # clip to the declared bounds (the admin may leave them unset)
-            ci_low, ci_high = max(q.bounds[0], ci_low), min(q.bounds[1], ci_high)
-    return NumberEstimate(
-        **question_header(q),
-        n=n,
-        min=q.min_value,
-        max=q.max_value,
-        mean=mean,
-        std_error=std_error,
-        ci_low=ci_low,
-        ci_high=ci_high,
+    """A number question's estimate from its sums (``surveys.kinds.number.mean_estimate``)."""
+    counts = QuestionCounts(
+        cells={"": sums.n},
+        confidence=confidence,
+        n=sums.n,
+        total=float(sums.total),  # the tallies' float sum (exact Fractions are for releases)
+        total_sq=sums.total_sq,
+        header=question_header(q),
     )
+    return mean_estimate(q, counts)
 
 
 def _entries(
@@ -244,16 +135,17 @@ def _entries(
     for q in questions:
         if q.key not in cells:
             continue
-        sums = numbers.get(q.key)
-        counts = QuestionCounts(cells=cells[q.key], confidence=confidence)
-        if sums is not None:  # a number question's moments
-            counts = QuestionCounts(
-                cells=cells[q.key],
-                confidence=confidence,
-                n=sums.n,
-                total=float(sums.total),
-                total_sq=sums.total_sq,
-            )
+        sums = numbers.get(q.key) or NumberSums(n=0, total=0.0, total_sq=0.0)
+        counts = QuestionCounts(
+            cells=cells[q.key],
+            confidence=confidence,
+            n=sums.n,
+            total=float(sums.total),
+            total_sq=sums.total_sq,
+            header=question_header(q),
+            design=designs.question_design(q),
+            epsilon_per_option=designs.option_epsilon(q),
+        )
         out.append(kind_of(q).estimate(q, counts))
     return tuple(out)
 

@@ -56,5 +56,17 @@ def vector(q: Question, answer: Any) -> dict[str, float]:
     return cells
 
 
-def counts(cells: dict[str, int], **moments: Any) -> QuestionCounts:
-    return QuestionCounts(cells=cells, confidence=0.95, **moments)
+def counts(q: Question, cells: dict[str, int], **moments: Any) -> QuestionCounts:
+    """What the estimates selector hands a kind: the counts, and the question's header and
+    design as the selector computes them."""
+    from surveys import designs
+    from surveys.selectors.estimates import question_header
+
+    return QuestionCounts(
+        cells=cells,
+        confidence=0.95,
+        header=question_header(q),
+        design=designs.question_design(q),
+        epsilon_per_option=designs.option_epsilon(q),
+        **moments,
+    )

@@ -41,7 +41,7 @@ def test_tally_vector_and_its_own_slice() -> None:
 
 def test_estimate_is_the_raw_share() -> None:
     q = question("category", options=OPTIONS)
-    est = kind_of(q).estimate(q, counts({"north": 3, "south": 1}))
+    est = kind_of(q).estimate(q, counts(q, {"north": 3, "south": 1}))
     assert est.n == 4
     assert [(o.option, o.count) for o in est.options] == [("north", 3), ("south", 1)]
     assert [o.share for o in est.options] == pytest.approx([0.75, 0.25])

@@ -51,7 +51,9 @@ def test_estimate_solves_the_two_groups() -> None:
     # Group i: P(yes) = π(1 − p_no_i) + β·p_yes_i. With π = 0.4, β = 0.2 (γ = 0.4):
     # group 1 → 0.4·0.75 + 0.2·0.25 = 0.35; group 2 → 0.4·0.75 + 0.2·0.5 = 0.4.
     q = question("yes_no", design=DESIGN)
-    est = kind_of(q).estimate(q, counts({"g1_yes": 350, "g1_no": 650, "g2_yes": 400, "g2_no": 600}))
+    est = kind_of(q).estimate(
+        q, counts(q, {"g1_yes": 350, "g1_no": 650, "g2_yes": 400, "g2_no": 600})
+    )
     assert (est.n, est.reported_yes) == (2000, 750)
     assert est.honest_yes["estimate"] == pytest.approx(0.4)
     assert est.honest_no["estimate"] == pytest.approx(0.2)

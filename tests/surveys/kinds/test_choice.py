@@ -46,7 +46,7 @@ def test_estimate_debiases_each_option_and_scores_an_ordered_question() -> None:
     # k-RR with ε = ln 3, k = 3: keep = e^ε/(e^ε + k − 1) = 3/5, other = 1/5; reported shares
     # 0.5, 0.3, 0.2 → π_j = (λ_j − 1/5) / (3/5 − 1/5): 0.75, 0.25, 0.
     q = question("choice", options=OPTIONS, design=DESIGN, ordered=True)
-    est = kind_of(q).estimate(q, counts({"a": 50, "b": 30, "c": 20}))
+    est = kind_of(q).estimate(q, counts(q, {"a": 50, "b": 30, "c": 20}))
     assert est.n == 100
     assert [o.option for o in est.options] == OPTIONS
     assert [o.estimate for o in est.options] == pytest.approx([0.75, 0.25, 0.0])

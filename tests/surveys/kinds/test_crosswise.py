@@ -29,7 +29,7 @@ def test_tally_vector_counts_same_as_yes() -> None:
 def test_estimate_inverts_the_crosswise_model() -> None:
     # P(same) = π·p + (1 − π)(1 − p) with p = ¼: 40 same of 100 → π = (0.4 − 0.75)/(0.5 − 1) = 0.7.
     q = question("yes_no", design=DESIGN)
-    est = kind_of(q).estimate(q, counts({"yes": 40, "no": 60}))
+    est = kind_of(q).estimate(q, counts(q, {"yes": 40, "no": 60}))
     assert est.estimate == pytest.approx(0.7)
 
 

@@ -43,7 +43,7 @@ def test_tally_vector_counts_the_answer_and_each_yes() -> None:
 def test_estimate_debiases_each_option_through_the_shared_design() -> None:
     # P(yes) = ½·π + ¼ per option: 60 and 25 yes of 100 → π = 0.7 and 0.
     q = question("multi", options=OPTIONS, design=DESIGN)
-    est = kind_of(q).estimate(q, counts({"": 100, "a": 60, "b": 25}))
+    est = kind_of(q).estimate(q, counts(q, {"": 100, "a": 60, "b": 25}))
     assert est.n == 100
     assert [o.estimate for o in est.options] == pytest.approx([0.7, 0.0])
     assert est.epsilon == pytest.approx(2 * est.epsilon_per_option)

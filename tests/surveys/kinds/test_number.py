@@ -44,7 +44,7 @@ def test_tally_vector_holds_count_sum_and_square() -> None:
 def test_estimate_is_the_mean_with_its_standard_error() -> None:
     # Answers 1, 2, 3: mean 2, s² = (14 − 3·4)/2 = 1, SE = √(1/3).
     q = question("number", min_value=0, max_value=10)
-    est = kind_of(q).estimate(q, counts({"": 3}, n=3, total=6.0, total_sq=14.0))
+    est = kind_of(q).estimate(q, counts(q, {"": 3}, n=3, total=6.0, total_sq=14.0))
     assert est.mean == pytest.approx(2.0)
     assert est.std_error == pytest.approx(math.sqrt(1 / 3))
     assert (est.min, est.max) == (0, 10)

@@ -42,7 +42,7 @@ def test_tally_vector(answer: bool, yes: float, no: float) -> None:
 def test_estimate_debiases_the_reports() -> None:
     # P(yes) = ½·π + ¼: 60 yes of 100 → π = (0.6 − 0.25) / 0.5 = 0.7.
     q = question("yes_no", design=DESIGN)
-    est = kind_of(q).estimate(q, counts({"yes": 60, "no": 40}))
+    est = kind_of(q).estimate(q, counts(q, {"yes": 60, "no": 40}))
     assert (est.n, est.reported_yes) == (100, 60)
     assert est.estimate == pytest.approx(0.7)
     assert est.ci_low < 0.7 < est.ci_high
