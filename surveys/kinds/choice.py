@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
+from django.utils import formats
+from django.utils.translation import gettext as _
+
+from surveys import designs, physical
+from surveys.kinds import _deniability, _fields, _protocol
+from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind
 
 
@@ -15,6 +22,44 @@ class ChoiceKind(QuestionKind):
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
+
+    def form_fields(self, question: PageQuestion, labels: Mapping[str, str]) -> FormFields:
+        # The value sent is the stored option; the label is the respondent's language.
+        choices = _fields.shown_options(question.options, labels)
+        field = _fields.radios(choices, required=_fields.tick_message(), label=question.text)
+        return {_fields.field_name(question): field}
+
+    def physical_protocol(self, question: PageQuestion) -> _protocol.PhysicalProtocol:
+        design = _protocol.question_design_or_none(question)
+        if design is None:
+            return _protocol.needs_js_protocol()
+        realisation = physical.physical_realisation(design)
+        if realisation is None:
+            reason = _(
+                "It keeps your answer with probability %(p)s, which coins or dice cannot "
+                "reproduce exactly, so this question needs JavaScript."
+            ) % {"p": formats.number_format(design.keep_probability, 3)}
+            return _protocol.PhysicalProtocol(False, reason=reason)
+        steps = _protocol.device_steps(realisation)
+        return _protocol.PhysicalProtocol(True, [*steps, self._other_option_step(design.k)])
+
+    def protection(self, question: PageQuestion, labels: Mapping[str, str]) -> dict[str, Any]:
+        design = designs.question_design(question)
+        return {
+            "randomizer": _deniability.randomizer(question.options, design),
+            "reports": _deniability.krr_reports(design, list(question.options), labels),
+        }
+
+    @staticmethod
+    def _other_option_step(k: int) -> str:
+        """How a k-RR respondent picks "a random other option" with a die."""
+        if k - 1 > 1:
+            return _(
+                "To pick a random other option: leave out your true answer, number the other "
+                "%(n)s options 1 to %(n)s in the order shown, and roll a die until it shows a "
+                "number from 1 to %(n)s. Tick that option."
+            ) % {"n": k - 1}
+        return _("The random other option is simply the option that is not your answer.")
 
     # ── releases: contributions and entries (branch releases) ──
 

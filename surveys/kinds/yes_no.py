@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
+from surveys import designs
+from surveys.kinds import _deniability, _fields, _protocol
+from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind
 
 
@@ -15,6 +19,21 @@ class YesNoKind(QuestionKind):
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
+
+    def form_fields(self, question: PageQuestion, labels: Mapping[str, str]) -> FormFields:
+        required = _fields.tick_message()
+        field = _fields.yes_no_radios(required=required, label=question.text)
+        return {_fields.field_name(question): field}
+
+    def physical_protocol(self, question: PageQuestion) -> _protocol.PhysicalProtocol:
+        return _protocol.binary_protocol(question)
+
+    def protection(self, question: PageQuestion, labels: Mapping[str, str]) -> dict[str, Any]:
+        design = designs.question_design(question)
+        return {
+            "randomizer": _deniability.randomizer(question.options or [], design),
+            "reports": _deniability.yes_no_reports(design),
+        }
 
     # ── releases: contributions and entries (branch releases) ──
 
