@@ -88,6 +88,28 @@ class QuestionKind:
         :func:`surveys.protection.question_protection`."""
         return {}
 
+    #: The results may be grouped by its answers (a direct question with options).
+    groups_results: ClassVar[bool] = False
+    #: A regression may take it as its outcome (when its design is linear) or as a predictor.
+    regression_outcome: ClassVar[bool] = False
+    regression_predictor: ClassVar[bool] = False
+    #: Keys of its design spec that are words, translated with the survey (docs/translations.md).
+    translated_design_fields: ClassVar[tuple[str, ...]] = ()
+
+    def builder_fields(self, question: PageQuestion) -> dict[str, Any]:
+        """What the builder's data island holds of the question besides its key, text, kind,
+        design and skip logic (options, bounds)."""
+        return {}
+
+    def chart_rows(self, estimate: Any, base: dict[str, Any]) -> list[dict[str, Any]]:
+        """The researcher's table and chart rows of the question's estimate (``surveys.charts``);
+        ``base``: the question's own columns, in every row."""
+        raise NotImplementedError(self.name)
+
+    def researcher_note(self, survey: Any, question: PageQuestion) -> dict[str, Any] | None:
+        """A note the dashboard shows about the question (None: nothing to say)."""
+        return None
+
     # ── releases: contributions and entries (branch releases) ──
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

@@ -6,15 +6,26 @@ design (stored data and the API contract unchanged)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from surveys import designs, physical
-from surveys.kinds import _deniability, _fields, _protocol
+from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
+
+if TYPE_CHECKING:
+    from surveys.selectors.estimates import CheaterDetectionEstimate
+
+#: Cheating detection's three shares, as the table labels them (π, γ, β).
+CHEATER_LABELS = (
+    ("honest_yes", "honest yes (π)"),
+    ("cheaters", "cheaters: “no” whatever the device said (γ)"),
+    ("honest_no", "honest no (β)"),
+)
 
 
 class CheaterDetectionKind(QuestionKind):
@@ -62,6 +73,23 @@ class CheaterDetectionKind(QuestionKind):
 
     def protection(self, question: PageQuestion, labels: Mapping[str, str]) -> dict[str, Any]:
         return _cheater_protection(designs.question_design(question))
+
+    regression_outcome: ClassVar[bool] = True  # refused by its design (not linear)
+
+    def chart_rows(
+        self, estimate: CheaterDetectionEstimate, base: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """π, γ and β, one row each; the first carries the overall reported YES rate and the
+        note ``at_boundary`` (the ML estimate on the edge of the simplex: intervals less
+        reliable)."""
+        e, rows = estimate, []
+        for name, label in CHEATER_LABELS:
+            source = SimpleNamespace(**getattr(e, name), reported_yes_rate=e.reported_yes_rate)
+            rate = "reported_yes_rate" if name == "honest_yes" else None
+            row = _chart_rows.row(base, label, e.n, source, rate)
+            row["at_boundary"] = e.at_boundary
+            rows.append(row)
+        return rows
 
     # ── releases: contributions and entries (branch releases) ──
 

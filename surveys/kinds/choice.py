@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils import formats
 from django.utils.translation import gettext as _
 
 from surveys import designs, physical
-from surveys.kinds import _deniability, _fields, _protocol
+from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind
+
+if TYPE_CHECKING:
+    from surveys.selectors.estimates import ChoiceEstimate
 
 
 class ChoiceKind(QuestionKind):
@@ -60,6 +63,17 @@ class ChoiceKind(QuestionKind):
                 "number from 1 to %(n)s. Tick that option."
             ) % {"n": k - 1}
         return _("The random other option is simply the option that is not your answer.")
+
+    def builder_fields(self, question: PageQuestion) -> dict[str, Any]:
+        return {"options": list(question.options)}
+
+    def chart_rows(self, estimate: ChoiceEstimate, base: dict[str, Any]) -> list[dict[str, Any]]:
+        e = estimate
+        rows = [_chart_rows.row(base, o.option, e.n, o, "reported_rate") for o in e.options]
+        if e.mean_score is not None:  # ordered (Likert): the debiased mean of the scores 1..k
+            label = f"mean score ({e.mean_score.min}–{e.mean_score.max})"
+            rows.append(_chart_rows.row(base, label, e.n, e.mean_score, None, proportion=False))
+        return rows
 
     # ── releases: contributions and entries (branch releases) ──
 

@@ -7,17 +7,24 @@ design (stored data and the API contract unchanged)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dpcore import local as rr
 from surveys import designs
-from surveys.innocuous import CROSSWISE_ASSUMPTION
-from surveys.kinds import _deniability, _fields, _protocol
+from surveys.crosswise_statements import RESPONDENTS_BY_LANGUAGE_NOTE, crosswise_statements
+from surveys.innocuous import CROSSWISE_ASSUMPTION, CROSSWISE_RESEARCHER_ASSUMPTION
+from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
+
+if TYPE_CHECKING:
+    from surveys.selectors.estimates import BinaryEstimate
+
+#: A crosswise question's one row: what its estimate is (its reports are SAME/DIFFERENT).
+CROSSWISE_LABEL = "has the trait (estimated prevalence)"
 
 
 class CrosswiseKind(QuestionKind):
@@ -61,6 +68,32 @@ class CrosswiseKind(QuestionKind):
             )
             % {"assumption": assumption()},
             "reports": _crosswise_reports(design),
+        }
+
+    regression_outcome: ClassVar[bool] = True
+    #: The innocuous statement is written in each of the survey's languages.
+    translated_design_fields: ClassVar[tuple[str, ...]] = ("innocuous_text",)
+
+    def chart_rows(self, estimate: BinaryEstimate, base: dict[str, Any]) -> list[dict[str, Any]]:
+        # Issue 22.9: a crosswise report is SAME/DIFFERENT, not yes/no: the reported rate is the
+        # share answering SAME and the estimate is the prevalence of the sensitive trait.
+        row = _chart_rows.row(base, CROSSWISE_LABEL, estimate.n, estimate, "reported_yes_rate")
+        row["reported_label"] = "SAME"
+        return [row]
+
+    def researcher_note(self, survey: Any, question: PageQuestion) -> dict[str, Any] | None:
+        """Every language's innocuous statement, each checked against the library (issue
+        21.9), and the assumption the ε rests on (``surveys/_crosswise_notes.html``)."""
+        statements = crosswise_statements(survey, question)
+        several = len(statements) > 1
+        return {
+            "key": question.key,
+            "text": question.text,
+            "statements": statements,
+            "verified": all(s["verified"] for s in statements),
+            "prevalence": (question.design or {}).get("innocuous_prevalence"),
+            "assumption": CROSSWISE_RESEARCHER_ASSUMPTION,
+            "respondents_note": RESPONDENTS_BY_LANGUAGE_NOTE if several else "",
         }
 
     # ── releases: contributions and entries (branch releases) ──

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dpcore import local as rr
 from surveys import designs, physical
-from surveys.kinds import _deniability, _fields, _protocol
+from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind
+
+if TYPE_CHECKING:
+    from surveys.selectors.estimates import MultiEstimate
 
 
 class MultiKind(QuestionKind):
@@ -88,6 +91,13 @@ class MultiKind(QuestionKind):
             "handling_text": str(MULTI_HANDLING_TEXT),
             "reports": _multi_reports(design),
         }
+
+    def builder_fields(self, question: PageQuestion) -> dict[str, Any]:
+        return {"options": list(question.options)}
+
+    def chart_rows(self, estimate: MultiEstimate, base: dict[str, Any]) -> list[dict[str, Any]]:
+        # One yes/no estimate per option, each with its own n.
+        return [_chart_rows.row(base, o.option, o.n, o, "reported_rate") for o in estimate.options]
 
     # ── releases: contributions and entries (branch releases) ──
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django import forms
 from django.utils.translation import gettext as _
 
-from surveys.kinds import _fields
+from surveys.kinds import _chart_rows, _fields
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind
+
+if TYPE_CHECKING:
+    from surveys.selectors.estimates import NumberEstimate
 
 
 class NumberKind(QuestionKind):
@@ -56,6 +59,15 @@ class NumberKind(QuestionKind):
         if value is not None and float(value).is_integer():
             return int(value)  # 3.0 from the form is the whole number 3
         return value
+
+    regression_predictor: ClassVar[bool] = True
+
+    def builder_fields(self, question: PageQuestion) -> dict[str, Any]:
+        return {"min": question.min_value, "max": question.max_value, "integer": question.integer}
+
+    def chart_rows(self, estimate: NumberEstimate, base: dict[str, Any]) -> list[dict[str, Any]]:
+        e = estimate
+        return [_chart_rows.row(base, "mean", e.n, e, None, "mean", proportion=False)]
 
     # ── releases: contributions and entries (branch releases) ──
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from surveys import designs
-from surveys.kinds import _deniability, _fields, _protocol
+from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind
+
+if TYPE_CHECKING:
+    from surveys.selectors.estimates import BinaryEstimate
 
 
 class YesNoKind(QuestionKind):
@@ -34,6 +37,11 @@ class YesNoKind(QuestionKind):
             "randomizer": _deniability.randomizer(question.options or [], design),
             "reports": _deniability.yes_no_reports(design),
         }
+
+    regression_outcome: ClassVar[bool] = True
+
+    def chart_rows(self, estimate: BinaryEstimate, base: dict[str, Any]) -> list[dict[str, Any]]:
+        return [_chart_rows.row(base, "yes", estimate.n, estimate, "reported_yes_rate")]
 
     # ── releases: contributions and entries (branch releases) ──
 
