@@ -112,7 +112,17 @@ def _comparisons(estimates: SurveyEstimates, survey: Survey) -> list[dict[str, A
             {**d, **{f"{k}_pp": _pp(d[k]) for k in ("difference", "ci_low", "ci_high")}}
             for d in comparison["differences"]
         ]
-        out.append({"key": q["key"], "text": q["text"], "kind": q["kind"], **comparison})
+        # A choice's or multi's differences are per option (the table has an Option column).
+        per_option = any("option" in d for d in comparison["differences"])
+        out.append(
+            {
+                "key": q["key"],
+                "text": q["text"],
+                "kind": q["kind"],
+                "per_option": per_option,
+                **comparison,
+            }
+        )
     return out
 
 
