@@ -62,3 +62,13 @@ def test_its_chart_row_says_same_and_prevalence() -> None:
 def test_its_statement_is_translated_with_the_survey() -> None:
     assert kind_of(question("yes_no", DESIGN)).translated_design_fields == ("innocuous_text",)
     assert kind_of(question("yes_no")).translated_design_fields == ()
+
+
+def test_no_device_realises_it() -> None:
+    """``surveys.physical`` lists the designs a device runs; crosswise is not one of them."""
+    from surveys import designs, physical
+
+    design = designs.question_design(question("yes_no", DESIGN))
+    assert physical.physical_realisation(design) is None
+    # A listed design still gets its device (the default coins: a coin, 4 faces).
+    assert physical.physical_realisation(designs.question_design(question("yes_no"))) is not None
