@@ -19,6 +19,7 @@ from deniable.errors import InvalidInput
 from surveys import analysis
 from surveys.api.estimates import SurveyEstimatesOut
 from surveys.inputs.analysis import regression_query
+from surveys.kinds import kind_of
 from surveys.models import Question, Survey
 from surveys.selectors import SurveyEstimates
 
@@ -111,7 +112,17 @@ def _comparisons(estimates: SurveyEstimates, survey: Survey) -> list[dict[str, A
             {**d, **{f"{k}_pp": _pp(d[k]) for k in ("difference", "ci_low", "ci_high")}}
             for d in comparison["differences"]
         ]
-        out.append({"key": q["key"], "text": q["text"], "kind": q["kind"], **comparison})
+        # A choice's or multi's differences are per option (the table has an Option column).
+        per_option = any("option" in d for d in comparison["differences"])
+        out.append(
+            {
+                "key": q["key"],
+                "text": q["text"],
+                "kind": q["kind"],
+                "per_option": per_option,
+                **comparison,
+            }
+        )
     return out
 
 
@@ -123,9 +134,9 @@ def regression_context(
     return {
         "regression": _regression(request, survey),
         "regression_outcomes": [
-            q for q in questions if q.kind == Question.Kind.YES_NO and analysis.is_linear(q)
+            q for q in questions if kind_of(q).regression_outcome and analysis.is_linear(q)
         ],
-        "regression_predictors": [q for q in questions if q.kind in analysis.PREDICTOR_KINDS],
+        "regression_predictors": [q for q in questions if kind_of(q).regression_predictor],
     }
 
 

@@ -8,120 +8,31 @@ Pure functions (no request, no database), so the geometry is unit-tested
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
 
-from surveys.models import Question
-from surveys.selectors.estimates import (
-    CategoryEstimate,
-    CheaterDetectionEstimate,
-    ChoiceEstimate,
-    MultiEstimate,
-    QuestionEstimate,
-    SurveyEstimates,
-)
+from surveys.kinds import kind_of
+from surveys.kinds._chart_rows import pct
+from surveys.selectors.estimates import QuestionEstimate, SurveyEstimates
 
 # The chart's frame, in SVG user units (the template's viewBox is 100 wide).
 ROW_H, TOP, LEFT, WIDTH = 12.0, 8.0, 4.0, 92.0
 TICKS = (0, 25, 50, 75, 100)
 
 
-def pct(x: float | None) -> float | None:
-    """A proportion as a percentage for display (0.268 → 26.8); None stays None."""
-    return None if x is None else 100.0 * x
+@dataclass
+class _Header:
+    """What the registry reads to find an estimate's kind (its stored kind and design)."""
 
-
-def _row(
-    base: dict[str, Any],
-    label: str,
-    n: int,
-    source: Any,
-    rate: str | None,
-    estimate: str = "estimate",
-    *,
-    proportion: bool = True,
-    direct: bool = False,
-) -> dict[str, Any]:
-    """One table row from an estimate entry (or one of its options); absent fields are None.
-
-    Proportions are also given as percentages (``*_pct``): the pages show 26.8%, not 0.268.
-    ``clipped`` marks an estimate pinned to 0 or 1 because the debiased value fell outside.
-    """
-    row = {
-        **base,
-        "label": label,
-        "n": n,
-        "reported_rate": getattr(source, rate, None) if rate else None,
-        "estimate": getattr(source, estimate, None),
-        "std_error": getattr(source, "std_error", None),
-        "ci_low": getattr(source, "ci_low", None),
-        "ci_high": getattr(source, "ci_high", None),
-        "proportion": proportion,
-        "direct": direct,
-    }
-    unclipped = getattr(source, "estimate_unclipped", None)
-    # Pinned at an edge: k-RR estimates are also projected onto the simplex, which moves
-    # interior values a little; only a value held at 0 or 1 needs the clip note.
-    row["clipped"] = (
-        proportion
-        and unclipped is not None
-        and row["estimate"] in (0.0, 1.0)
-        and unclipped != row["estimate"]
-    )
-    if proportion:
-        for name in ("reported_rate", "estimate", "std_error", "ci_low", "ci_high"):
-            row[f"{name}_pct"] = pct(row[name])
-    return row
-
-
-#: A crosswise question's one row: what its estimate is (its reports are SAME/DIFFERENT).
-CROSSWISE_LABEL = "has the trait (estimated prevalence)"
-
-#: Cheating detection's three shares, as the table labels them (π, γ, β).
-CHEATER_LABELS = (
-    ("honest_yes", "honest yes (π)"),
-    ("cheaters", "cheaters: “no” whatever the device said (γ)"),
-    ("honest_no", "honest no (β)"),
-)
-
-
-def _cheater_rows(base: dict[str, Any], e: CheaterDetectionEstimate) -> list[dict[str, Any]]:
-    """π, γ and β, one row each; the first carries the overall reported YES rate and the note
-    ``at_boundary`` (the ML estimate on the edge of the simplex: intervals less reliable)."""
-    rows = []
-    for name, label in CHEATER_LABELS:
-        source = SimpleNamespace(**getattr(e, name), reported_yes_rate=e.reported_yes_rate)
-        rate = "reported_yes_rate" if name == "honest_yes" else None
-        row = _row(base, label, e.n, source, rate)
-        row["at_boundary"] = e.at_boundary
-        rows.append(row)
-    return rows
+    key: str
+    kind: str
+    design: Any
+    options: Any = None
 
 
 def _entry_rows(e: QuestionEstimate) -> list[dict[str, Any]]:
     base = {"key": e.key, "text": e.text, "kind": e.kind, "epsilon": e.epsilon}
-    if isinstance(e, CheaterDetectionEstimate):
-        return _cheater_rows(base, e)
-    if e.kind == Question.Kind.YES_NO and (e.design or {}).get("name") == "crosswise":
-        # Issue 22.9: a crosswise report is SAME/DIFFERENT, not yes/no: the reported rate is the
-        # share answering SAME and the estimate is the prevalence of the sensitive trait.
-        row = _row(base, CROSSWISE_LABEL, e.n, e, "reported_yes_rate")
-        row["reported_label"] = "SAME"
-        return [row]
-    if e.kind == Question.Kind.YES_NO:
-        return [_row(base, "yes", e.n, e, "reported_yes_rate")]
-    if isinstance(e, ChoiceEstimate):  # kind choice
-        rows = [_row(base, o.option, e.n, o, "reported_rate") for o in e.options]
-        if e.mean_score is not None:  # ordered (Likert): the debiased mean of the scores 1..k
-            label = f"mean score ({e.mean_score.min}–{e.mean_score.max})"
-            rows.append(_row(base, label, e.n, e.mean_score, None, proportion=False))
-        return rows
-    if isinstance(e, MultiEstimate):  # kind multi: one yes/no estimate per option
-        return [_row(base, o.option, o.n, o, "reported_rate") for o in e.options]
-    if isinstance(e, CategoryEstimate):  # kind category
-        # Asked directly: the share is the estimate, with no randomization to undo.
-        return [_row(base, o.option, e.n, o, "share", "share", direct=True) for o in e.options]
-    return [_row(base, "mean", e.n, e, None, "mean", proportion=False)]
+    return kind_of(_Header(e.key, e.kind, e.design)).chart_rows(e, base)
 
 
 def estimate_rows(entries: Sequence[QuestionEstimate]) -> list[dict[str, Any]]:

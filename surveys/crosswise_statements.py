@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from surveys import translations
 from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys.kinds import kind_of
 
 #: Why there is no per-language respondent count (export metadata and dashboard).
 RESPONDENTS_BY_LANGUAGE_NOTE: Final = (
@@ -95,4 +96,5 @@ def crosswise_statements(survey: Any, question: Any) -> list[dict[str, Any]]:
 
 
 def is_crosswise(question: Any) -> bool:
-    return bool((question.design or {}).get("name") == "crosswise")
+    """A question answered with a second (innocuous) statement (its kind is ``paired``)."""
+    return kind_of(question).paired

@@ -22,12 +22,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from surveys import analysis_pages, charts
-from surveys.crosswise_statements import (
-    RESPONDENTS_BY_LANGUAGE_NOTE,
-    crosswise_statements,
-    is_crosswise,
-)
-from surveys.innocuous import CROSSWISE_RESEARCHER_ASSUMPTION
+from surveys.kinds import kind_of
 from surveys.models import Question, Survey
 from surveys.researcher_pages import survey_or_404
 from surveys.selectors import survey_collaborators, survey_estimates
@@ -109,23 +104,8 @@ def _any_clipped(rows: list[dict[str, Any]], crosstab: dict[str, Any] | None) ->
 def crosswise_notes(survey: Survey, questions: list[Question]) -> list[dict[str, Any]]:
     """The crosswise questions' innocuous statements in every language, each checked against the
     library (issue 21.9), and the assumption their ε rests on."""
-    notes = []
-    for q in questions:
-        if q.kind == Question.Kind.YES_NO and is_crosswise(q):
-            statements = crosswise_statements(survey, q)
-            several = len(statements) > 1
-            notes.append(
-                {
-                    "key": q.key,
-                    "text": q.text,
-                    "statements": statements,
-                    "verified": all(s["verified"] for s in statements),
-                    "prevalence": (q.design or {}).get("innocuous_prevalence"),
-                    "assumption": CROSSWISE_RESEARCHER_ASSUMPTION,
-                    "respondents_note": RESPONDENTS_BY_LANGUAGE_NOTE if several else "",
-                }
-            )
-    return notes
+    notes = (kind_of(q).researcher_note(survey, q) for q in questions)
+    return [note for note in notes if note is not None]
 
 
 def _overview(request: HttpRequest, survey: Survey) -> dict[str, Any]:
@@ -144,7 +124,7 @@ def _overview(request: HttpRequest, survey: Survey) -> dict[str, Any]:
 
 def _results(request: HttpRequest, survey: Survey) -> dict[str, Any]:
     questions = list(survey.questions.all())
-    category_questions = [q for q in questions if q.kind == Question.Kind.CATEGORY]
+    category_questions = [q for q in questions if kind_of(q).groups_results]
     group_by = request.GET.get("group_by") or None
     if group_by not in [q.key for q in category_questions]:
         group_by = None

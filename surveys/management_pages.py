@@ -24,6 +24,7 @@ from surveys import respond_i18n
 from surveys.forms import RespondForm
 from surveys.inputs import collaborator_spec, survey_changes
 from surveys.researcher_pages import survey_or_404
+from surveys.respond_page import respond_page
 from surveys.services import (
     collaborator_remove,
     collaborator_set,
@@ -33,7 +34,6 @@ from surveys.services import (
     survey_unarchive,
     survey_update,
 )
-from surveys.views import _respond_page
 
 
 def _first_error(exc: InvalidInput) -> str:
@@ -155,14 +155,14 @@ def survey_preview(request: HttpRequest, slug: str) -> HttpResponse:
     language = respond_i18n.activate(request, survey, list(survey.questions.all()))
     if request.method == "GET":
         form = RespondForm(survey=survey, questions=language.questions, labels=language.labels)
-        return _respond_page(request, survey, form, language, preview=True)
+        return respond_page(request, survey, form, language, preview=True)
     form = RespondForm(
         request.POST, survey=survey, questions=language.questions, labels=language.labels
     )
     if "token" in form.fields:
         form.fields["token"].required = False  # no invitation is used up by a preview
     if not form.is_valid():
-        return _respond_page(request, survey, form, language, status=400, preview=True)
+        return respond_page(request, survey, form, language, status=400, preview=True)
     return render(
         request,
         "respond/message.html",

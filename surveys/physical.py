@@ -14,9 +14,10 @@ Pure: works on ``dpcore.local`` designs, no Django.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 from dpcore.local import BinaryDesign, KRRDesign
 from dpcore.local.browser import epsilon_of_ratios, krr_epsilon
@@ -25,7 +26,7 @@ from dpcore.local.cheater import CheaterDetectionDesign, group_designs
 
 def gettext_noop(text: str) -> str:
     """Marks a word for the translation catalogues (``makemessages`` extracts every
-    ``gettext_noop("…")``) without importing Django: ``surveys.forms`` translates it when shown."""
+    ``gettext_noop("…")``) without importing Django: the kinds translate it when shown."""
     return text
 
 
@@ -74,25 +75,48 @@ class Realisation:
     epsilon: float
 
 
-def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float | Fraction]]:
-    if isinstance(design, KRRDesign):
-        keep = design.keep_probability
-        return [(KEEP, keep), (OTHER, 1.0 - keep)]
-    params = design.params
-    if design.name == "forced_response":
-        return [(TRUTH, params["p_truth"]), (YES, params["p_yes"]), (NO, params["p_no"])]
-    if design.name == "warner":
-        return [(TRUTH, params["p"]), (OPPOSITE, 1.0 - params["p"])]
-    if design.name == "two_probability":
-        # Forced response with truth a − b, YES b, NO 1 − a: the same P(yes | trait) = a and
-        # P(yes | no trait) = b (exact fractions: a − b in floats could be off by an ulp).
-        a, b = Fraction(params["p_yes_if_trait"]), Fraction(params["p_yes_if_not"])
-        return [(TRUTH, a - b), (YES, b), (NO, 1 - a)]
-    if design.name == "crosswise":
-        return []  # no randomizer (see physical_realisation)
+def _forced_response(params: Mapping[str, Any]) -> list[tuple[str, float | Fraction]]:
+    return [(TRUTH, params["p_truth"]), (YES, params["p_yes"]), (NO, params["p_no"])]
+
+
+def _warner(params: Mapping[str, Any]) -> list[tuple[str, float | Fraction]]:
+    return [(TRUTH, params["p"]), (OPPOSITE, 1.0 - params["p"])]
+
+
+def _two_probability(params: Mapping[str, Any]) -> list[tuple[str, float | Fraction]]:
+    # Forced response with truth a − b, YES b, NO 1 − a: the same P(yes | trait) = a and
+    # P(yes | no trait) = b (exact fractions: a − b in floats could be off by an ulp).
+    a, b = Fraction(params["p_yes_if_trait"]), Fraction(params["p_yes_if_not"])
+    return [(TRUTH, a - b), (YES, b), (NO, 1 - a)]
+
+
+def _unrelated_question(params: Mapping[str, Any]) -> list[tuple[str, float | Fraction]]:
     p, u = params["p"], params["innocuous_prevalence"]
     # The innocuous answer drawn from the same device is exactly the browser's simulation of it.
     return [(TRUTH, p), (YES, (1.0 - p) * u), (NO, (1.0 - p) * (1.0 - u))]
+
+
+#: The outcomes of each yes/no design a device can run, by design name. A design not listed has
+#: no device: the crosswise model needs none (the respondent's own innocuous fact is the
+#: randomness; its kind gives its page its own words), and a new design needs JavaScript until
+#: it is added here.
+_BINARY_OUTCOMES: Final[
+    dict[str, Callable[[Mapping[str, Any]], list[tuple[str, float | Fraction]]]]
+] = {
+    "forced_response": _forced_response,
+    "warner": _warner,
+    "two_probability": _two_probability,
+    "unrelated_question": _unrelated_question,
+}
+
+
+def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float | Fraction]] | None:
+    """Each outcome of the design and its probability; None when no device can run it."""
+    if isinstance(design, KRRDesign):
+        keep = design.keep_probability
+        return [(KEEP, keep), (OTHER, 1.0 - keep)]
+    outcomes = _BINARY_OUTCOMES.get(design.name)
+    return None if outcomes is None else outcomes(design.params)
 
 
 def _epsilon(design: BinaryDesign | KRRDesign, counts: dict[str, int], n: int) -> float:
@@ -108,14 +132,15 @@ def _epsilon(design: BinaryDesign | KRRDesign, counts: dict[str, int], n: int) -
 def physical_realisation(design: BinaryDesign | KRRDesign) -> Realisation | None:
     """The smallest device realising the design exactly, or None (the question needs JS).
 
-    The crosswise model needs no device (the respondent's own innocuous fact is the randomness):
-    None here, and ``surveys.forms.physical_protocol`` gives its page its own words.
+    A design with no device (:data:`_BINARY_OUTCOMES`: the crosswise model needs none) gives
+    None too; its kind gives its page its own words (``QuestionKind.physical_protocol``).
     """
-    if isinstance(design, BinaryDesign) and design.name == "crosswise":
-        return None
     if isinstance(design, KRRDesign) and design.k - 1 > 6:
         return None  # the "other option" is picked by a die roll: at most 6 others
-    outcomes = [(name, Fraction(p)) for name, p in _outcomes(design)]
+    chances = _outcomes(design)
+    if chances is None:
+        return None
+    outcomes = [(name, Fraction(p)) for name, p in chances]
     if any(p <= 0 for _, p in outcomes):
         return None  # nothing is dropped: an outcome the faces never produce changes ε
     for n, instruction, names in DEVICES:

@@ -25,6 +25,7 @@ from surveys import designs
 from surveys.forms import design_spec
 from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.inputs import ORDERINGS
+from surveys.kinds import kind_of
 from surveys.models import Question, Survey
 from surveys.selectors import Need, survey_get_for_user, survey_list_sorted
 from surveys.specs import TITLE_MAX
@@ -93,13 +94,9 @@ def survey_list(request: HttpRequest) -> HttpResponse:
 
 def _builder_question(q: Question) -> dict[str, Any]:
     out: dict[str, Any] = {"key": q.key, "text": q.text, "kind": q.kind}
-    if q.kind in (Question.Kind.CHOICE, Question.Kind.CATEGORY, Question.Kind.MULTI):
-        out["options"] = list(q.options)
+    out.update(kind_of(q).builder_fields(q))  # options, or a number's bounds
     if q.is_randomized:
         out["design"] = design_spec(q)
-    if q.kind == Question.Kind.NUMBER:
-        out["min"], out["max"] = q.min_value, q.max_value
-        out["integer"] = q.integer
     out["required"] = q.required
     if q.show_if:
         out["show_if"] = {"key": q.show_if["key"], "in": list(q.show_if["in"])}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from surveys import dashboard_pages, management_pages, researcher_pages, views
+from surveys import dashboard_pages, invitation_pages, management_pages, researcher_pages, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -44,11 +44,14 @@ urlpatterns = [
     ),
     path("surveys/<slug:slug>/edit/", researcher_pages.survey_builder, name="survey-edit"),
     path(
-        "surveys/<slug:slug>/open/", views.survey_transition, {"action": "open"}, name="survey-open"
+        "surveys/<slug:slug>/open/",
+        invitation_pages.survey_transition,
+        {"action": "open"},
+        name="survey-open",
     ),
     path(
         "surveys/<slug:slug>/close/",
-        views.survey_transition,
+        invitation_pages.survey_transition,
         {"action": "close"},
         name="survey-close",
     ),
@@ -76,10 +79,14 @@ urlpatterns = [
     path(
         "surveys/<slug:slug>/unshare/", management_pages.survey_unshare_page, name="survey-unshare"
     ),
-    path("surveys/<slug:slug>/invitations/", views.survey_invitations, name="survey-invitations"),
+    path(
+        "surveys/<slug:slug>/invitations/",
+        invitation_pages.survey_invitations,
+        name="survey-invitations",
+    ),
     path(
         "surveys/<slug:slug>/invitations/revoke/",
-        views.survey_invitations_revoke,
+        invitation_pages.survey_invitations_revoke,
         name="survey-invitations-revoke",
     ),
 ]

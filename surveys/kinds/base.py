@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-if TYPE_CHECKING:  # the data layer's types (branch kinds-data)
+from surveys.kinds._fields import PageQuestion, PhysicalProtocol, field_name
+
+if TYPE_CHECKING:
+    from django import forms
+
     from surveys.kinds._data import QuestionCounts, SlotOf
     from surveys.specs import Answer
 
@@ -123,6 +127,75 @@ class QuestionKind:
         return [metadata_column(key, self.column_type, entry)]
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
+
+    #: Neither randomized on the page nor sent as entered (crosswise: a second statement
+    #: protects it): the survey's words count and list it apart.
+    paired: ClassVar[bool] = False
+
+    @property
+    def template_name(self) -> str:
+        """The respondent page's partial for the answer (``templates/respond/kinds/``)."""
+        return f"respond/kinds/{self.name}.html"
+
+    def form_fields(
+        self, question: PageQuestion, labels: Mapping[str, str]
+    ) -> dict[str, forms.Field]:
+        """The no-JS form's fields of the question by name, required (the form makes an
+        optional question's fields optional); ``labels``: the options' words on the page."""
+        raise NotImplementedError(self.name)
+
+    def option_fields(self, question: PageQuestion) -> list[tuple[str, str]]:
+        """(option, its form field) for a kind with a radio group per option; else empty."""
+        return []
+
+    def error_field_names(self, question: PageQuestion) -> list[str]:
+        """The form fields whose refusals are the question's; its errors attach to the first."""
+        return [name for _, name in self.option_fields(question)] or [field_name(question)]
+
+    def error_anchor(self, question: PageQuestion) -> str:
+        """The id the error summary links to: the first radio of the question's group."""
+        return f"id_{self.error_field_names(question)[0]}_0"
+
+    def form_answer(self, question: PageQuestion, data: Mapping[str, Any]) -> Any:
+        """The answer in the form's cleaned data, or None when none was given."""
+        value = data.get(field_name(question))
+        return None if value == "" else value
+
+    def physical_protocol(self, question: PageQuestion) -> PhysicalProtocol:
+        """The no-JS page's steps (nothing to draw: the answer is sent as entered)."""
+        return PhysicalProtocol(True)
+
+    def page_data(self, question: PageQuestion) -> dict[str, Any]:
+        """Keys of the page's data island (``survey-data``) that only this kind's JS reads."""
+        return {}
+
+    def protection(self, question: PageQuestion, labels: Mapping[str, str]) -> dict[str, Any]:
+        """A randomized question's ``randomizer`` and per-report ``reports`` (and, when the
+        kind's differ, its ``handling_text``), in the active language; see
+        :func:`surveys.protection.question_protection`."""
+        return {}
+
+    #: The results may be grouped by its answers (a direct question with options).
+    groups_results: ClassVar[bool] = False
+    #: A regression may take it as its outcome (when its design is linear) or as a predictor.
+    regression_outcome: ClassVar[bool] = False
+    regression_predictor: ClassVar[bool] = False
+    #: Keys of its design spec that are words, translated with the survey (docs/translations.md).
+    translated_design_fields: ClassVar[tuple[str, ...]] = ()
+
+    def builder_fields(self, question: PageQuestion) -> dict[str, Any]:
+        """What the builder's data island holds of the question besides its key, text, kind,
+        design and skip logic (options, bounds)."""
+        return {}
+
+    def chart_rows(self, estimate: Any, base: dict[str, Any]) -> list[dict[str, Any]]:
+        """The researcher's table and chart rows of the question's estimate (``surveys.charts``);
+        ``base``: the question's own columns, in every row."""
+        raise NotImplementedError(self.name)
+
+    def researcher_note(self, survey: Any, question: PageQuestion) -> dict[str, Any] | None:
+        """A note the dashboard shows about the question (None: nothing to say)."""
+        return None
 
     # ── releases: contributions and entries (branch releases) ──
 

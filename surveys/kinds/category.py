@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from django import forms
+from django.utils.translation import gettext as _
+
+from surveys.kinds import _chart_rows, _fields
 from surveys.kinds._data import QuestionCounts, clean_option, options_entry
+from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind
 from surveys.specs import Answer
+
+if TYPE_CHECKING:
+    from surveys.kinds._estimates import CategoryEstimate
 
 
 class CategoryKind(QuestionKind):
@@ -40,6 +49,29 @@ class CategoryKind(QuestionKind):
         return options_entry(question)
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
+
+    def form_fields(self, question: PageQuestion, labels: Mapping[str, str]) -> FormFields:
+        field = forms.ChoiceField(
+            choices=_fields.shown_options(question.options, labels),
+            widget=forms.RadioSelect,
+            label=question.text,
+            error_messages={"required": _("Choose an answer.")},
+        )
+        return {_fields.field_name(question): field}
+
+    groups_results: ClassVar[bool] = True
+    regression_predictor: ClassVar[bool] = True
+
+    def builder_fields(self, question: PageQuestion) -> dict[str, Any]:
+        return {"options": list(question.options)}
+
+    def chart_rows(self, estimate: CategoryEstimate, base: dict[str, Any]) -> list[dict[str, Any]]:
+        # Asked directly: the share is the estimate, with no randomization to undo.
+        e = estimate
+        return [
+            _chart_rows.row(base, o.option, e.n, o, "share", "share", direct=True)
+            for o in e.options
+        ]
 
     # ── releases: contributions and entries (branch releases) ──
 

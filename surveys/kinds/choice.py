@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from django.utils import formats
+from django.utils.translation import gettext as _
 
 from dpcore import local as rr
+from surveys import physical
+from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
+from surveys.kinds import _design as designs
 from surveys.kinds._data import (
     QuestionCounts,
     clean_option,
@@ -14,6 +20,7 @@ from surveys.kinds._data import (
     float_or_none,
     options_entry,
 )
+from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind
 from surveys.specs import Answer
 
@@ -21,6 +28,9 @@ from surveys.specs import Answer
 # for yes/no questions, so every randomized question in a default survey protects the respondent
 # equally and "total ε" is simply (number of randomized questions) × ln 3.
 DEFAULT_CHOICE_EPSILON = math.log(3)
+
+if TYPE_CHECKING:
+    from surveys.kinds._estimates import ChoiceEstimate
 
 
 class ChoiceKind(QuestionKind):
@@ -76,6 +86,55 @@ class ChoiceKind(QuestionKind):
         return options_entry(question)
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
+
+    def form_fields(self, question: PageQuestion, labels: Mapping[str, str]) -> FormFields:
+        # The value sent is the stored option; the label is the respondent's language.
+        choices = _fields.shown_options(question.options, labels)
+        field = _fields.radios(choices, required=_fields.tick_message(), label=question.text)
+        return {_fields.field_name(question): field}
+
+    def physical_protocol(self, question: PageQuestion) -> _protocol.PhysicalProtocol:
+        design = _protocol.question_design_or_none(question)
+        if design is None:
+            return _protocol.needs_js_protocol()
+        realisation = physical.physical_realisation(design)
+        if realisation is None:
+            reason = _(
+                "It keeps your answer with probability %(p)s, which coins or dice cannot "
+                "reproduce exactly, so this question needs JavaScript."
+            ) % {"p": formats.number_format(design.keep_probability, 3)}
+            return _protocol.PhysicalProtocol(False, reason=reason)
+        steps = _protocol.device_steps(realisation)
+        return _protocol.PhysicalProtocol(True, [*steps, self._other_option_step(design.k)])
+
+    def protection(self, question: PageQuestion, labels: Mapping[str, str]) -> dict[str, Any]:
+        design = designs.question_design(question)
+        return {
+            "randomizer": _deniability.randomizer(question.options, design),
+            "reports": _deniability.krr_reports(design, list(question.options), labels),
+        }
+
+    @staticmethod
+    def _other_option_step(k: int) -> str:
+        """How a k-RR respondent picks "a random other option" with a die."""
+        if k - 1 > 1:
+            return _(
+                "To pick a random other option: leave out your true answer, number the other "
+                "%(n)s options 1 to %(n)s in the order shown, and roll a die until it shows a "
+                "number from 1 to %(n)s. Tick that option."
+            ) % {"n": k - 1}
+        return _("The random other option is simply the option that is not your answer.")
+
+    def builder_fields(self, question: PageQuestion) -> dict[str, Any]:
+        return {"options": list(question.options)}
+
+    def chart_rows(self, estimate: ChoiceEstimate, base: dict[str, Any]) -> list[dict[str, Any]]:
+        e = estimate
+        rows = [_chart_rows.row(base, o.option, e.n, o, "reported_rate") for o in e.options]
+        if e.mean_score is not None:  # ordered (Likert): the debiased mean of the scores 1..k
+            label = f"mean score ({e.mean_score.min}–{e.mean_score.max})"
+            rows.append(_chart_rows.row(base, label, e.n, e.mean_score, None, proportion=False))
+        return rows
 
     # ── releases: contributions and entries (branch releases) ──
 

@@ -7,8 +7,16 @@ design (stored data and the API contract unchanged)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from dpcore import local as rr
+from surveys.crosswise_statements import RESPONDENTS_BY_LANGUAGE_NOTE, crosswise_statements
+from surveys.innocuous import CROSSWISE_ASSUMPTION, CROSSWISE_RESEARCHER_ASSUMPTION
+from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
+from surveys.kinds import _design as designs
 from surveys.kinds._data import (
     YES_NO_CELLS,
     QuestionCounts,
@@ -18,6 +26,7 @@ from surveys.kinds._data import (
     metadata_column,
     report_cell,
 )
+from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
 from surveys.specs import Answer
 
@@ -28,6 +37,13 @@ def rr_hint(key: str, design: Mapping[str, Any]) -> str:
         f'RRreg::RRuni(response = "{key}", data = reports, model = "Crosswise", '
         f"p = {design['innocuous_prevalence']!r})"
     )
+
+
+if TYPE_CHECKING:
+    from surveys.kinds._estimates import BinaryEstimate
+
+#: A crosswise question's one row: what its estimate is (its reports are SAME/DIFFERENT).
+CROSSWISE_LABEL = "has the trait (estimated prevalence)"
 
 
 class CrosswiseKind(QuestionKind):
@@ -91,6 +107,129 @@ class CrosswiseKind(QuestionKind):
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
+    #: No chance is drawn: a second statement protects the answer (counted apart in the words).
+    paired: ClassVar[bool] = True
+
+    def form_fields(self, question: PageQuestion, labels: Mapping[str, str]) -> FormFields:
+        """The radios: the reported boolean is ``same`` (docs/formulas.md#crosswise)."""
+        field = _fields.radios(
+            [("same", _("Same")), ("different", _("Different"))],
+            required=_("Tick SAME or DIFFERENT."),
+            coerce=lambda v: v == "same",
+            label=question.text,
+        )
+        return {_fields.field_name(question): field}
+
+    def physical_protocol(self, question: PageQuestion) -> _protocol.PhysicalProtocol:
+        # No randomizer: the page asks SAME/DIFFERENT identically with and without JavaScript.
+        return _protocol.PhysicalProtocol(True, [str(step) for step in CROSSWISE_STEPS])
+
+    def protection(self, question: PageQuestion, labels: Mapping[str, str]) -> dict[str, Any]:
+        design = designs.question_design(question)
+        return {
+            "randomizer": crosswise_randomizer(design.to_spec()),
+            "handling_text": _(
+                "Crosswise: only SAME or DIFFERENT is sent, never your answer to either "
+                "statement. %(assumption)s"
+            )
+            % {"assumption": assumption()},
+            "reports": _crosswise_reports(design),
+        }
+
+    regression_outcome: ClassVar[bool] = True
+    #: The innocuous statement is written in each of the survey's languages.
+    translated_design_fields: ClassVar[tuple[str, ...]] = ("innocuous_text",)
+
+    def chart_rows(self, estimate: BinaryEstimate, base: dict[str, Any]) -> list[dict[str, Any]]:
+        # Issue 22.9: a crosswise report is SAME/DIFFERENT, not yes/no: the reported rate is the
+        # share answering SAME and the estimate is the prevalence of the sensitive trait.
+        row = _chart_rows.row(base, CROSSWISE_LABEL, estimate.n, estimate, "reported_yes_rate")
+        row["reported_label"] = "SAME"
+        return [row]
+
+    def researcher_note(self, survey: Any, question: PageQuestion) -> dict[str, Any] | None:
+        """Every language's innocuous statement, each checked against the library (issue
+        21.9), and the assumption the ε rests on (``surveys/_crosswise_notes.html``)."""
+        statements = crosswise_statements(survey, question)
+        several = len(statements) > 1
+        return {
+            "key": question.key,
+            "text": question.text,
+            "statements": statements,
+            "verified": all(s["verified"] for s in statements),
+            "prevalence": (question.design or {}).get("innocuous_prevalence"),
+            "assumption": CROSSWISE_RESEARCHER_ASSUMPTION,
+            "respondents_note": RESPONDENTS_BY_LANGUAGE_NOTE if several else "",
+        }
+
     # ── releases: contributions and entries (branch releases) ──
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
+
+
+CROSSWISE_STEPS = [
+    gettext_lazy("Think of your true answer to each of the two statements. Nobody needs a coin."),
+    gettext_lazy(
+        "Both true, or both false: tick SAME. One true and the other false: tick DIFFERENT."
+    ),
+]
+
+
+def assumption() -> str:
+    """The crosswise model's assumption (``surveys.innocuous``) in the active language."""
+    return _(CROSSWISE_ASSUMPTION)
+
+
+def crosswise_randomizer(spec: dict[str, Any]) -> dict[str, Any]:
+    """The crosswise page has no coins and no spinner: the respondent's own answer to the second
+    (innocuous) statement, true for about ``p`` of people, is the chance."""
+    p = float(spec["innocuous_prevalence"])
+    text = spec.get("innocuous_text") or _("the second statement")
+    return {
+        "kind": "none",
+        "button": "",
+        "how": _(
+            "No coin is needed. Say only whether your answers to the two statements are the "
+            "same (both true or both false) or different. “%(statement)s” is true for about "
+            "%(percent)s of people, so nobody can be sure from SAME or DIFFERENT what your "
+            "answer to the first statement is. %(assumption)s"
+        )
+        % {"statement": text, "percent": _deniability.percent(p), "assumption": assumption()},
+        "assumption": assumption(),
+        "innocuous_text": text,
+        "innocuous_prevalence": p,
+        "sectors": [],
+    }
+
+
+def _crosswise_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
+    """Keys ``yes`` (= SAME) and ``no`` (= DIFFERENT), like every yes/no design's reports:
+    ``LR(same) = p/(1 − p)``, ``LR(different) = (1 − p)/p`` (true answer yes vs no)."""
+    p = float(design.params["innocuous_prevalence"])
+    out = {}
+    pairs = (("yes", _("SAME"), p / (1 - p)), ("no", _("DIFFERENT"), (1 - p) / p))
+    for report, word, ratio in pairs:
+        # Words for the answer the report favours, so the ratio read out is ≥ 1.
+        likely, other = ("yes", "no") if ratio >= 1 else ("no", "yes")
+        shown = max(ratio, 1 / ratio)
+        post = _deniability.posterior(shown, 0.5)
+        out[report] = {
+            "likelihood_ratio": ratio,
+            "reference_prior": 0.5,
+            "posterior": _deniability.posterior(ratio, 0.5),
+            "text": _(
+                "A %(word)s answer is %(times)s as likely from someone whose true answer to the "
+                "first statement is %(likely)s as from someone whose answer is %(other)s. "
+                "Someone who thought it 50–50 beforehand would now think it is %(percent)s "
+                "likely that your answer is %(likely)s. %(assumption)s"
+            )
+            % {
+                "word": word,
+                "times": _deniability.times(shown),
+                "likely": _deniability.answer_word(likely),
+                "other": _deniability.answer_word(other),
+                "percent": _deniability.percent(post),
+                "assumption": assumption(),
+            },
+        }
+    return out

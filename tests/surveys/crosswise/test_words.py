@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from surveys.charts import CROSSWISE_LABEL
+from surveys.kinds.crosswise import CROSSWISE_LABEL
 from tests.surveys.api.support import API, open_survey
 from tests.surveys.crosswise.test_statements import BODY, LIBRARY
 from testsupport import factories

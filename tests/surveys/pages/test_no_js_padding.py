@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.forms import _padded, form_encoded_length
+from surveys.kinds._fields import form_encoded_length, padded
 
 
 @pytest.mark.parametrize(
@@ -18,6 +18,6 @@ def test_form_encoded_length_is_the_browsers(text, length):
 
 @pytest.mark.parametrize("options", [["*", "**", "***"], ["~", "~~", "~~~"], ["a", "é", "😀"]])
 def test_padded_options_encode_to_one_length(options):
-    padded = _padded([(o, o) for o in options])
-    assert len({form_encoded_length(v) for v, _ in padded}) == 1
-    assert [v.rstrip(" ") for v, _ in padded] == options
+    padded_values = padded([(o, o) for o in options])
+    assert len({form_encoded_length(v) for v, _ in padded_values}) == 1
+    assert [v.rstrip(" ") for v, _ in padded_values] == options
