@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
+from dpcore.central.release_parts import ReleasePart
+from dpcore.central.sensitivity import Contribution
+from surveys.kinds._release import histogram_part
+
 
 class QuestionLike(Protocol):
     """What a kind reads of a question: a model row, a historical model in a migration, or a
@@ -36,6 +40,23 @@ class QuestionKind:
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
     # ── releases: contributions and entries (branch releases) ──
+
+    #: True when a release may be grouped by this kind's answer: each respondent then sits in
+    #: exactly one group (one option of a single-answer question).
+    release_groups: ClassVar[bool] = False
+
+    def releasable(self, question: QuestionLike) -> bool:
+        """True when a central-DP release can include the question."""
+        return True
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """What a release does with the question (a :mod:`dpcore.central.release_parts` part):
+        by default one histogram of its cells (Δ = 1), an estimate per cell."""
+        return histogram_part(question, share=None)
+
+    def release_contributions(self, question: QuestionLike) -> tuple[Contribution, ...]:
+        """The independently noised pieces the question adds to a release (m counts them)."""
+        return self.release_part(question).contributions
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

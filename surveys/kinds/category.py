@@ -18,4 +18,6 @@ class CategoryKind(QuestionKind):
 
     # ── releases: contributions and entries (branch releases) ──
 
+    release_groups: ClassVar[bool] = True
+
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

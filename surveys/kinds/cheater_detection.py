@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from dpcore.central.release_parts import CheaterPart, ReleasePart
+from surveys.kinds._release import question_cells
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
 
 
@@ -25,5 +27,13 @@ class CheaterDetectionKind(QuestionKind):
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """Its four cells (group × report) are ONE histogram: the group is drawn on the device,
+        so each respondent sits in exactly one group and gives one report — Δ = 1, not one per
+        group (:mod:`dpcore.central.cheater`)."""
+        from surveys import designs
+
+        return CheaterPart(question_cells(question), design=designs.question_design(question))
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from dpcore.central.release_parts import ReleasePart
+from surveys.kinds._release import histogram_part
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
 
 
@@ -26,5 +28,10 @@ class CrosswiseKind(QuestionKind):
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """One histogram (yes, no) of the reports as tallied: Δ = 1, and the share of "yes" is
+        the estimate (the design's (c, d) debias the SAME/DIFFERENT reports)."""
+        return histogram_part(question, share="yes")
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from surveys.kinds.base import QuestionKind
+from dpcore.central.release_parts import OptionsPart, ReleasePart
+from surveys.kinds._release import linear_form
+from surveys.kinds.base import QuestionKind, QuestionLike
 
 
 class MultiKind(QuestionKind):
@@ -17,5 +19,13 @@ class MultiKind(QuestionKind):
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """k histograms (YES_i, NO_i), one per option, each Δ = 1: a respondent moves one cell of
+        every option (:func:`dpcore.central.sensitivity.multi_sensitivities`)."""
+        from surveys.tally_layout import MULTI_ANSWERED
+
+        c, d = linear_form(question)
+        return OptionsPart(tuple(question.options or ()), MULTI_ANSWERED, c=c, d=d)
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

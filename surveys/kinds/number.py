@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from surveys.kinds.base import QuestionKind
+from dpcore.central.release_parts import GridSumPart, ReleasePart
+from dpcore.central.sensitivity import number_grid
+from surveys.kinds._release import bounds_of
+from surveys.kinds.base import QuestionKind, QuestionLike
 
 
 class NumberKind(QuestionKind):
@@ -17,5 +20,17 @@ class NumberKind(QuestionKind):
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def releasable(self, question: QuestionLike) -> bool:
+        """Only with both bounds declared: they fix the grid and the sum's sensitivity."""
+        return bounds_of(question) is not None
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """The grid sum (Δ = K = ⌈B/s⌉ + 1) and the count (Δ = 1), from the declared bounds only
+        (never from the data)."""
+        bounds = bounds_of(question)
+        if bounds is None:  # the request validator refuses unbounded number questions first
+            raise ValueError(f"number question {question.key!r} has no bounds")
+        return GridSumPart(number_grid(*bounds))
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

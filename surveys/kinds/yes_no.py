@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from surveys.kinds.base import QuestionKind
+from dpcore.central.release_parts import ReleasePart
+from surveys.kinds._release import histogram_part
+from surveys.kinds.base import QuestionKind, QuestionLike
 
 
 class YesNoKind(QuestionKind):
@@ -17,5 +19,9 @@ class YesNoKind(QuestionKind):
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """One histogram (yes, no): Δ = 1, and the share of "yes" is the estimate."""
+        return histogram_part(question, share="yes")
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
