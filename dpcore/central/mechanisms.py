@@ -226,6 +226,6 @@ def mechanism_of(
         if rho is None:
             raise PrivacyParameterError("rho", "give rho, or epsilon and delta")
         return DiscreteGaussianRho(rho)
-    if epsilon is None and sigma is None:
+    if epsilon is None:
         raise PrivacyParameterError("epsilon", "required with delta")
-    return DiscreteGaussianApprox(math.nan if epsilon is None else epsilon, delta, sigma)
+    return DiscreteGaussianApprox(epsilon, delta, sigma)
