@@ -58,6 +58,11 @@ class QuestionKind:
         """The independently noised pieces the question adds to a release (m counts them)."""
         return self.release_part(question).contributions
 
+    def release_note(self, question: QuestionLike) -> str:
+        """Said beside the question in the releases panel, after its kind's label (what it
+        releases when more than one histogram, and what that costs)."""
+        return ""
+
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 
     @classmethod

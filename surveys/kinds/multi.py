@@ -28,4 +28,7 @@ class MultiKind(QuestionKind):
         c, d = linear_form(question)
         return OptionsPart(tuple(question.options or ()), MULTI_ANSWERED, c=c, d=d)
 
+    def release_note(self, question: QuestionLike) -> str:
+        return f": a yes/no count per option; counts {len(question.options or [])} times"
+
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

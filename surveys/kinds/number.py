@@ -33,4 +33,11 @@ class NumberKind(QuestionKind):
             raise ValueError(f"number question {question.key!r} has no bounds")
         return GridSumPart(number_grid(*bounds))
 
+    def release_note(self, question: QuestionLike) -> str:
+        from django.template.defaultfilters import floatformat
+
+        lo = floatformat(getattr(question, "min_value", None), "-3")
+        hi = floatformat(getattr(question, "max_value", None), "-3")
+        return f": noisy sum and count, mean in [{lo}, {hi}]; counts twice"
+
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
