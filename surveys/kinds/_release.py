@@ -7,12 +7,19 @@ imported inside the functions: the registry imports every kind module at start-u
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from dpcore.central.release_parts import HistogramPart
 
-if TYPE_CHECKING:
-    from surveys.kinds.base import QuestionLike
+
+class QuestionLike(Protocol):
+    """What these helpers read of a question (as :class:`surveys.kinds.base.QuestionLike`,
+    restated so that base may import this module without a cycle)."""
+
+    key: str
+    kind: str
+    options: Any
+    design: Any
 
 
 def linear_form(question: QuestionLike) -> tuple[float, float]:
