@@ -24,16 +24,10 @@ from deniable.input_fields import StrictCharField, StrictFloatField
 from deniable.inputs import validate_input
 from dpcore.central import calibration as calibrate
 from privacy.specs import ReleaseSpec
+from surveys.kinds.registry import kind_of
 from surveys.models import Question
 
 MECHANISMS = ("laplace", "gaussian")
-RELEASABLE_KINDS = (
-    Question.Kind.YES_NO,
-    Question.Kind.CHOICE,
-    Question.Kind.CATEGORY,
-    Question.Kind.NUMBER,
-    Question.Kind.MULTI,
-)
 PARAMETER_RANGES: dict[str, tuple[float, float]] = {
     "epsilon": (1e-12, 1e6),
     "rho": (1e-24, 1e12),
@@ -96,9 +90,8 @@ def _mechanism_rules(attrs: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _releasable(question: Question) -> bool:
-    if question.kind == Question.Kind.NUMBER:
-        return question.min_value is not None and question.max_value is not None
-    return question.kind in RELEASABLE_KINDS
+    """Its kind says (a number question needs both bounds declared)."""
+    return kind_of(question).releasable(question)
 
 
 def _group_by(by_key: Mapping[str, Question], key: str) -> str:
@@ -108,7 +101,7 @@ def _group_by(by_key: Mapping[str, Question], key: str) -> str:
     question = by_key.get(key)
     if question is None:
         raise serializers.ValidationError({"group_by": f"Unknown question {key!r}."})
-    if question.kind != Question.Kind.CATEGORY:
+    if not kind_of(question).release_groups:
         message = f"{key!r} is not a category question; only category questions can group."
         raise serializers.ValidationError({"group_by": message})
     return key

@@ -19,6 +19,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from dpcore.central.mechanisms import Mechanism as MechanismSpec
+from dpcore.central.mechanisms import mechanism_of
+
 
 class ReleaseResultsImmutable(Exception):
     """Raised when code tries to change the results of a release that is already ``done``."""
@@ -93,6 +96,19 @@ class Release(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL_STATUSES
+
+    @property
+    def mechanism_spec(self) -> MechanismSpec:
+        """The typed mechanism, read from the stored columns (the one reader): laplace with ε,
+        gaussian with ρ (δ null), or with (ε, δ) and the σ calibrated at request time
+        (``noise_scale``), so the run never calibrates again."""
+        return mechanism_of(
+            self.mechanism,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            rho=self.rho,
+            sigma=self.noise_scale,
+        )
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         """Refuse any save that would change the results of a ``done`` release (write-once)."""

@@ -5,8 +5,8 @@ question (Δ = 1: one respondent moves one cell by one), one per option of a mul
 question (:func:`multi_sensitivities`: k histograms, so L1 = k and L2 = √k), two per number
 question — the grid sum U = round(S/s) with Δ = K = ⌈B/s⌉ + 1 (:func:`sum_sensitivity`, proof
 there) and the count n with Δ = 1. Noise is scaled per contribution from one *unit* parameter
-(:func:`unit_noise`, the one place it is derived): a contribution of sensitivity Δ gets Δ·t
-(discrete Laplace) or (Δσ)² (discrete Gaussian). The derivation of the privacy argument:
+(:mod:`dpcore.central.mechanisms`, the one place it is derived): a contribution of sensitivity
+Δ gets Δ·t (discrete Laplace) or (Δσ)² (discrete Gaussian). The derivation of the privacy argument:
 :mod:`privacy.services.plan`.
 
 Number questions (docs/formulas.md#number-sums: bounds declared at design time; clip, then a
@@ -20,28 +20,27 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dpcore.central import calibration
-from dpcore.central.accounting import discrete_gaussian_events, gaussian_sigma_for_budget
-from dpcore.central.events import (
-    DiscreteLaplaceEvent,
-    Event,
-    ShiftedDiscreteLaplaceEvent,
-    ZCDPEvent,
+from dpcore.central.events import Event
+from dpcore.central.mechanisms import (
+    DiscreteGaussianRho,
+    DiscreteLaplace,
+    UnitNoise,
+    accounted_sigma,
+    mechanism_of,
 )
 from dpcore.errors import ArgumentError, PrivacyParameterError
 from dpcore.validation import real as _real
 
 __all__ = [
     "GRID_CELLS",
-    "NUMBER_KIND",
+    "Contribution",
     "NumberGrid",
     "UnitNoise",
     "accounted_sigma",
-    "contribution_count",
     "exact_step",
     "float_sum_error_units",
     "grid_step",
@@ -49,10 +48,9 @@ __all__ = [
     "max_safe_respondents",
     "multi_sensitivities",
     "number_grid",
-    "parameter_variance",
     "release_events",
-    "scaled_parameter",
     "sum_sensitivity",
+    "unit_contributions",
     "unit_noise",
 ]
 
@@ -60,11 +58,6 @@ __all__ = [
 GRID_CELLS = 1000
 # IEEE-754 binary64 unit roundoff u = 2⁻⁵³.
 UNIT_ROUNDOFF = Fraction(1, 2**53)
-#: The question kind that contributes two pieces (grid sum and count); every other kind one,
-#: except multi-select (one per option).
-NUMBER_KIND = "number"
-#: Randomized multi-select: one yes/no report per option, so one histogram per option.
-MULTI_KIND = "multi"
 
 
 def exact_step(value: object) -> Fraction:
@@ -216,17 +209,26 @@ def multi_sensitivities(options: int) -> list[int]:
     return [1] * options
 
 
-def contribution_count(kinds: Iterable[str | tuple[str, int]]) -> int:
-    """m: one contribution per histogram question, two (sum, count) per number question, k per
-    multi-select question of k options (give it as ``("multi", k)``)."""
-    total = 0
-    for item in kinds:
-        kind, options = item if isinstance(item, tuple) else (item, 0)
-        if kind == MULTI_KIND:
-            total += len(multi_sensitivities(options))
-        else:
-            total += 2 if kind == NUMBER_KIND else 1
-    return total
+@dataclass(frozen=True)
+class Contribution:
+    """One independently noised piece of a release — a histogram, or a sum on a grid.
+
+    Adding or removing one record changes exactly one of its cells, by at most ``sensitivity``
+    (so Δ is the same in L1 and L2); its noise is the unit noise scaled by Δ. The caller says
+    what its records contribute: dpcore knows no question kinds.
+    """
+
+    sensitivity: int = 1
+
+    def __post_init__(self) -> None:
+        k = self.sensitivity
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ArgumentError("sensitivity", f"a contribution has Δ ≥ 1 (got {k!r})")
+
+
+def unit_contributions(count: int) -> tuple[Contribution, ...]:
+    """``count`` histograms of Δ = 1 (e.g. one per option of :func:`multi_sensitivities`)."""
+    return tuple(Contribution(1) for _ in range(count))
 
 
 @dataclass(frozen=True)
@@ -253,35 +255,6 @@ def number_grid(lo: float, hi: float) -> NumberGrid:
     )
 
 
-def scaled_parameter(mechanism: str, unit: Fraction, sensitivity: int) -> Fraction:
-    """The sampler parameter for a contribution of sensitivity Δ: Δ·t (laplace) or Δ²·σ²."""
-    if mechanism == "laplace":
-        return unit * sensitivity
-    return unit * sensitivity * sensitivity
-
-
-def parameter_variance(mechanism: str, parameter: Fraction) -> float:
-    """Variance of one draw at the exact sampler parameter (t, or σ²)."""
-    if mechanism == "laplace":
-        return calibration.discrete_laplace_variance(float(parameter))
-    return calibration.discrete_gaussian_variance(math.sqrt(parameter))
-
-
-@dataclass(frozen=True)
-class UnitNoise:
-    """The unit noise of a release of ``m`` contributions (Δ = 1 pieces).
-
-    ``parameter`` is exactly what the sampler gets — t (laplace) or σ² (gaussian) — ``scale`` is
-    t or σ as a float (``Release.noise_scale``), ``variance`` the variance of one unit draw, and
-    ``rho`` the ρ the gaussian draws cost together (None for laplace).
-    """
-
-    parameter: Fraction
-    scale: float
-    variance: float
-    rho: float | None
-
-
 def unit_noise(
     *,
     mechanism: str,
@@ -292,65 +265,10 @@ def unit_noise(
     sigma: float | None = None,
     sensitivities: Sequence[int] | None = None,
 ) -> UnitNoise:
-    """The one derivation of a release's unit noise (the argument: :mod:`privacy.services.plan`).
-
-    * ``laplace`` with ε: t = m/ε, exactly, for the float ε recorded;
-    * ``gaussian`` with ρ (``delta`` None): σ² = m/(2ρ);
-    * ``gaussian`` with (ε, δ): σ = :func:`~dpcore.central.accounting.gaussian_sigma_for_budget`
-      at Δ₂ = √m (the smallest σ whose charged ε is ≤ ε), or the ``sigma`` already calibrated and
-      recorded with the release; σ² = Fraction(σ)², ρ = m/(2σ²). With the contributions'
-      ``sensitivities`` Δ_j, σ is calibrated against the discrete Gaussian's own privacy profile
-      for exactly those parts (:mod:`dpcore.central.dgauss_profile`, issue 13) — the σ whose
-      :func:`release_events` are charged ε. Called outside the budget lock (the plan).
-
-    Raises :class:`~dpcore.errors.PrivacyParameterError` naming a missing or invalid parameter.
-    """
-    m = contributions
-    if mechanism == "laplace":
-        if epsilon is None:
-            raise PrivacyParameterError("epsilon", "required for the laplace mechanism")
-        t = Fraction(m) / Fraction(epsilon)
-        return UnitNoise(t, float(t), calibration.discrete_laplace_variance(float(t)), None)
-    if mechanism != "gaussian":
-        raise PrivacyParameterError("mechanism", f"unknown mechanism {mechanism!r}")
-    if delta is None:
-        if rho is None:
-            raise PrivacyParameterError("rho", "give rho, or epsilon and delta")
-        sigma2 = Fraction(m) / (2 * Fraction(rho))
-        scale = math.sqrt(sigma2)
-        return UnitNoise(sigma2, scale, calibration.discrete_gaussian_variance(scale), float(rho))
-    if sigma is None:
-        if epsilon is None:
-            raise PrivacyParameterError("epsilon", "required with delta")
-        sigma = gaussian_sigma_for_budget(
-            epsilon, delta, math.sqrt(m), discrete=True, sensitivities=sensitivities
-        )
-    sigma2 = Fraction(sigma) ** 2
-    charged_rho = float(Fraction(m) / (2 * sigma2))
-    return UnitNoise(sigma2, sigma, calibration.discrete_gaussian_variance(sigma), charged_rho)
-
-
-def accounted_sigma(sigma2: Fraction) -> float:
-    """The largest float σ with σ² ≤ the sampler's exact σ²: the σ the ledger names (never above
-    the sampled noise, so never under-charging)."""
-    sigma = math.sqrt(float(sigma2))
-    while Fraction(sigma) ** 2 > sigma2:
-        sigma = math.nextafter(sigma, 0.0)
-    return sigma
-
-
-def _laplace_events(
-    eps_each: float, contributions: int, sensitivities: Sequence[int] | None
-) -> list[Event]:
-    """Histograms (Δ = 1) first, then the grid sums: identical events stay adjacent (one ledger
-    part each)."""
-    if not sensitivities:
-        return [DiscreteLaplaceEvent(eps_each)] * contributions
-    plain: list[Event] = [DiscreteLaplaceEvent(eps_each) for k in sensitivities if k == 1]
-    sums: list[Event] = [
-        ShiftedDiscreteLaplaceEvent(eps_each, int(k)) for k in sensitivities if k > 1
-    ]
-    return plain + sums
+    """The unit noise of the mechanism named by plain fields: :func:`~dpcore.central.mechanisms.
+    mechanism_of`, then its :meth:`unit_noise` (the one derivation)."""
+    chosen = mechanism_of(mechanism, epsilon=epsilon, delta=delta, rho=rho, sigma=sigma)
+    return chosen.unit_noise(contributions, sensitivities)
 
 
 def release_events(
@@ -362,26 +280,18 @@ def release_events(
     sensitivities: Sequence[int] | None = None,
     parameter: Fraction | None = None,
 ) -> list[Event]:
-    """What a release is charged, each parameter rounded *up* (never under-charging).
-
-    * laplace: ε₀ = ε/m for each contribution — ``DiscreteLaplaceEvent(ε₀)`` for Δ = 1 and, given
-      the contributions' ``sensitivities``, ``ShiftedDiscreteLaplaceEvent(ε₀, K)`` for a grid sum
-      of sensitivity K (scale K·t, moved by ≤ K; issue 13). Without them, m plain events.
-    * gaussian: given ``sensitivities`` and the exact unit σ² (``parameter``), one
-      ``DiscreteGaussianEvent(Δ_jσ, Δ_j)`` per contribution (the PLD accountant charges the
-      discrete Gaussian itself; Σρ_j = m/(2σ²) = ρ); otherwise one ``ZCDPEvent(ρ)`` (ρ from
-      :attr:`UnitNoise.rho`).
+    """What a release is charged, each parameter rounded *up* (never under-charging): the
+    events of :mod:`dpcore.central.mechanisms` for plain fields (``rho`` is the unit noise's ρ for
+    gaussian, ``parameter`` its exact σ², needed with ``sensitivities``).
 
     Store the list with :func:`dpcore.central.event_codec.encode_release` (parts, if they differ).
     """
-    if mechanism == "laplace":
-        if epsilon is None:
-            raise PrivacyParameterError("epsilon", "required for the laplace mechanism")
-        eps_each = math.nextafter(epsilon / contributions, math.inf)
-        return _laplace_events(eps_each, contributions, sensitivities)
-    if sensitivities and parameter is not None:
-        # Sorted by Δ: identical events adjacent (one ledger part per Δ); the order is immaterial.
-        return discrete_gaussian_events(accounted_sigma(parameter), sorted(sensitivities))
-    if rho is None:
+    if mechanism == DiscreteLaplace.name:
+        laplace = mechanism_of(mechanism, epsilon=epsilon)
+        return laplace.events(contributions, laplace.unit_noise(contributions), sensitivities)
+    mechanism_of(mechanism, rho=1.0)  # an unknown name is refused by name
+    if not (sensitivities and parameter is not None) and rho is None:
         raise PrivacyParameterError("rho", "required for the gaussian mechanism")
-    return [ZCDPEvent(math.nextafter(rho, math.inf))]
+    unit = UnitNoise(parameter or Fraction(0), 0.0, 0.0, rho)
+    exact = sensitivities if parameter is not None else None
+    return DiscreteGaussianRho(rho or 1.0).events(contributions, unit, exact)

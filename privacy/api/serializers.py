@@ -4,12 +4,14 @@ field."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from typing import Any
 
 from django.urls import reverse
 from rest_framework import serializers
 
+from dpcore.central.release_entries import ReleaseEntry, ReleaseResults
 from privacy.models import Release
 
 
@@ -188,61 +190,26 @@ CSV_COLUMNS = [
 ]
 
 
-def _cheater_rows(q: dict[str, Any], common: dict[str, Any]):
-    """Cheating detection: one row per parameter (honest_yes = π, cheaters = γ, honest_no = β);
-    the four noisy cells are in the JSON body's ``noisy_counts``."""
-    for name in ("honest_yes", "cheaters", "honest_no"):
-        part = q.get(name) or {}
-        fields = ("estimate", "estimate_unclipped", "std_error", "ci_low", "ci_high")
-        yield {**common, "option": name, "noisy_count": None, **{k: part.get(k) for k in fields}}
-
-
-def _rows_for(release: Release, group: str, questions: list[dict[str, Any]], base: dict):
-    for q in questions:
+def _rows_for(
+    group: str, entries: list[ReleaseEntry], base: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Each entry's own rows (:meth:`rows` of the typed entries: one per option, "mean" for a
+    number, π/γ/β for cheating detection) with the columns every row has."""
+    rows = []
+    for entry in entries:
         common = {
             **base,
             "group": group,
-            "question": q["key"],
-            "kind": q.get("kind", ""),
-            "noisy_total": q.get("noisy_total"),
+            "question": entry.key,
+            "kind": entry.kind or "",
+            "noisy_total": getattr(entry, "noisy_total", None),
         }
-        if q.get("kind") == "number":
-            yield {
-                **common,
-                "option": "mean",
-                "noisy_count": q.get("noisy_count"),
-                "noisy_sum": q.get("noisy_sum"),
-                "estimate": q.get("mean"),
-                "estimate_unclipped": q.get("estimate_unclipped"),
-                "std_error": q.get("std_error"),
-                "ci_low": q.get("ci_low"),
-                "ci_high": q.get("ci_high"),
-            }
-        elif q.get("options") is not None:
-            for opt in q["options"]:
-                yield {
-                    **common,
-                    "option": opt["option"],
-                    "noisy_count": opt["noisy_count"],
-                    "estimate": opt["estimate"],
-                    "estimate_unclipped": opt["estimate_unclipped"],
-                    "std_error": opt["std_error"],
-                    "ci_low": opt["ci_low"],
-                    "ci_high": opt["ci_high"],
-                }
-        elif "cheaters" in q:
-            yield from _cheater_rows(q, common)
-        else:
-            yield {
-                **common,
-                "option": "yes",
-                "noisy_count": q["noisy_counts"].get("yes"),
-                "estimate": q.get("estimate"),
-                "estimate_unclipped": q.get("estimate_unclipped"),
-                "std_error": q.get("std_error"),
-                "ci_low": q.get("ci_low"),
-                "ci_high": q.get("ci_high"),
-            }
+        for row in entry.rows():
+            cells = dataclasses.asdict(row)
+            if cells["noisy_sum"] is None:
+                del cells["noisy_sum"]  # only a number's row has the column filled
+            rows.append({**common, **cells})
+    return rows
 
 
 def csv_row(row: dict[str, Any]) -> list[Any]:
@@ -257,14 +224,14 @@ def release_csv_rows(release: Release) -> list[dict[str, Any]]:
 
     A number question has one row, option "mean": ``noisy_count``, ``noisy_sum`` and the mean
     with its SE and interval in ``estimate``/``std_error``/``ci_low``/``ci_high``."""
-    results = release.results or {}
+    results = ReleaseResults.from_json(release.results or {})
     base = {
         "release": str(release.pk),
-        "confidence": results.get("confidence"),
+        "confidence": results.confidence,
         "mechanism": release.mechanism,
         "noise_scale": release.noise_scale,
     }
-    rows = list(_rows_for(release, "", results.get("questions", []), base))
-    for group in results.get("groups") or []:
-        rows.extend(_rows_for(release, group["group"], group["questions"], base))
+    rows = _rows_for("", results.questions, base)
+    for group in results.groups or []:
+        rows.extend(_rows_for(group.group, group.questions, base))
     return rows

@@ -22,7 +22,6 @@ from privacy.services.enqueue import logger, release_enqueue
 from privacy.services.plan import (
     MECHANISMS,
     PARAMETER_RANGES,
-    RELEASABLE_KINDS,
     ReleasePlan,
     release_plan,
 )
@@ -30,7 +29,7 @@ from privacy.services.preview import release_preview
 from privacy.services.refund import release_fail
 from privacy.services.results import DEFAULT_CONFIDENCE, release_results
 from privacy.services.run import MAX_ATTEMPTS, release_run
-from privacy.services.sensitivity import contribution_count, number_grid
+from privacy.services.sensitivity import contribution_count
 from privacy.services.sweep import releases_sweep, releases_sweep_embedded
 
 __all__ = [
@@ -38,11 +37,9 @@ __all__ = [
     "MAX_ATTEMPTS",
     "MECHANISMS",
     "PARAMETER_RANGES",
-    "RELEASABLE_KINDS",
     "ReleasePlan",
     "contribution_count",
     "logger",
-    "number_grid",
     "release_enqueue",
     "release_fail",
     "release_plan",

@@ -25,18 +25,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Any
 
-from dpcore.central import accounting, cheater, sensitivity
-from dpcore.central import calibration as calibrate
-from dpcore.central.sensitivity import parameter_variance, scaled_parameter
+from dpcore.central import accounting
+from dpcore.central.mechanisms import Mechanism
+from dpcore.central.release_noise import Noiser
 from privacy.services.plan import PARAMETER_RANGES
-from privacy.services.results import linear_form
-from privacy.services.sensitivity import number_grid
-from surveys import designs
+from privacy.services.sensitivity import release_part
 from surveys.models import Question
-from surveys.tally_layout import question_cells
 
 USEFUL_HALF_WIDTH = 0.10  # ±10 percentage points on a proportion (see the module docstring)
 USEFUL_NUMBER_FRACTION = 0.10  # ±10 % of a number question's declared range
@@ -52,14 +48,13 @@ _BISECTION_STEPS = 48  # on log(parameter): ranges of 1e-6…1e6 to better than 
 def question_errors(
     *,
     questions: Sequence[Question],
-    mechanism: str,
-    unit_parameter: Fraction,
-    unit_variance: float,
+    noiser: Noiser,
     n_group: float,
     z: float,
     answered: Mapping[str, float] | None = None,
 ) -> list[dict[str, Any]]:
-    """Expected SE and half-width per question (the formulas are in ``release_preview``).
+    """Expected SE and half-width per question (the formulas: each kind's release part's
+    ``expected``, :mod:`dpcore.central.release_parts`).
 
     ``answered[key]``: the respondents per group who answered that question, where fewer than
     ``n_group`` did (an optional or skip-logic question, docs/analysis.md#missing-answers)."""
@@ -68,50 +63,29 @@ def question_errors(
     for q in questions:
         n_group = max(1.0, min(overall, (answered or {}).get(q.key, overall)))
         entry: dict[str, Any] = {"key": q.key, "kind": q.kind, "respondents_assumed": n_group}
-        if q.kind == Question.Kind.NUMBER:
-            grid = number_grid(q)
-            sum_parameter = scaled_parameter(mechanism, unit_parameter, grid.sensitivity)
-            sum_variance = float(grid.step) ** 2 * parameter_variance(mechanism, sum_parameter)
-            bound = max(abs(grid.lo), abs(grid.hi))
-            half_range = (grid.hi - grid.lo) / 2.0
-            se = math.sqrt(
-                half_range**2 / n_group + (sum_variance + bound**2 * unit_variance) / n_group**2
-            )
-            floor = half_range / math.sqrt(n_group)
-            target = USEFUL_NUMBER_FRACTION * (grid.hi - grid.lo)
-            entry.update(
-                grid_step=float(grid.step),
-                sum_sensitivity=grid.sensitivity,
-                expected_sum_std_error=math.sqrt(sum_variance),
-            )
-        else:
-            se, floor = _histogram_errors(q, n_group, unit_variance)
+        expected = release_part(q).expected(noiser, n_group)
+        if expected.value_range is None:
             target = USEFUL_HALF_WIDTH
+        else:
+            target = USEFUL_NUMBER_FRACTION * expected.value_range
+        if expected.grid is not None:
+            entry.update(
+                grid_step=float(expected.grid.step),
+                sum_sensitivity=expected.grid.sensitivity,
+                expected_sum_std_error=expected.sum_std_error,
+            )
+        se = expected.std_error
         entry.update(
             expected_std_error=se,
             expected_half_width=z * se,
             # Without any central noise: what the respondents' own randomization and the
             # sample size allow, however much budget is spent.
-            sampling_half_width=z * floor,
+            sampling_half_width=z * expected.sampling_std_error,
             target_half_width=target,
             useful=z * se <= target,
         )
         out.append(entry)
     return out
-
-
-def _histogram_errors(q: Question, n_group: float, unit_variance: float) -> tuple[float, float]:
-    """(expected SE with the noise, SE without it) of a histogram question's estimate; π of a
-    cheating-detection question (:func:`dpcore.central.cheater.expected_std_error`)."""
-    design = designs.question_design(q)
-    if designs.is_cheater(design):
-        return (
-            cheater.expected_std_error(design, n=n_group, noise_variance=unit_variance),
-            cheater.expected_std_error(design, n=n_group, noise_variance=0.0),
-        )
-    c, d = linear_form(q)
-    se = calibrate.expected_estimate_error(c=c, d=d, n=n_group, noise_variance=unit_variance)
-    return se, calibrate.expected_estimate_error(c=c, d=d, n=n_group, noise_variance=0.0)
 
 
 def negative_count_chance(
@@ -120,34 +94,22 @@ def negative_count_chance(
     """P(a noisy count < 0) at an average-sized cell of the question with the most cells.
 
     Normal approximation: the cell holds about n/k reports and gets noise of SD √V, so
-    P ≈ Φ(−(n/k)/√V). 0 when nothing is counted or there is no noise.
+    P ≈ Φ(−(n/k)/√V). 0 when nothing is counted or there is no noise. (A multi question's
+    released histograms have two cells per option, YES and NO; a number's sum is no histogram.)
     """
-    # A multi question's released histograms have two cells per option (YES, NO).
-    cells = [
-        2 if q.kind == Question.Kind.MULTI else len(question_cells(q))
-        for q in questions
-        if q.kind != Question.Kind.NUMBER
-    ]
+    parts = (release_part(q).released_cells for q in questions)
+    cells = [k for k in parts if k is not None]
     if not cells or unit_variance <= 0:
         return 0.0
     mean_cell = n_group / max(cells)
     return 0.5 * math.erfc(mean_cell / math.sqrt(unit_variance) / math.sqrt(2.0))
 
 
-def unit_noise(
-    *, mechanism: str, parameter: float, delta: float | None, contributions: int
-) -> tuple[Fraction, float]:
-    """(unit sampler parameter, unit variance) for ε (laplace; gaussian with δ) or ρ (gaussian,
-    ``delta`` None): :func:`dpcore.central.sensitivity.unit_noise`, the plan's own derivation."""
-    by_rho = mechanism == "gaussian" and delta is None
-    noise = sensitivity.unit_noise(
-        mechanism=mechanism,
-        contributions=contributions,
-        epsilon=None if by_rho else parameter,
-        rho=parameter if by_rho else None,
-        delta=delta,
-    )
-    return noise.parameter, noise.variance
+def unit_noise(*, mechanism: Mechanism, parameter: float, contributions: int) -> Noiser:
+    """The mechanism at ε (laplace; gaussian with δ) or ρ (gaussian without δ) = ``parameter``,
+    and its unit noise: the plan's own derivation (:mod:`dpcore.central.mechanisms`)."""
+    chosen = mechanism.with_parameter(parameter)
+    return Noiser(chosen, chosen.unit_noise(contributions))
 
 
 def _round_up(x: float) -> float:
@@ -162,32 +124,22 @@ def _round_up(x: float) -> float:
 def suggested_value(
     *,
     questions: Sequence[Question],
-    mechanism: str,
-    delta: float | None,
+    mechanism: Mechanism,
     contributions: int,
     n_group: float,
     z: float,
 ) -> float | None:
-    """The smallest ε (or ρ when ``mechanism`` is gaussian without δ) at which every estimate
-    meets its target — or, for a question whose sampling error alone exceeds the target,
-    comes within :data:`SAMPLING_FACTOR` of that sampling error. None if nothing is released.
+    """The smallest value of the mechanism's parameter (ε, or ρ for gaussian without δ) at which
+    every estimate meets its target — or, for a question whose sampling error alone exceeds the
+    target, comes within :data:`SAMPLING_FACTOR` of that sampling error. None if nothing is
+    released.
     """
-    name = "epsilon" if mechanism == "laplace" or delta is not None else "rho"
-    low, high = PARAMETER_RANGES[name]
+    low, high = PARAMETER_RANGES[mechanism.parameter_name]
     low, high = max(low, 1e-6), min(high, 1e6)
 
     def meets(value: float) -> bool:
-        unit, variance = unit_noise(
-            mechanism=mechanism, parameter=value, delta=delta, contributions=contributions
-        )
-        errors = question_errors(
-            questions=questions,
-            mechanism=mechanism,
-            unit_parameter=unit,
-            unit_variance=variance,
-            n_group=n_group,
-            z=z,
-        )
+        noiser = unit_noise(mechanism=mechanism, parameter=value, contributions=contributions)
+        errors = question_errors(questions=questions, noiser=noiser, n_group=n_group, z=z)
         return all(
             e["expected_half_width"]
             <= max(e["target_half_width"], SAMPLING_FACTOR * e["sampling_half_width"])
@@ -212,8 +164,7 @@ def default_epsilon(
     *,
     suggested: float | None,
     contributions: int,
-    mechanism: str,
-    delta: float | None,
+    mechanism: Mechanism,
     before: Sequence[accounting.Event],
     budget_delta: float,
     budget_epsilon: float,
@@ -226,19 +177,9 @@ def default_epsilon(
     if remaining <= budget_epsilon * accounting.BUDGET_RELATIVE_SLACK:
         return None, "exhausted"
     if suggested is not None:
-        rho = None
-        if mechanism == "gaussian":
-            assert delta is not None
-            unit, _ = unit_noise(
-                mechanism=mechanism, parameter=suggested, delta=delta, contributions=contributions
-            )
-            rho = float(Fraction(contributions) / (2 * unit))
-        events = sensitivity.release_events(
-            mechanism=mechanism,
-            contributions=contributions,
-            epsilon=suggested,
-            rho=rho,
-        )
+        # Charged as m unit contributions (no per-part events: a proposal, not a charge).
+        noiser = unit_noise(mechanism=mechanism, parameter=suggested, contributions=contributions)
+        events = noiser.mechanism.events(contributions, noiser.unit)
         after = accounting.epsilon_spent([*before, *events], budget_delta)
         if after.epsilon <= budget_epsilon * (1 + accounting.BUDGET_RELATIVE_SLACK):
             return suggested, "target"

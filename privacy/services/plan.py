@@ -50,15 +50,15 @@ from typing import Any
 
 from deniable.errors import InvalidInput
 from dpcore.central import accounting, event_codec
-from dpcore.central import calibration as calibrate
-from dpcore.central.sensitivity import release_events, unit_noise
+from dpcore.central.mechanisms import mechanism_of
+from dpcore.central.release_noise import Noiser
 from dpcore.errors import PrivacyParameterError
-from privacy.inputs import MECHANISMS, PARAMETER_RANGES, RELEASABLE_KINDS
-from privacy.services.sensitivity import contribution_count, contribution_sensitivities
+from privacy.inputs import MECHANISMS, PARAMETER_RANGES
+from privacy.services.sensitivity import contribution_sensitivities
 from privacy.specs import ReleaseSpec
 from surveys.models import Question, Survey
 
-__all__ = ["MECHANISMS", "PARAMETER_RANGES", "RELEASABLE_KINDS", "ReleasePlan", "release_plan"]
+__all__ = ["MECHANISMS", "PARAMETER_RANGES", "ReleasePlan", "release_plan"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,7 @@ class ReleasePlan:
     questions: list[str]
     group_by: str
     event: dict[str, Any]
+    noiser: Noiser
     request_id: str | None = None
     analytic_sigma: float | None = None
     question_objects: list[Question] = field(default_factory=list, repr=False)
@@ -92,58 +93,34 @@ class ReleasePlan:
 
 @dataclass(frozen=True)
 class _Noise:
-    """The unit noise of a release and the accounting event it is charged as."""
+    """The unit noise of a release, the events it is charged as, and the analytic σ shown for
+    comparison with (ε, δ)."""
 
-    scale: float
-    parameter: Fraction
-    variance: float
-    event: dict[str, Any]
-    rho: float | None = None
-    analytic_sigma: float | None = None
+    noiser: Noiser
+    events: list[accounting.Event]
+    analytic_sigma: float | None
 
 
 def _noise(spec: ReleaseSpec, sensitivities: list[int]) -> _Noise:
     """The mechanism's unit noise for the contributions of these sensitivities and its charge.
 
-    One derivation: :func:`dpcore.central.sensitivity.unit_noise` and ``release_events``
-    (``privacy.services.run`` rebuilds the same noise from the stored release). The events name
-    the exact parts (grid sums as shifted discrete Laplace, each discrete Gaussian with its Δ;
-    issue 13) and σ is calibrated for them — here, before the budget lock is taken.
+    One derivation: the typed mechanism's :meth:`unit_noise` and :meth:`events`
+    (:mod:`dpcore.central.mechanisms`; ``privacy.services.run`` reads the same mechanism back
+    from the stored release). The events name the exact parts (grid sums as shifted discrete
+    Laplace, each discrete Gaussian with its Δ; issue 13) and σ is calibrated for them — here,
+    before the budget lock is taken.
     """
     m = len(sensitivities)
     try:
-        noise = unit_noise(
-            mechanism=spec.mechanism,
-            contributions=m,
-            epsilon=spec.epsilon,
-            rho=spec.rho,
-            delta=spec.delta,
-            sensitivities=sensitivities,
+        mechanism = mechanism_of(
+            spec.mechanism, epsilon=spec.epsilon, delta=spec.delta, rho=spec.rho
         )
-        events = release_events(
-            mechanism=spec.mechanism,
-            contributions=m,
-            epsilon=spec.epsilon,
-            rho=noise.rho,
-            sensitivities=sensitivities,
-            parameter=noise.parameter,
-        )
-        analytic_sigma = None
-        if spec.mechanism == "gaussian" and spec.rho is None:
-            assert spec.epsilon is not None and spec.delta is not None  # the serializer's rule
-            analytic_sigma = calibrate.analytic_gaussian_sigma(
-                spec.epsilon, spec.delta, math.sqrt(m)
-            )
+        unit = mechanism.unit_noise(m, sensitivities)
+        events = mechanism.events(m, unit, sensitivities)
+        analytic_sigma = mechanism.analytic_sigma(m)
     except PrivacyParameterError as exc:
         raise InvalidInput.single(exc.field, exc.message) from exc
-    return _Noise(
-        scale=noise.scale,
-        parameter=noise.parameter,
-        variance=noise.variance,
-        event=event_codec.encode_release(events),
-        rho=noise.rho,
-        analytic_sigma=analytic_sigma,
-    )
+    return _Noise(Noiser(mechanism, unit), events, analytic_sigma)
 
 
 def release_plan(*, survey: Survey, spec: ReleaseSpec) -> ReleasePlan:
@@ -154,21 +131,24 @@ def release_plan(*, survey: Survey, spec: ReleaseSpec) -> ReleasePlan:
     """
     by_key = {q.key: q for q in survey.questions.all()}
     chosen = [by_key[key] for key in spec.questions]
-    m = contribution_count(chosen)
-    noise = _noise(spec, contribution_sensitivities(chosen))
+    sensitivities = contribution_sensitivities(chosen)
+    m = len(sensitivities)
+    noise = _noise(spec, sensitivities)
+    noiser = noise.noiser
     return ReleasePlan(
         mechanism=spec.mechanism,
         epsilon=spec.epsilon,
         delta=spec.delta,
-        rho=noise.rho,
-        noise_scale=noise.scale,
-        noise_parameter=noise.parameter,
-        noise_variance=noise.variance,
+        rho=noiser.unit.rho,
+        noise_scale=noiser.unit.scale,
+        noise_parameter=noiser.unit.parameter,
+        noise_variance=noiser.unit.variance,
         l1_sensitivity=float(m),
         l2_sensitivity=math.sqrt(m),
         questions=list(spec.questions),
         group_by=spec.group_by,
-        event=noise.event,
+        event=event_codec.encode_release(noise.events),
+        noiser=noiser,
         request_id=spec.request_id,
         analytic_sigma=noise.analytic_sigma,
         question_objects=chosen,

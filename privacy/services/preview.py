@@ -61,19 +61,17 @@ def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
     answered = _answered_per_group(survey, plan.question_objects, groups) if respondents else None
     per_question = advice.question_errors(
         questions=plan.question_objects,
-        mechanism=plan.mechanism,
-        unit_parameter=plan.noise_parameter,
-        unit_variance=plan.noise_variance,
+        noiser=plan.noiser,
         n_group=n_group,
         z=z,
         answered=answered,
     )
     # Suggest in the parameter the request was made in: ρ for gaussian with rho, else ε.
-    by_rho = plan.mechanism == "gaussian" and plan.epsilon is None
+    mechanism = plan.noiser.mechanism
+    by_rho = mechanism.parameter_name == "rho"
     suggested = advice.suggested_value(
         questions=plan.question_objects,
-        mechanism=plan.mechanism,
-        delta=plan.delta if plan.mechanism == "gaussian" and not by_rho else None,
+        mechanism=mechanism,
         contributions=plan.contributions,
         n_group=n_group,
         z=z,
@@ -83,8 +81,7 @@ def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
         default, default_reason = advice.default_epsilon(
             suggested=suggested,
             contributions=plan.contributions,
-            mechanism=plan.mechanism,
-            delta=plan.delta,
+            mechanism=mechanism,
             before=before,
             budget_delta=delta,
             budget_epsilon=survey.budget_epsilon,

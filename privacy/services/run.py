@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from fractions import Fraction
 
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from dpcore.central.sensitivity import unit_noise
+from dpcore.central.release_noise import Noiser
 from privacy.models import Release
 from privacy.services.refund import release_fail
 from privacy.services.results import release_results
@@ -29,19 +28,13 @@ from surveys.selectors import NumberSums
 MAX_ATTEMPTS = 5
 
 
-def _noise_parameter(release: Release, questions: Sequence[Question]) -> tuple[Fraction, float]:
-    """The exact *unit* sampler parameter (t or σ²) and its variance, rebuilt as the plan derived
-    them (one derivation: :func:`dpcore.central.sensitivity.unit_noise`; the (ε, δ) σ was
-    calibrated at request time and is read back from the release)."""
-    noise = unit_noise(
-        mechanism=release.mechanism,
-        contributions=contribution_count(questions),
-        epsilon=release.epsilon,
-        rho=release.rho,
-        delta=release.delta,
-        sigma=release.noise_scale,
-    )
-    return noise.parameter, noise.variance
+def release_noiser(release: Release, questions: Sequence[Question]) -> Noiser:
+    """The release's typed mechanism (read from its stored columns) and its *unit* noise, as the
+    plan derived them (one derivation: :meth:`~dpcore.central.mechanisms.DiscreteLaplace.
+    unit_noise` and its siblings; the (ε, δ) σ was calibrated at request time and is read back
+    from the release, never calibrated again)."""
+    mechanism = release.mechanism_spec
+    return Noiser(mechanism, mechanism.unit_noise(contribution_count(questions)))
 
 
 def _exact_number_sums(
@@ -97,14 +90,12 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
                 # estimates would otherwise give the unpublished tail's reports, one by one.
             )
             number_sums = _exact_number_sums(survey, questions, release.group_by)
-            parameter, variance = _noise_parameter(release, questions)
             results = release_results(
                 release=release,
                 counts_cells=counts.cells,
                 counts_sums=number_sums,
                 questions=questions,
-                noise_parameter=parameter,
-                noise_variance=variance,
+                noiser=release_noiser(release, questions),
             )
             release.results = results
             release.status = Release.Status.DONE

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from surveys.kinds._fields import PageQuestion, PhysicalProtocol, field_name
+from surveys.kinds._question import QuestionLike as QuestionLike
 
 if TYPE_CHECKING:
     from django import forms
@@ -13,15 +14,8 @@ if TYPE_CHECKING:
     from surveys.kinds._data import QuestionCounts, SlotOf
     from surveys.specs import Answer
 
-
-class QuestionLike(Protocol):
-    """What a kind reads of a question: a model row, a historical model in a migration, or a
-    validated input (the kind modules never need Django's model class)."""
-
-    key: str
-    kind: str
-    options: Any
-    design: Any
+from dpcore.central.release_parts import ReleasePart
+from dpcore.central.sensitivity import Contribution
 
 
 class QuestionKind:
@@ -198,6 +192,29 @@ class QuestionKind:
         return None
 
     # ── releases: contributions and entries (branch releases) ──
+
+    #: True when a release may be grouped by this kind's answer: each respondent then sits in
+    #: exactly one group (one option of a single-answer question).
+    release_groups: ClassVar[bool] = False
+
+    def releasable(self, question: QuestionLike) -> bool:
+        """True when a central-DP release can include the question."""
+        return True
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """What a release does with the question (a :mod:`dpcore.central.release_parts` part):
+        for most kinds one histogram of its cells (``surveys.kinds._release.histogram_part``;
+        not called from here: base imports no helper that reads a question's design)."""
+        raise NotImplementedError(f"{self.name}: no release part")
+
+    def release_contributions(self, question: QuestionLike) -> tuple[Contribution, ...]:
+        """The independently noised pieces the question adds to a release (m counts them)."""
+        return self.release_part(question).contributions
+
+    def release_note(self, question: QuestionLike) -> str:
+        """Said beside the question in the releases panel, after its kind's label (what it
+        releases when more than one histogram, and what that costs)."""
+        return ""
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from django import forms
 from django.utils.translation import gettext as _
 
+from dpcore.central.release_parts import ReleasePart
 from surveys.kinds import _chart_rows, _fields
 from surveys.kinds._data import QuestionCounts, clean_option, options_entry
 from surveys.kinds._fields import FormFields, PageQuestion
-from surveys.kinds.base import QuestionKind
+from surveys.kinds._release import histogram_part
+from surveys.kinds.base import QuestionKind, QuestionLike
 from surveys.specs import Answer
 
 if TYPE_CHECKING:
@@ -74,5 +76,11 @@ class CategoryKind(QuestionKind):
         ]
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """One histogram of its options (Δ = 1), an estimate per option."""
+        return histogram_part(question, share=None)
+
+    release_groups: ClassVar[bool] = True
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

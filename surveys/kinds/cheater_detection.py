@@ -13,12 +13,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
+from dpcore.central.release_parts import CheaterPart, ReleasePart
 from dpcore.local import cheater as rr_cheater
 from surveys import physical
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds._data import QuestionCounts, SlotOf, estimate_fields, metadata_column
 from surveys.kinds._fields import FormFields, PageQuestion
+from surveys.kinds._release import question_cells
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
 from surveys.specs import Answer
 
@@ -192,6 +194,12 @@ class CheaterDetectionKind(QuestionKind):
         return rows
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """Its four cells (group × report) are ONE histogram: the group is drawn on the device,
+        so each respondent sits in exactly one group and gives one report — Δ = 1, not one per
+        group (:mod:`dpcore.central.cheater`)."""
+        return CheaterPart(question_cells(question), design=designs.question_design(question))
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

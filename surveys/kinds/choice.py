@@ -10,6 +10,7 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 
 from dpcore import local as rr
+from dpcore.central.release_parts import ReleasePart
 from surveys import physical
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
@@ -21,7 +22,8 @@ from surveys.kinds._data import (
     options_entry,
 )
 from surveys.kinds._fields import FormFields, PageQuestion
-from surveys.kinds.base import QuestionKind
+from surveys.kinds._release import histogram_part
+from surveys.kinds.base import QuestionKind, QuestionLike
 from surveys.specs import Answer
 
 # Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
@@ -137,5 +139,9 @@ class ChoiceKind(QuestionKind):
         return rows
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """One histogram of its options (Δ = 1), an estimate per option."""
+        return histogram_part(question, share=None)
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dpcore import local as rr
+from dpcore.central.release_parts import ReleasePart
 from surveys.crosswise_statements import RESPONDENTS_BY_LANGUAGE_NOTE, crosswise_statements
 from surveys.innocuous import CROSSWISE_ASSUMPTION, CROSSWISE_RESEARCHER_ASSUMPTION
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
@@ -27,6 +28,7 @@ from surveys.kinds._data import (
     report_cell,
 )
 from surveys.kinds._fields import FormFields, PageQuestion
+from surveys.kinds._release import histogram_part
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
 from surveys.specs import Answer
 
@@ -163,6 +165,11 @@ class CrosswiseKind(QuestionKind):
         }
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """One histogram (yes, no) of the reports as tallied: Δ = 1, and the share of "yes" is
+        the estimate (the design's (c, d) debias the SAME/DIFFERENT reports)."""
+        return histogram_part(question, share="yes")
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

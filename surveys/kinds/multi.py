@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from dpcore import local as rr
+from dpcore.central.release_parts import OptionsPart, ReleasePart
 from surveys import physical
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
@@ -22,9 +23,14 @@ from surveys.kinds._data import (
     options_entry,
 )
 from surveys.kinds._fields import FormFields, PageQuestion
+from surveys.kinds._release import linear_form
 from surveys.kinds.base import QuestionKind, QuestionLike
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 from surveys.specs import Answer
+
+if TYPE_CHECKING:
+    from surveys.kinds._estimates import MultiEstimate
+
 
 #: The cell counting a multi question's answers; its other cells are its options (YES reports).
 ANSWERED = ""
@@ -61,10 +67,6 @@ def _answer_problems(options: Sequence[str], value: Mapping[str, Any]) -> list[s
             % {"o": ", ".join(repr(o) for o in not_bool)}
         )
     return problems
-
-
-if TYPE_CHECKING:
-    from surveys.kinds._estimates import MultiEstimate
 
 
 class MultiKind(QuestionKind):
@@ -262,6 +264,16 @@ class MultiKind(QuestionKind):
         return [_chart_rows.row(base, o.option, o.n, o, "reported_rate") for o in estimate.options]
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """k histograms (YES_i, NO_i), one per option, each Δ = 1: a respondent moves one cell of
+        every option (:func:`dpcore.central.sensitivity.multi_sensitivities`)."""
+
+        c, d = linear_form(question)
+        return OptionsPart(tuple(question.options or ()), ANSWERED, c=c, d=d)
+
+    def release_note(self, question: QuestionLike) -> str:
+        return f": a yes/no count per option; counts {len(question.options or [])} times"
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from django import forms
 from django.utils.translation import gettext as _
@@ -12,15 +12,15 @@ from rest_framework import serializers
 
 from deniable.input_fields import is_finite_number
 from dpcore import local as rr
+from dpcore.central.release_parts import GridSumPart, ReleasePart
+from dpcore.central.sensitivity import number_grid
 from surveys.kinds import _chart_rows, _fields
 from surveys.kinds._data import QuestionCounts, SlotOf
 from surveys.kinds._estimates import NumberEstimate
 from surveys.kinds._fields import FormFields, PageQuestion
+from surveys.kinds._release import bounds_of
 from surveys.kinds.base import QuestionKind, QuestionLike
 from surveys.specs import MAX_ABS_NUMBER, Answer
-
-if TYPE_CHECKING:
-    from surveys.kinds._estimates import NumberEstimate
 
 
 class NumberKind(QuestionKind):
@@ -122,6 +122,25 @@ class NumberKind(QuestionKind):
         return [_chart_rows.row(base, "mean", e.n, e, None, "mean", proportion=False)]
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def releasable(self, question: QuestionLike) -> bool:
+        """Only with both bounds declared: they fix the grid and the sum's sensitivity."""
+        return bounds_of(question) is not None
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """The grid sum (Δ = K = ⌈B/s⌉ + 1) and the count (Δ = 1), from the declared bounds only
+        (never from the data)."""
+        bounds = bounds_of(question)
+        if bounds is None:  # the request validator refuses unbounded number questions first
+            raise ValueError(f"number question {question.key!r} has no bounds")
+        return GridSumPart(number_grid(*bounds))
+
+    def release_note(self, question: QuestionLike) -> str:
+        from django.template.defaultfilters import floatformat
+
+        lo = floatformat(getattr(question, "min_value", None), "-3")
+        hi = floatformat(getattr(question, "max_value", None), "-3")
+        return f": noisy sum and count, mean in [{lo}, {hi}]; counts twice"
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

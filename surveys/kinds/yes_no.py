@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dpcore import local as rr
+from dpcore.central.release_parts import ReleasePart
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds._data import (
@@ -17,6 +18,7 @@ from surveys.kinds._data import (
     report_cell,
 )
 from surveys.kinds._fields import FormFields, PageQuestion
+from surveys.kinds._release import histogram_part
 from surveys.kinds.base import QuestionKind, QuestionLike
 from surveys.specs import Answer
 
@@ -79,5 +81,9 @@ class YesNoKind(QuestionKind):
         return [_chart_rows.row(base, "yes", estimate.n, estimate, "reported_yes_rate")]
 
     # ── releases: contributions and entries (branch releases) ──
+
+    def release_part(self, question: QuestionLike) -> ReleasePart:
+        """One histogram (yes, no): Δ = 1, and the share of "yes" is the estimate."""
+        return histogram_part(question, share="yes")
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──

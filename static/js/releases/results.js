@@ -73,33 +73,51 @@ function countText(count) {
   return String(count);
 }
 
-// Cheating detection: π, γ, β (privacy/services/results.py); the count column shows the noisy
-// YES reports (both groups) on the π row only.
-function cheaterRows(q) {
-  const c = q.noisy_counts;
-  const names = { honest_yes: "honest yes (π)", cheaters: "cheaters (γ)", honest_no: "honest no (β)" };
-  return Object.entries(names).map(([k, option]) => ({ ...q[k], option,
-    noisy_count: k === "honest_yes" ? c.g1_yes + c.g2_yes : null }));
+// A result entry's shape, told apart by the keys only its JSON has: the same rule as the server's
+// one reader of stored results (dpcore/central/release_entries.py, entry_from_json), so no kind
+// name is read here. A number's entry has its grid; cheating detection its three parameters;
+// a histogram (or a multi-select question's per-option histograms) its options.
+export function entryShape(q) {
+  if ("grid_step" in q || "noisy_sum" in q) return "mean";
+  if (q.cheaters) return "parameters";
+  if (q.options) return "options";
+  return "share";
+}
+
+// Cheating detection: π, γ, β (dpcore/central/release_parts.py); the count column shows the
+// noisy YES reports (both groups) on the π row only.
+const PARAMETERS = { honest_yes: "honest yes (π)", cheaters: "cheaters (γ)", honest_no: "honest no (β)" };
+
+// The rows of one entry, each {option, noisy_count, estimate, …} as the CSV's rows (one per option,
+// "mean" for a number, π/γ/β for cheating detection, "yes" for a proportion).
+export function entryRows(q) {
+  const shape = entryShape(q);
+  if (shape === "mean") return [{ ...q, option: "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", proportion: false }];
+  if (shape === "parameters") {
+    const c = q.noisy_counts;
+    return Object.entries(PARAMETERS).map(([k, option]) => ({ ...q[k], option, proportion: true,
+      noisy_count: k === "honest_yes" ? c.g1_yes + c.g2_yes : null }));
+  }
+  if (shape === "options") return q.options.map((o) => ({ ...o, proportion: true }));
+  return [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate, proportion: true,
+    estimate_unclipped: q.estimate_unclipped, std_error: q.std_error, ci_low: q.ci_low, ci_high: q.ci_high }];
+}
+
+function cellsOf(group, key, o) {
+  if (!o.proportion) {
+    return [group, key, o.option, countText(o.noisy_count), estimateText(o, false),
+      fmt(o.std_error, 2), o.mean === null ? "–" : fmt(o.ci_low, 2) + "–" + fmt(o.ci_high, 2)];
+  }
+  return [group, key, o.option, countText(o.noisy_count), estimateText(o, true),
+    o.std_error === null ? "–" : (100 * o.std_error).toFixed(1) + " pp",
+    o.ci_low === null ? "–" : (100 * o.ci_low).toFixed(1) + "–" + pct(o.ci_high)];
 }
 
 function resultRows(tbody, group, q) {
-  let cells;
-  if (q.kind === "number") {
-    cells = [[group, q.key, "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", countText(q.noisy_count), estimateText(q, false),
-      fmt(q.std_error, 2), q.mean === null ? "–" : fmt(q.ci_low, 2) + "–" + fmt(q.ci_high, 2)]];
-  } else {
-    const rows = q.options ? q.options : q.cheaters ? cheaterRows(q) : [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate,
-      estimate_unclipped: q.estimate_unclipped, std_error: q.std_error, ci_low: q.ci_low, ci_high: q.ci_high }];
-    cells = rows.map((o) => {
-      return [group, q.key, o.option, countText(o.noisy_count), estimateText(o, true),
-        o.std_error === null ? "–" : (100 * o.std_error).toFixed(1) + " pp",
-        o.ci_low === null ? "–" : (100 * o.ci_low).toFixed(1) + "–" + pct(o.ci_high)];
-    });
-  }
-  cells.forEach((values) => {
+  entryRows(q).forEach((o) => {
     const tr = el("tr");
     // data-label: the column's heading, shown beside the value in the phone layout (table.stack).
-    values.forEach((v, i) => { const td = el("td", v, i >= 3 ? "num" : ""); td.dataset.label = HEADINGS[i] || ""; tr.appendChild(td); });
+    cellsOf(group, q.key, o).forEach((v, i) => { const td = el("td", v, i >= 3 ? "num" : ""); td.dataset.label = HEADINGS[i] || ""; tr.appendChild(td); });
     tbody.appendChild(tr);
   });
 }

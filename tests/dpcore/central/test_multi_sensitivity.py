@@ -9,18 +9,18 @@ import math
 import pytest
 
 from dpcore.central.sensitivity import (
-    contribution_count,
     multi_sensitivities,
     release_events,
+    unit_contributions,
     unit_noise,
 )
 from dpcore.errors import ArgumentError
 
 
 def test_k_options_are_k_unit_contributions():
+    """(The count per kind moved to tests/surveys/kinds/test_release_contributions.py.)"""
     assert multi_sensitivities(3) == [1, 1, 1]
-    assert contribution_count([("multi", 3), "yes_no", ("number", 0), "choice"]) == 3 + 1 + 2 + 1
-    assert contribution_count(["yes_no", "category"]) == 2  # plain kinds unchanged
+    assert [c.sensitivity for c in unit_contributions(3)] == multi_sensitivities(3)
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 2.0])
@@ -49,7 +49,7 @@ def test_laplace_charge_covers_the_multi_question():
     """Laplace at ε with one multi question of k = 4 options: scale t = 4/ε per cell, so the
     privacy loss of a neighbour is Σ_i |Δ_i|/t = 4/t = ε exactly; the ledger's events add to ≥ ε."""
     epsilon = 0.8
-    m = contribution_count([("multi", 4)])
+    m = len(unit_contributions(len(multi_sensitivities(4))))
     noise = unit_noise(mechanism="laplace", contributions=m, epsilon=epsilon)
     assert float(noise.parameter) == pytest.approx(4 / epsilon)
     true_loss = sum(multi_sensitivities(4)) / float(noise.parameter)
@@ -69,7 +69,7 @@ def test_laplace_charge_covers_the_multi_question():
 def test_gaussian_rho_covers_the_multi_question():
     """Gaussian with ρ and k = 5: σ² = 5/(2ρ); a neighbour's zCDP is ‖Δ‖₂²/(2σ²) = 5/(2σ²) = ρ."""
     rho = 0.3
-    m = contribution_count([("multi", 5)])
+    m = len(unit_contributions(len(multi_sensitivities(5))))
     noise = unit_noise(mechanism="gaussian", contributions=m, rho=rho)
     l2_squared = sum(d * d for d in multi_sensitivities(5))
     assert l2_squared / (2 * float(noise.parameter)) == pytest.approx(rho)
