@@ -36,6 +36,7 @@ from surveys.forms import (
     show_if_note,
 )
 from surveys.inputs import invitation_request, submission_spec
+from surveys.kinds import kind_of
 from surveys.models import Question, Survey
 from surveys.ratelimit import RateLimited
 from surveys.researcher_pages import survey_or_404
@@ -83,6 +84,9 @@ def _question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
         "key": q.key,
         "text": q.text,
         "kind": q.kind,
+        # The page's module for this kind (static/js/respond/kinds/<kind_name>.js): the registry's
+        # name, which differs from ``kind`` for the kinds selected by their design.
+        "kind_name": kind_of(q).name,
         "randomized": q.is_randomized,
         "options": list(q.options or []),
         # The option values are what is sent; the labels are what the respondent reads.

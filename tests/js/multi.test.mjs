@@ -1,18 +1,18 @@
 // Randomized multi-select in the page modules (issue 16): one independent draw per option
-// through the question's yes/no thresholds (rr/randomizer.js randomizeMulti), the report
+// through the question's yes/no thresholds (respond/kinds/multi.js randomizeMulti), the report
 // {option: boolean} memoized once (rr/memo.js), padding over its longest report.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { openMemo, possibleReports } from "../../static/js/rr/memo.js";
-import { randomizeMulti } from "../../static/js/rr/randomizer.js";
+import { randomizeMulti } from "../../static/js/respond/kinds/multi.js";
 import { FakeStorage, GRID, cryptoSource, noDraws, queueSource, wordsFor } from "./support.mjs";
 
 // The coin design's thresholds from the server (dpcore.local.browser): truth 2⁵², yes 3·2⁵¹.
 const COIN = { truth: 2 ** 52, yes: 3 * 2 ** 51 };
 const OPTIONS = ["cannabis", "cocaine", "ecstasy"];
 const multi = (thresholds = COIN, name = "forced_response") => ({
-  key: "drugs", kind: "multi", design: { name }, thresholds, options: [...OPTIONS],
+  key: "drugs", kind: "multi", kind_name: "multi", design: { name }, thresholds, options: [...OPTIONS],
 });
 
 describe("randomizeMulti", () => {

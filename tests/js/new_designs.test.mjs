@@ -1,10 +1,13 @@
 // static/js/rr/randomizer.js for the designs of issue 15: the two-probability device runs on the
-// server's forced-response-shaped thresholds, the crosswise model has no randomizer at all.
+// server's forced-response-shaped thresholds, the crosswise model has no randomizer at all
+// (respond/kinds/crosswise.js); cheating detection draws its group first (respond/kinds/cheater_detection.js).
 // Run: `npm test` (node --test tests/js/).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { GRID, checkedThresholds, randomize, randomizeCheater } from "../../static/js/rr/randomizer.js";
+import { randomizeCheater } from "../../static/js/respond/kinds/cheater_detection.js";
+import "../../static/js/respond/kinds/crosswise.js"; // registers its design: no randomizer
+import { GRID, checkedThresholds, randomize } from "../../static/js/rr/randomizer.js";
 import { cryptoSource, queueSource, wordsFor, yesNo } from "./support.mjs";
 
 // dpcore.local.browser.browser_plan(two_probability(2/3, 1/6)).thresholds, pinned by

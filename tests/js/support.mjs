@@ -47,6 +47,15 @@ export class FakeStorage {
 }
 
 /** A question as the server renders it (surveys/views.py `_question_data`), reduced to what the
- * randomizer reads. */
-export const yesNo = (name, thresholds) => ({ key: name, kind: "yes_no", design: { name }, thresholds, options: [] });
-export const choice = (options, keep) => ({ key: "vote", kind: "choice", design: { name: "k_rr" }, thresholds: { keep }, options });
+ * randomizer reads. `kind_name` is the registry's name of its kind (surveys/kinds/): a yes/no
+ * question with a design of its own kind (cheating detection, crosswise) is that kind. */
+const DESIGN_KINDS = new Set(["cheater_detection", "crosswise"]);
+export const yesNo = (name, thresholds) => ({
+  key: name,
+  kind: "yes_no",
+  kind_name: DESIGN_KINDS.has(name) ? name : "yes_no",
+  design: { name },
+  thresholds,
+  options: [],
+});
+export const choice = (options, keep) => ({ key: "vote", kind: "choice", kind_name: "choice", design: { name: "k_rr" }, thresholds: { keep }, options });

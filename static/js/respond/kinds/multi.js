@@ -1,22 +1,66 @@
-/* Randomized multi-select on the respondent page (docs/respondent-pages.md#multi).
+/* Randomized multi-select (surveys/kinds/multi.py) on the respondent page
+ * (docs/respondent-pages.md#multi).
  *
  * The respondent ticks the options that are TRUE for them in checkboxes with no name (never a
  * form field, never posted, never stored); one press randomizes every option separately through
- * the question's yes/no design (rr/randomizer.js `randomizeMulti`, one independent draw per
- * option, Web Crypto), memoized before anything is shown (rr/memo.js). The ticks are cleared at
+ * the question's yes/no design (`randomizeMulti` below: one independent draw per option through
+ * rr/randomizer.js, Web Crypto), memoized before anything is shown (rr/memo.js). The ticks are cleared at
  * once; only `{ option: reported }` is kept and sent. No animation: the per-option results are
  * listed, with the words the server wrote for a ticked and an empty box (surveys/protection.py).
  */
 
-import { StorageBlockedError } from "../rr/memo.js";
-import { fixed2, t, tParts } from "./i18n.js";
-import { whatHappened } from "./stage.js";
+import { checkedThresholds, randomize } from "../../rr/randomizer.js";
+import { fixed2, t, tParts } from "../i18n.js";
+import { visual, whatHappened } from "../stage.js";
+
+export const name = "multi";
+
+/**
+ * Randomized multi-select (docs/formulas.md#multi): `truths` is `{ option: boolean }` with every
+ * option of the question; each option's truth goes through the question's yes/no design on its
+ * own, with its own draw(s), in option order — independent reports, so the question's ε is the
+ * sum of the options' ε (the server's `epsilon`). Returns `{ reported: { option: boolean },
+ * branches: { option: branch } }`.
+ */
+export function randomizeMulti(q, truths, fill) {
+  if (q.kind !== name) throw new Error(`not a multi question: ${q.kind}`);
+  if (truths === null || typeof truths !== "object") throw new Error("multi truths must be an object");
+  const extra = Object.keys(truths).filter((o) => !q.options.includes(o));
+  if (extra.length) throw new Error(`unknown option(s): ${extra.join(", ")}`);
+  // Every truth is checked before the first draw: a refused call draws nothing.
+  for (const option of q.options) {
+    if (typeof truths[option] !== "boolean") throw new Error(`the true answer for “${option}” must be true or false`);
+  }
+  checkedThresholds(q);
+  const reported = {};
+  const branches = {};
+  for (const option of q.options) {
+    const one = randomize(q, truths[option], fill);
+    reported[option] = one.reported;
+    branches[option] = one.branch;
+  }
+  return { reported, branches };
+}
+
+export const draw = randomizeMulti;
+
+export const validReport = (q, v) =>
+  v !== null &&
+  typeof v === "object" &&
+  !Array.isArray(v) &&
+  Object.keys(v).length === q.options.length &&
+  q.options.every((o) => typeof v[o] === "boolean");
+
+/** A multi question's 2^k reports are represented by the two extremes: every option true (the
+ * shortest JSON) and every option false (the longest: "false" is one byte longer than "true" per
+ * option). */
+export const possibleReports = (q) => [true, false].map((v) => Object.fromEntries(q.options.map((o) => [o, v])));
 
 const word = (v) => t(v ? "ticked" : "empty");
 const label = (q, o) => t("quoted", { label: q.labels?.[o] ?? o });
 
 /** What will be sent, in words: "TICKED: a, b · EMPTY: c". */
-export function showMulti(q, v) {
+export function show(q, v) {
   const ticked = q.options.filter((o) => v[o]);
   const empty = q.options.filter((o) => !v[o]);
   const parts = [];
@@ -26,14 +70,14 @@ export function showMulti(q, v) {
 }
 
 /** The server's words for what a ticked (and an empty) box reveals. */
-export function meaningMulti(q) {
+export function meaning(q) {
   return q.protection.reports.yes?.text ?? "";
 }
 
 /** The summary line before sending: what is sent, how, the summed ε and what a box reveals. */
-export function summaryMulti(q, v) {
+export function summary(q, v) {
   return t("summary_multi", {
-    report: showMulti(q, v), epsilon: fixed2(q.epsilon), k: q.options.length, per_option: fixed2(q.epsilon_per_option), meaning: meaningMulti(q),
+    report: show(q, v), epsilon: fixed2(q.epsilon), k: q.options.length, per_option: fixed2(q.epsilon_per_option), meaning: meaning(q),
   });
 }
 
@@ -58,18 +102,21 @@ function resultList(q, reported, branches) {
   return ul;
 }
 
+export const missing = (q) => t("tick_then_press", { button: visual(q).button });
+
 /**
- * Wire one multi question's flipper. `memo` is the page's Memo, `fill` Web Crypto's
- * getRandomValues, `onBlocked` the page's fall-back to the physical form.
+ * Wire one multi question's flipper. `page`: `memo` (the page's Memo) and `draw(q, truths)`, the
+ * memo's draw that answers null when storage is blocked (the page has then fallen back to the
+ * physical form).
  */
-export function setupMultiFlipper(section, q, { memo, fill, onBlocked }) {
+export function setupFlipper(section, q, page) {
   const flipper = section.querySelector("[data-role=flipper]");
   const pick = flipper.querySelector("[data-role=pick]");
   const flipButton = flipper.querySelector("[data-role=flip]");
   const result = flipper.querySelector("[data-role=result]");
   const boxes = [...flipper.querySelectorAll("[data-truth-option]")];
 
-  const stored = memo.reported(q);
+  const stored = page.memo.reported(q);
   if (stored !== undefined) {
     pick.hidden = true;
     result.innerHTML = "";
@@ -77,7 +124,7 @@ export function setupMultiFlipper(section, q, { memo, fill, onBlocked }) {
       para(t("multi_already")),
       resultList(q, stored, null),
       para(t("multi_no_second_flip")),
-      para(meaningMulti(q)),
+      para(meaning(q)),
     );
     return;
   }
@@ -89,20 +136,17 @@ export function setupMultiFlipper(section, q, { memo, fill, onBlocked }) {
     const truths = Object.fromEntries(boxes.map((b) => [b.dataset.truthOption, b.checked]));
     let outcome;
     try {
-      outcome = memo.draw(q, truths, fill);
-    } catch (error) {
-      if (error instanceof StorageBlockedError) { onBlocked(); return; }
-      throw error;
+      outcome = page.draw(q, truths);
     } finally {
       for (const b of boxes) b.checked = false; // forget the truths on the page
     }
-    if (!outcome.fresh) return;
+    if (!outcome || !outcome.fresh) return;
     pick.hidden = true;
     result.innerHTML = "";
     result.append(
       para(t("multi_each_drawn")),
       resultList(q, outcome.reported, outcome.branches),
-      para(meaningMulti(q)),
+      para(meaning(q)),
     );
     section.querySelector("[data-role=next]")?.focus();
   });
