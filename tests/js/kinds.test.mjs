@@ -83,7 +83,10 @@ describe("words", () => {
     assert.equal(yn.show(question("yes_no"), false), "NO");
     assert.equal(yn.summary(question("yes_no"), true), "YES (ε 0.50): a YES reveals little");
     const cheater = kindOf({ kind_name: "cheater_detection" });
-    assert.equal(cheater.summary(question("cheater_detection"), { group: 2, report: false }), "NO (ε 0.50): a NO reveals little");
+    assert.equal(
+      cheater.summary(question("cheater_detection"), { group: 2, report: false }),
+      "NO (ε 0.50): a NO reveals little",
+    );
     assert.equal(cheater.missing(question("cheater_detection")), "Tap your answer, then press Flip.");
   });
   it("crosswise says SAME or DIFFERENT, with its own summary and prompt", () => {

@@ -67,10 +67,15 @@ export function mount(root, data) {
     try {
       const [atN, needed] = await Promise.all([post({ ...base, n }), post({ ...base, power: value("power-target") })]);
       if (asked.get(card) !== ticket) return; // the design changed (or lost its preview) meanwhile
-      if (!atN.ok) { box.textContent = `Power: ${firstError(atN.payload)}`; return; }
+      if (!atN.ok) {
+        box.textContent = `Power: ${firstError(atN.payload)}`;
+        return;
+      }
       const what = test === "two_sample" ? `${n} per group` : `n = ${n}`;
       let text = `Power at ${what}: ${(100 * atN.payload.power).toFixed(0)}%`;
-      text += needed.ok ? `; ${needed.payload.n.toLocaleString()} ${test === "two_sample" ? "per group" : "respondents"} for ${(100 * value("power-target")).toFixed(0)}%.` : ".";
+      text += needed.ok
+        ? `; ${needed.payload.n.toLocaleString()} ${test === "two_sample" ? "per group" : "respondents"} for ${(100 * value("power-target")).toFixed(0)}%.`
+        : ".";
       box.textContent = text;
     } catch {
       if (asked.get(card) === ticket) box.textContent = "Power unavailable (network).";
@@ -94,6 +99,8 @@ export function mount(root, data) {
   let timer = null;
   settings.addEventListener("input", () => {
     clearTimeout(timer);
-    timer = setTimeout(() => { for (const card of list.children) render(card); }, 350);
+    timer = setTimeout(() => {
+      for (const card of list.children) render(card);
+    }, 350);
   });
 }

@@ -15,8 +15,10 @@
  */
 
 import { errorText as httpErrorText, request as httpRequest } from "../lib/http.js";
-import { name as NUMBER } from "../respond/kinds/number.js";
-import { composedNote, downloadLink as link, el, fmt, params, pp, renderResults as drawResults } from "./results.js";
+import { chosenMechanism, leaveOutGroupBy, requestBody, showMechanismParams } from "./form.js";
+import { renderHistory } from "./history.js";
+import { halfWidth, renderPreview } from "./preview.js";
+import { composedNote, el, fmt, renderResults as drawResults } from "./results.js";
 
 export function releasesPanel(root) {
   const form = root.querySelector("[data-role=release-form]");
@@ -35,13 +37,20 @@ export function releasesPanel(root) {
   const urls = {
     releases: root.dataset.releasesUrl,
     preview: root.dataset.previewUrl,
-    budget: root.dataset.budgetUrl
+    budget: root.dataset.budgetUrl,
   };
   const polling = {};
   let previewTimer = null;
   const state = { preview: null, pending: false, sending: false, previewFailed: false, epsilonTouched: false, seq: 0 };
-  const FIELD_NAMES = { epsilon: "ε", delta: "δ", rho: "ρ", questions: "Questions", group_by: "Group by",
-    mechanism: "Mechanism", non_field_errors: "" };
+  const FIELD_NAMES = {
+    epsilon: "ε",
+    delta: "δ",
+    rho: "ρ",
+    questions: "Questions",
+    group_by: "Group by",
+    mechanism: "Mechanism",
+    non_field_errors: "",
+  };
 
   // aria-busy on the panel while a request, a debounced preview or a status poll is under way:
   // assistive technology waits for the settled text (and so can a test).
@@ -56,72 +65,36 @@ export function releasesPanel(root) {
   function api(method, url, body) {
     inflight += 1;
     setBusy();
-    const done = () => { inflight -= 1; setBusy(); };
-    return httpRequest(url, { method, json: body }).then((r) => {
-      done();
-      return { status: r.status, data: r.data };
-    }, (error) => { done(); throw error; });
-  }
-
-  function isProportion(q) { return q.kind !== NUMBER; }
-  function halfWidth(q) {
-    // Past ±100 pp an interval covers every possible share: say so rather than "±365.9 pp".
-    if (isProportion(q) && q.expected_half_width >= 1) return "±100 pp or more (no information)";
-    return isProportion(q) ? pp(q.expected_half_width) : "±" + fmt(q.expected_half_width, 1) + " on the mean";
+    const done = () => {
+      inflight -= 1;
+      setBusy();
+    };
+    return httpRequest(url, { method, json: body }).then(
+      (r) => {
+        done();
+        return { status: r.status, data: r.data };
+      },
+      (error) => {
+        done();
+        throw error;
+      },
+    );
   }
 
   function newRequestId() {
     const a = new Uint8Array(16);
     crypto.getRandomValues(a);
-    return Array.prototype.map.call(a, (b) => { return ("0" + b.toString(16)).slice(-2); }).join("");
+    return Array.prototype.map
+      .call(a, (b) => {
+        return ("0" + b.toString(16)).slice(-2);
+      })
+      .join("");
   }
 
-  function mechanismChoice() {
-    const checked = form.querySelector("input[name=mechanism]:checked");
-    return checked ? checked.value : "laplace";
-  }
-
-  function showParams() {
-    const m = mechanismChoice();
-    const show = { epsilon: m !== "gaussian-rho", delta: m === "gaussian-eps", rho: m === "gaussian-rho" };
-    Object.keys(show).forEach((k) => {
-      const label = form.querySelector("[data-param=" + k + "]");
-      if (label) label.hidden = !show[k];
-    });
-  }
-
-  // The group-by question cannot be released within its own groups (the API answers 400): leave
-  // it out by itself, say why, and put it back when the grouping changes.
-  function syncGroupBy() {
-    const g = form.elements.group_by.value;
-    Array.prototype.forEach.call(form.querySelectorAll("input[name=questions]"), (box) => {
-      const note = form.querySelector("[data-role=group-note][data-key='" + box.value + "']");
-      if (box.value === g) {
-        if (!box.disabled) box.dataset.wasChecked = box.checked ? "yes" : "no";
-        box.checked = false;
-        box.disabled = true;
-        if (note) note.hidden = false;
-      } else if (box.disabled) {
-        box.disabled = false;
-        box.checked = box.dataset.wasChecked !== "no";
-        if (note) note.hidden = true;
-      }
-    });
-  }
-
-  function body() {
-    const m = mechanismChoice();
-    const out = { mechanism: m === "laplace" ? "laplace" : "gaussian" };
-    function num(name) { return Number(form.elements[name].value); }
-    if (m === "laplace") out.epsilon = num("epsilon");
-    if (m === "gaussian-eps") { out.epsilon = num("epsilon"); out.delta = num("delta"); }
-    if (m === "gaussian-rho") out.rho = num("rho");
-    out.questions = Array.prototype.filter.call(form.querySelectorAll("input[name=questions]"), (c) => { return c.checked; })
-      .map((c) => { return c.value; });
-    const g = form.elements.group_by.value;
-    if (g) out.group_by = g;
-    return out;
-  }
+  const mechanismChoice = () => chosenMechanism(form);
+  const showParams = () => showMechanismParams(form);
+  const syncGroupBy = () => leaveOutGroupBy(form);
+  const body = () => requestBody(form);
 
   const errorText = (data) => httpErrorText(data, FIELD_NAMES);
 
@@ -138,8 +111,11 @@ export function releasesPanel(root) {
     else if (state.pending) reason = "Updating the preview…";
     else if (state.previewFailed) reason = "The release would be refused: fix the problem above first.";
     else if (!p) reason = "Waiting for the preview…";
-    else if (!p.fits) reason = "The release would be refused: it costs more than the remaining budget (ε " +
-      fmt(p.epsilon_total - p.epsilon_spent_before) + " left). Lower ε, or release fewer questions.";
+    else if (!p.fits)
+      reason =
+        "The release would be refused: it costs more than the remaining budget (ε " +
+        fmt(p.epsilon_total - p.epsilon_spent_before) +
+        " left). Lower ε, or release fewer questions.";
     releaseButton.disabled = !!reason;
     show(refusal, reason);
   }
@@ -153,7 +129,10 @@ export function releasesPanel(root) {
     state.pending = true;
     updateButton();
     clearTimeout(previewTimer);
-    previewTimer = setTimeout(() => { previewTimer = null; preview(); }, 250);
+    previewTimer = setTimeout(() => {
+      previewTimer = null;
+      preview();
+    }, 250);
     setBusy();
   }
 
@@ -168,32 +147,34 @@ export function releasesPanel(root) {
       updateButton();
     }
     state.lastKey = key;
-    return api("POST", urls.preview, request).then((r) => {
-      if (seq !== state.seq) return;  // a newer preview is on its way
-      state.pending = false;
-      previewBox.textContent = "";
-      adviceBox.textContent = "";
-      if (r.status !== 200) {
+    return api("POST", urls.preview, request)
+      .then((r) => {
+        if (seq !== state.seq) return; // a newer preview is on its way
+        state.pending = false;
+        previewBox.textContent = "";
+        adviceBox.textContent = "";
+        if (r.status !== 200) {
+          state.preview = null;
+          state.previewFailed = true;
+          show(previewError, errorText(r.data));
+          updateButton();
+          return;
+        }
+        state.previewFailed = false;
+        show(previewError, "");
+        if (applyDefault(r.data, request)) return;
+        state.preview = r.data;
+        renderPreview(previewBox, adviceBox, r.data);
+        updateButton();
+      })
+      .catch(() => {
+        if (seq !== state.seq) return;
+        state.pending = false;
         state.preview = null;
         state.previewFailed = true;
-        show(previewError, errorText(r.data));
+        show(previewError, "Preview unavailable (network); the release cannot be checked.");
         updateButton();
-        return;
-      }
-      state.previewFailed = false;
-      show(previewError, "");
-      if (applyDefault(r.data, request)) return;
-      state.preview = r.data;
-      renderPreview(r.data);
-      updateButton();
-    }).catch(() => {
-      if (seq !== state.seq) return;
-      state.pending = false;
-      state.preview = null;
-      state.previewFailed = true;
-      show(previewError, "Preview unavailable (network); the release cannot be checked.");
-      updateButton();
-    });
+      });
   }
 
   // The proposed ε (server-side policy, privacy.services.advice) fills the ε box until the
@@ -205,58 +186,18 @@ export function releasesPanel(root) {
       if (d.default_reason === "exhausted") show(defaultNote, "No budget is left: nothing more can be released.");
       return false;
     }
-    const why = d.default_reason === "target"
-      ? "the smallest ε at which every estimate reaches ±10 pp (or, where too few respondents rule that out, comes close to what sampling allows)."
-      : "half of the remaining budget: the target accuracy (±10 pp) would need ε = " +
-        (d.suggested_value === null ? "more" : fmt(d.suggested_value)) + ", more than is left.";
+    const why =
+      d.default_reason === "target"
+        ? "the smallest ε at which every estimate reaches ±10 pp (or, where too few respondents rule that out, comes close to what sampling allows)."
+        : "half of the remaining budget: the target accuracy (±10 pp) would need ε = " +
+          (d.suggested_value === null ? "more" : fmt(d.suggested_value)) +
+          ", more than is left.";
     show(defaultNote, "Proposed ε = " + d.default_epsilon + ": " + why + " Type another value to override.");
-    if (Number(form.elements.epsilon.value) === d.default_epsilon || request.epsilon === d.default_epsilon) return false;
+    if (Number(form.elements.epsilon.value) === d.default_epsilon || request.epsilon === d.default_epsilon)
+      return false;
     form.elements.epsilon.value = String(d.default_epsilon);
     preview();
     return true;
-  }
-
-  function renderPreview(d) {
-    const spends = d.epsilon_after - d.epsilon_spent_before;
-    previewBox.appendChild(el("p", "Cost: ε " + fmt(d.epsilon_cost) + " (adds " + fmt(spends) + " to the budget spent). Budget after: ε " +
-      fmt(d.epsilon_after) + " of " + fmt(d.epsilon_total) + (d.fits ? "." : " — over budget, it would be refused.")));
-    previewBox.appendChild(el("p", "Noise per count: ±" + fmt(d.count_std_error, 1) + " (1 SE). Expected 95 % interval on each estimate (n ≈ " +
-      Math.round(d.respondents_per_group) + (d.groups > 1 ? " per group" : "") + "):"));
-    const ul = el("ul", null, "plain-list");
-    d.questions.forEach((q) => {
-      let text = q.key + ": " + halfWidth(q);
-      if (!isProportion(q)) text += " (sum ±" + fmt(q.expected_sum_std_error, 1) + ", grid step " + q.grid_step + ")";
-      const li = el("li", text, q.useful ? "" : "too-noisy");
-      if (!q.useful) li.appendChild(el("span", " — too noisy", "warn-text"));
-      ul.appendChild(li);
-    });
-    previewBox.appendChild(ul);
-    previewBox.classList.toggle("over-budget", !d.fits);
-    renderAdvice(d);
-  }
-
-  function renderAdvice(d) {
-    const noisy = d.questions.filter((q) => { return !q.useful; });
-    if (noisy.length) {
-      const box = el("div", null, "notice warn");
-      box.appendChild(el("p", "Too noisy to rely on: " + noisy.map((q) => {
-        return q.key + " " + halfWidth(q);
-      }).join(", ") + " — wider than the ±10 pp target (±10 % of the range for a mean)."));
-      const floorOnly = noisy.filter((q) => { return q.sampling_half_width > q.target_half_width; });
-      if (floorOnly.length) {
-        box.appendChild(el("p", "Even with no central noise " + floorOnly.map((q) => {
-          return q.key + " reaches only " + (isProportion(q) ? pp(q.sampling_half_width) : "±" + fmt(q.sampling_half_width, 1));
-        }).join(", ") + ": too few respondents" + (d.groups > 1 ? " per group" : "") + " for that precision."));
-      }
-      box.appendChild(el("p", "Raise ε, release fewer questions" + (d.groups > 1 ? ", or drop the group-by" : "") + "."));
-      adviceBox.appendChild(box);
-    }
-    if (d.negative_count_chance >= d.negative_count_warning) {
-      adviceBox.appendChild(el("p", "Many noisy counts will be negative: the noise (±" + fmt(d.count_std_error, 1) +
-        " per count) is about as large as a typical cell (≈ " + Math.round(d.respondents_per_group) +
-        " reports spread over the options), so about " + Math.round(100 * d.negative_count_chance) +
-        " % of average-sized counts fall below zero.", "notice warn"));
-    }
   }
 
   function loadBudget() {
@@ -265,41 +206,18 @@ export function releasesPanel(root) {
       const d = r.data;
       gauge.max = d.epsilon_total;
       gauge.value = Math.min(d.epsilon_spent, d.epsilon_total);
-      budgetText.textContent = "Spent ε " + fmt(d.epsilon_spent) + " of " + fmt(d.epsilon_total) +
-        " at δ = " + d.delta_total + "; remaining ε " + fmt(d.epsilon_remaining) + "." + composedNote(d);
-      renderHistory(d.releases);
-    });
-  }
-
-  // The column heading beside each value in the phone layout (table.stack, static/css/site.css).
-  const labelled = (td, label) => { td.dataset.label = label; return td; };
-  function renderHistory(releases) {
-    history.textContent = "";
-    if (!releases.length) {
-      const tr = el("tr"); const td = el("td", "No releases yet."); td.colSpan = 5; tr.appendChild(td); history.appendChild(tr);
-      return;
-    }
-    releases.forEach((rel) => {
-      const tr = el("tr");
-      tr.appendChild(labelled(el("td", new Date(rel.created_at).toLocaleString()), "Requested"));
-      tr.appendChild(labelled(el("td", rel.mechanism), "Mechanism"));
-      tr.appendChild(labelled(el("td", params(rel) + " · " + rel.questions.join(", ") + (rel.group_by ? " by " + rel.group_by : "")), "Parameters"));
-      const st = labelled(el("td"), "Status"); st.appendChild(el("span", rel.status + (rel.status === "failed" && !rel.charged ? " (refunded)" : ""), "status status-" + rel.status));
-      tr.appendChild(st);
-      const links = labelled(el("td"), "Downloads");
-      if (rel.status === "done") {
-        const showButton = el("button", "Show", "link"); showButton.type = "button";
-        showButton.setAttribute("aria-label", "Show release " + rel.id.slice(0, 8));
-        showButton.addEventListener("click", () => { loadRelease(rel.url); });
-        links.appendChild(showButton); links.appendChild(document.createTextNode(" "));
-        links.appendChild(link("CSV", rel.url + "?format=csv", "Download release " + rel.id.slice(0, 8) + " as CSV"));
-        links.appendChild(document.createTextNode(" "));
-        links.appendChild(link("JSON", rel.url + "?download=1", "Download release " + rel.id.slice(0, 8) + " as JSON"));
-      } else if (rel.status === "pending" || rel.status === "running") {
-        poll(rel.url);
-      }
-      tr.appendChild(links);
-      history.appendChild(tr);
+      budgetText.textContent =
+        "Spent ε " +
+        fmt(d.epsilon_spent) +
+        " of " +
+        fmt(d.epsilon_total) +
+        " at δ = " +
+        d.delta_total +
+        "; remaining ε " +
+        fmt(d.epsilon_remaining) +
+        "." +
+        composedNote(d);
+      renderHistory(history, d.releases, { poll, show: loadRelease });
     });
   }
 
@@ -307,11 +225,17 @@ export function releasesPanel(root) {
     if (polling[url]) return;
     polling[url] = setInterval(() => {
       api("GET", url).then((r) => {
-        if (r.status !== 200) { clearInterval(polling[url]); delete polling[url]; setBusy(); return; }
+        if (r.status !== 200) {
+          clearInterval(polling[url]);
+          delete polling[url];
+          setBusy();
+          return;
+        }
         if (r.data.status === "done" || r.data.status === "failed") {
           // The refresh starts before the poll is dropped, so the panel never looks idle between.
           loadBudget().then(preview);
-          clearInterval(polling[url]); delete polling[url];
+          clearInterval(polling[url]);
+          delete polling[url];
           if (r.data.status === "done") renderResults(r.data);
         }
       });
@@ -319,10 +243,14 @@ export function releasesPanel(root) {
     setBusy();
   }
 
-  function renderResults(rel) { drawResults(resultsBox, rel); }
+  function renderResults(rel) {
+    drawResults(resultsBox, rel);
+  }
 
   function loadRelease(url) {
-    api("GET", url).then((r) => { if (r.status === 200) renderResults(r.data); });
+    api("GET", url).then((r) => {
+      if (r.status === 200) renderResults(r.data);
+    });
   }
 
   // --- request a release: confirm first, then send; errors stay until the next attempt ------
@@ -330,15 +258,33 @@ export function releasesPanel(root) {
     const d = state.preview;
     const remaining = d.epsilon_total - d.epsilon_spent_before;
     const spends = d.epsilon_after - d.epsilon_spent_before;
-    dialog.querySelector("[data-role=dialog-summary]").textContent = "This spends ε = " + fmt(spends) +
-      " of the remaining " + fmt(remaining) + " (ε " + fmt(d.epsilon_after) + " of " + fmt(d.epsilon_total) +
+    dialog.querySelector("[data-role=dialog-summary]").textContent =
+      "This spends ε = " +
+      fmt(spends) +
+      " of the remaining " +
+      fmt(remaining) +
+      " (ε " +
+      fmt(d.epsilon_after) +
+      " of " +
+      fmt(d.epsilon_total) +
       " will then be spent); it cannot be undone.";
     const details = dialog.querySelector("[data-role=dialog-details]");
     details.textContent = "";
     const b = body();
     details.appendChild(el("li", "Questions: " + b.questions.join(", ") + (b.group_by ? ", by " + b.group_by : "")));
-    details.appendChild(el("li", "Expected 95 % intervals: " + d.questions.map((q) => { return q.key + " " + halfWidth(q); }).join(", ")));
-    if (!d.useful) details.appendChild(el("li", "Warning: some estimates will be too noisy to use (see the panel).", "warn-text"));
+    details.appendChild(
+      el(
+        "li",
+        "Expected 95 % intervals: " +
+          d.questions
+            .map((q) => {
+              return q.key + " " + halfWidth(q);
+            })
+            .join(", "),
+      ),
+    );
+    if (!d.useful)
+      details.appendChild(el("li", "Warning: some estimates will be too noisy to use (see the panel).", "warn-text"));
     dialog.returnValue = "";
     dialog.showModal();
     dialog.querySelector("[data-role=cancel]").focus();
@@ -350,28 +296,43 @@ export function releasesPanel(root) {
     show(errorBox, "");
     const payload = body();
     payload.request_id = form.dataset.requestId || (form.dataset.requestId = newRequestId());
-    api("POST", urls.releases, payload).then((r) => {
-      if (r.status === 202 || r.status === 200) {
-        delete form.dataset.requestId;  // the next click is a new release
-        loadBudget().then(() => { poll(r.data.url); });
-      } else if (r.status === 409 && r.data.error === "budget_exceeded") {
-        delete form.dataset.requestId;
-        show(errorBox, "Release refused: " + r.data.detail + " Remaining ε: " + fmt(r.data.remaining.epsilon) + ". Nothing was spent.");
-      } else {
-        delete form.dataset.requestId;
-        show(errorBox, "Release refused: " + errorText(r.data) + " Nothing was spent.");
-      }
-    }).catch(() => {
-      show(errorBox, "Network error; try again (the same request will not be charged twice).");
-    }).then(() => {
-      state.sending = false;
-      loadBudget().then(preview);
-    });
+    api("POST", urls.releases, payload)
+      .then((r) => {
+        if (r.status === 202 || r.status === 200) {
+          delete form.dataset.requestId; // the next click is a new release
+          loadBudget().then(() => {
+            poll(r.data.url);
+          });
+        } else if (r.status === 409 && r.data.error === "budget_exceeded") {
+          delete form.dataset.requestId;
+          show(
+            errorBox,
+            "Release refused: " +
+              r.data.detail +
+              " Remaining ε: " +
+              fmt(r.data.remaining.epsilon) +
+              ". Nothing was spent.",
+          );
+        } else {
+          delete form.dataset.requestId;
+          show(errorBox, "Release refused: " + errorText(r.data) + " Nothing was spent.");
+        }
+      })
+      .catch(() => {
+        show(errorBox, "Network error; try again (the same request will not be charged twice).");
+      })
+      .then(() => {
+        state.sending = false;
+        loadBudget().then(preview);
+      });
   }
 
   // A viewer or an editor: the budget, the history and the results, but no request form (only
   // the owner spends the budget, docs/teams.md#roles).
-  if (!form) { loadBudget(); return; }
+  if (!form) {
+    loadBudget();
+    return;
+  }
 
   form.elements.epsilon.addEventListener("input", (event) => {
     if (event.isTrusted) state.epsilonTouched = true;
@@ -387,7 +348,9 @@ export function releasesPanel(root) {
     dialog.close("confirm");
     send();
   });
-  dialog.querySelector("[data-role=cancel]").addEventListener("click", () => { dialog.close("cancel"); });
+  dialog.querySelector("[data-role=cancel]").addEventListener("click", () => {
+    dialog.close("cancel");
+  });
   dialog.addEventListener("close", () => {
     if (dialog.returnValue !== "confirm") releaseButton.focus();
   });
@@ -398,4 +361,3 @@ export function releasesPanel(root) {
   loadBudget();
   preview();
 }
-

@@ -213,7 +213,11 @@ export function mount(root, data) {
     if (token()) body.token = token();
     button.disabled = true;
     try {
-      const { ok, status, data: payload } = await request(data.api_url, {
+      const {
+        ok,
+        status,
+        data: payload,
+      } = await request(data.api_url, {
         method: "POST",
         text: JSON.stringify(body) + padding(data.questions, answers),
       });
@@ -234,7 +238,8 @@ export function mount(root, data) {
   function thanksFor(answers) {
     const thanks = byId("thanks");
     for (const li of thanks.querySelectorAll("li[data-key]")) if (!(li.dataset.key in answers)) li.remove();
-    for (const block of thanks.querySelectorAll("[data-role=sent-list]")) if (!block.querySelector("li")) block.remove();
+    for (const block of thanks.querySelectorAll("[data-role=sent-list]"))
+      if (!block.querySelector("li")) block.remove();
     const left = data.questions.filter((q) => !(q.key in answers)).length;
     const note = byId("thanks-unanswered");
     if (note) {

@@ -44,10 +44,16 @@ export class Memo {
     this.scope = scope;
   }
 
-  key(name) { return `deniable:${this.scope}:${name}`; }
+  key(name) {
+    return `deniable:${this.scope}:${name}`;
+  }
 
   get(name) {
-    try { return this.storage.getItem(this.key(name)); } catch { return null; }
+    try {
+      return this.storage.getItem(this.key(name));
+    } catch {
+      return null;
+    }
   }
 
   /** Store and read back; false when the value was not kept. */
@@ -55,7 +61,9 @@ export class Memo {
     try {
       this.storage.setItem(this.key(name), value);
       return this.storage.getItem(this.key(name)) === value;
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   }
 
   /** Storage that really keeps what is written (blocked storage throws; some browsers accept
@@ -67,7 +75,9 @@ export class Memo {
       const ok = this.storage.getItem(probe) === "1";
       this.storage.removeItem(probe);
       return ok;
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   }
 
   /** The memoized report of question `q`, or undefined (absent or corrupt entries alike). */
@@ -77,7 +87,9 @@ export class Memo {
     try {
       const v = JSON.parse(raw);
       if (kindOf(q).validReport(q, v)) return v;
-    } catch { /* corrupt entry: treated as absent */ }
+    } catch {
+      /* corrupt entry: treated as absent */
+    }
     return undefined;
   }
 
@@ -121,7 +133,11 @@ export function memoScope(data, token) {
  * site data is blocked), or null when that storage does not keep what is written: fail closed. */
 export function openMemo(getStorage, scope) {
   let storage;
-  try { storage = getStorage(); } catch { return null; }
+  try {
+    storage = getStorage();
+  } catch {
+    return null;
+  }
   if (!storage) return null;
   const memo = new Memo(storage, scope);
   return memo.works() ? memo : null;

@@ -44,7 +44,9 @@ export function randomBelow(n, fill) {
   if (!Number.isInteger(n) || n < 1 || n > TWO32) throw new RangeError(`randomBelow(${n})`);
   const limit = TWO32 - (TWO32 % n);
   let x;
-  do { x = uint32(fill); } while (x >= limit);
+  do {
+    x = uint32(fill);
+  } while (x >= limit);
   return x % n;
 }
 

@@ -77,7 +77,11 @@ export function meaning(q) {
 /** The summary line before sending: what is sent, how, the summed ε and what a box reveals. */
 export function summary(q, v) {
   return t("summary_multi", {
-    report: show(q, v), epsilon: fixed2(q.epsilon), k: q.options.length, per_option: fixed2(q.epsilon_per_option), meaning: meaning(q),
+    report: show(q, v),
+    epsilon: fixed2(q.epsilon),
+    k: q.options.length,
+    per_option: fixed2(q.epsilon_per_option),
+    meaning: meaning(q),
   });
 }
 
@@ -96,7 +100,10 @@ function resultList(q, reported, branches) {
     strong.className = "reported";
     strong.textContent = word(reported[option]);
     li.dataset.option = option;
-    li.append(...tParts("multi_option_record", { option: label(q, option), report: strong }), branches ? ` — ${whatHappened(q, { branch: branches[option], reported: reported[option] })}` : "");
+    li.append(
+      ...tParts("multi_option_record", { option: label(q, option), report: strong }),
+      branches ? ` — ${whatHappened(q, { branch: branches[option], reported: reported[option] })}` : "",
+    );
     ul.append(li);
   }
   return ul;
@@ -143,11 +150,7 @@ export function setupFlipper(section, q, page) {
     if (!outcome || !outcome.fresh) return;
     pick.hidden = true;
     result.innerHTML = "";
-    result.append(
-      para(t("multi_each_drawn")),
-      resultList(q, outcome.reported, outcome.branches),
-      para(meaning(q)),
-    );
+    result.append(para(t("multi_each_drawn")), resultList(q, outcome.reported, outcome.branches), para(meaning(q)));
     section.querySelector("[data-role=next]")?.focus();
   });
 }
