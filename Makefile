@@ -10,7 +10,7 @@ PORT ?= 8000
 RUN_STAMP := $(VENV)/.installed-run-$(shell cat requirements.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 
-.PHONY: install install-run run test test-fast test-js smoke lint bench bench-quick check clean messages
+.PHONY: install install-run run test test-fast test-js smoke lint lint-js bench bench-quick check clean messages
 NODE_STAMP := node_modules/.package-lock.json
 
 install: $(DEV_STAMP)
@@ -31,8 +31,9 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt constraints.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $@ $(RUN_STAMP)
 
-# axe-core for the browser tests' accessibility checks, pinned in package-lock.json (npm writes
-# node_modules/.package-lock.json on install). Without npm those checks skip locally; CI has npm.
+# axe-core for the browser tests' accessibility checks, and ESLint and Prettier for `make lint-js`,
+# pinned in package-lock.json (npm writes node_modules/.package-lock.json on install). Without npm
+# the axe-core checks skip locally and `make lint-js` fails; CI has npm.
 $(NODE_STAMP): package.json package-lock.json
 	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; \
 	else echo "npm is missing: the axe-core checks will skip (sudo apt-get install -y npm)"; fi
@@ -94,7 +95,7 @@ messages: install-run
 	msgen --force-po locale/en/LC_MESSAGES/django.po -o locale/en/LC_MESSAGES/django.po
 	$(BIN)/python manage.py compilemessages -l en -l es $(MESSAGE_IGNORES)
 
-lint: install
+lint: install lint-js
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
@@ -102,6 +103,12 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/python manage.py check
 	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# The page modules and their tests: ESLint (eslint.config.js) and Prettier's layout (.prettierrc.json),
+# from node_modules (installed offline from package-lock.json by `npm ci`).
+lint-js: $(NODE_STAMP)
+	node_modules/.bin/eslint static/js tests/js eslint.config.js
+	node_modules/.bin/prettier --check static/js tests/js eslint.config.js
 
 # Benchmarks run in their own venv: OpenDP (a comparison baseline, bench/requirements.txt) must
 # never reach the app's environment or requirements-dev.txt.

@@ -148,7 +148,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "create_url": reverse("api-surveys"),
         "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
         "preview_url": reverse("api-design-preview"),
-        "power_url": reverse("api-design-power"),  # static/js/power.js
+        "power_url": reverse("api-design-power"),  # static/js/power/live.js
         "starting_designs": designs.starting_designs(),
         # The yes/no designs a multi question may use (the rest are refused for multi).
         "multi_design_names": list(designs.MULTI_DESIGN_NAMES),

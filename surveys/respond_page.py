@@ -26,6 +26,9 @@ def question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
         "key": q.key,
         "text": q.text,
         "kind": q.kind,
+        # The page's module for this kind (static/js/respond/kinds/<kind_name>.js): the registry's
+        # name, which differs from ``kind`` for the kinds selected by their design.
+        "kind_name": kind_of(q).name,
         "randomized": q.is_randomized,
         "options": list(q.options or []),
         # The option values are what is sent; the labels are what the respondent reads.

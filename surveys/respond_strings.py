@@ -28,7 +28,7 @@ def respond_strings() -> dict[str, str]:
             "reveal your true answer, so flipping again would weaken your protection."
         ),
         "group": _("Group {n}."),
-        # a multi-select question (static/js/respond/multi.js)
+        # a multi-select question (static/js/respond/kinds/multi.js)
         "ticked": _("TICKED"),
         "empty": _("EMPTY"),
         "multi_ticked": _("TICKED: {options}"),

@@ -8,7 +8,12 @@ import { drawnView, openMemo, possibleReports } from "../../static/js/rr/memo.js
 import { FakeStorage, noDraws, queueSource, wordsFor, yesNo } from "./support.mjs";
 
 // dpcore.local.cheater.browser_thresholds(cheater_detection([{¼, ¼}, {⅙, ⅙}])) (new_designs.test.mjs).
-const CDM = { group_1_truth: 2 ** 52, group_1_yes: 3 * 2 ** 51, group_2_truth: 6004799503160660, group_2_yes: 7505999378950827 };
+const CDM = {
+  group_1_truth: 2 ** 52,
+  group_1_yes: 3 * 2 ** 51,
+  group_2_truth: 6004799503160660,
+  group_2_yes: 7505999378950827,
+};
 const question = () => {
   const q = yesNo("cheater_detection", CDM);
   q.key = "bribe";

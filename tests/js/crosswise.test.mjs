@@ -4,22 +4,50 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { checkStatement, deniabilitySentence, libraryEntry, prevalenceOnDesignChange } from "../../static/js/builder/crosswise.js";
+import {
+  checkStatement,
+  deniabilitySentence,
+  libraryEntry,
+  prevalenceOnDesignChange,
+} from "../../static/js/builder/crosswise.js";
 
 // The shape of surveys/innocuous.py's INNOCUOUS_STATEMENTS as the builder's data island sends it.
 const LIBRARY = [
-  { id: "mother", text: "My mother was born in January, February or March.", prevalence: 0.25, source: "Jann et al. (2012)", note: "",
-    texts: { en: "My mother was born in January, February or March.", es: "Mi madre nació en enero, febrero o marzo." } },
-  { id: "house", text: "The first digit of my house number is 1.", prevalence: Math.log10(2), source: "Diekmann (2012)", note: "",
-    texts: { en: "The first digit of my house number is 1.", es: "La primera cifra del número de mi casa es 1." } },
+  {
+    id: "mother",
+    text: "My mother was born in January, February or March.",
+    prevalence: 0.25,
+    source: "Jann et al. (2012)",
+    note: "",
+    texts: { en: "My mother was born in January, February or March.", es: "Mi madre nació en enero, febrero o marzo." },
+  },
+  {
+    id: "house",
+    text: "The first digit of my house number is 1.",
+    prevalence: Math.log10(2),
+    source: "Diekmann (2012)",
+    note: "",
+    texts: { en: "The first digit of my house number is 1.", es: "La primera cifra del número de mi casa es 1." },
+  },
 ];
 // surveys.designs.starting_designs(): the unrelated question's harmless 50–50 question.
 const STARTING = { crosswise: { innocuous_prevalence: 0.25 }, unrelated_question: { innocuous_prevalence: 0.5 } };
 
 describe("checkStatement: a library statement in that language with its source prevalence", () => {
   it("verifies the library's statement, spacing and case aside", () => {
-    assert.equal(checkStatement(LIBRARY, { text: " my mother was born in January,  February or March.", language: "en", prevalence: 0.25 }).verified, true);
-    assert.equal(checkStatement(LIBRARY, { text: "Mi madre nació en enero, febrero o marzo.", language: "es", prevalence: 0.25 }).verified, true);
+    assert.equal(
+      checkStatement(LIBRARY, {
+        text: " my mother was born in January,  February or March.",
+        language: "en",
+        prevalence: 0.25,
+      }).verified,
+      true,
+    );
+    assert.equal(
+      checkStatement(LIBRARY, { text: "Mi madre nació en enero, febrero o marzo.", language: "es", prevalence: 0.25 })
+        .verified,
+      true,
+    );
   });
   it("flags a translation that is true for everyone (the attack of issue 21.9)", () => {
     const check = checkStatement(LIBRARY, { text: "Tengo un nombre.", language: "es", prevalence: 0.25 });
@@ -41,12 +69,21 @@ describe("checkStatement: a library statement in that language with its source p
 
 describe("prevalenceOnDesignChange (issue 22.9: Crosswise was filled with 0.5)", () => {
   it("fills the chosen statement's prevalence, never the unrelated question's 0.5", () => {
-    assert.equal(prevalenceOnDesignChange("crosswise", { library: LIBRARY, text: LIBRARY[0].text, starting: STARTING }), 0.25);
-    assert.equal(prevalenceOnDesignChange("crosswise", { library: LIBRARY, text: LIBRARY[1].text, starting: STARTING }), Math.log10(2));
+    assert.equal(
+      prevalenceOnDesignChange("crosswise", { library: LIBRARY, text: LIBRARY[0].text, starting: STARTING }),
+      0.25,
+    );
+    assert.equal(
+      prevalenceOnDesignChange("crosswise", { library: LIBRARY, text: LIBRARY[1].text, starting: STARTING }),
+      Math.log10(2),
+    );
     assert.equal(prevalenceOnDesignChange("crosswise", { library: LIBRARY, text: "my own", starting: STARTING }), 0.25);
   });
   it("gives the unrelated question its own starting value and leaves other designs alone", () => {
-    assert.equal(prevalenceOnDesignChange("unrelated_question", { library: LIBRARY, text: "", starting: STARTING }), 0.5);
+    assert.equal(
+      prevalenceOnDesignChange("unrelated_question", { library: LIBRARY, text: "", starting: STARTING }),
+      0.5,
+    );
     assert.equal(prevalenceOnDesignChange("warner", { library: LIBRARY, text: "", starting: STARTING }), null);
   });
 });
@@ -54,7 +91,12 @@ describe("prevalenceOnDesignChange (issue 22.9: Crosswise was filled with 0.5)",
 describe("deniabilitySentence: about the revealing answer", () => {
   // Crosswise p = ¼, prior 0.1: P(trait | SAME) = 0.1·¼/(0.1·¼ + 0.9·¾) = 0.0357,
   // P(trait | DIFFERENT) = 0.1·¾/(0.1·¾ + 0.9·¼) = 0.25 (Bayes, by hand).
-  const crosswise = { deniability: 0.025 / 0.7, prior: 0.1, revealing_report: false, revealing_deniability: 0.075 / 0.3 };
+  const crosswise = {
+    deniability: 0.025 / 0.7,
+    prior: 0.1,
+    revealing_report: false,
+    revealing_deniability: 0.075 / 0.3,
+  };
   it("names DIFFERENT for a crosswise design with p < ½ (10% → 25%, not 3.6%)", () => {
     const text = deniabilitySentence("yes_no", "crosswise", crosswise);
     assert.match(text, /^Deniability: a DIFFERENT answer moves a 10% prior to 25\.0%/);
@@ -62,10 +104,19 @@ describe("deniabilitySentence: about the revealing answer", () => {
   });
   it("names a recorded YES for the coin (yes is revealing)", () => {
     const coin = { deniability: 0.25, prior: 0.1, revealing_report: true, revealing_deniability: 0.25 };
-    assert.equal(deniabilitySentence("yes_no", "forced_response", coin), "Deniability: a recorded YES moves a 10% prior to 25.0%.");
-    assert.equal(deniabilitySentence("multi", "forced_response", coin), "Deniability: a ticked box moves a 10% prior to 25.0%.");
+    assert.equal(
+      deniabilitySentence("yes_no", "forced_response", coin),
+      "Deniability: a recorded YES moves a 10% prior to 25.0%.",
+    );
+    assert.equal(
+      deniabilitySentence("multi", "forced_response", coin),
+      "Deniability: a ticked box moves a 10% prior to 25.0%.",
+    );
   });
   it("keeps the k-RR sentence for choice questions", () => {
-    assert.equal(deniabilitySentence("choice", "k_rr", { deniability: 0.5, prior: 1 / 3 }), "Deniability: a recorded option moves a 33% prior to 50.0%.");
+    assert.equal(
+      deniabilitySentence("choice", "k_rr", { deniability: 0.5, prior: 1 / 3 }),
+      "Deniability: a recorded option moves a 33% prior to 50.0%.",
+    );
   });
 });

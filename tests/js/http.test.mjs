@@ -40,21 +40,21 @@ describe("request", () => {
   it("respondent pages (no cookie) send no X-CSRFToken header at all", async () => {
     globalThis.document = { cookie: "" };
     const calls = fakeFetch(201, "{}");
-    await request("/api/v1/surveys/x/responses/", { method: "POST", text: "{\"a\": 1}   " });
+    await request("/api/v1/surveys/x/responses/", { method: "POST", text: '{"a": 1}   ' });
     assert.deepEqual(calls[0].headers, { Accept: "application/json", "Content-Type": "application/json" });
-    assert.equal(calls[0].body, "{\"a\": 1}   "); // a pre-serialized (padded) body is sent as is
+    assert.equal(calls[0].body, '{"a": 1}   '); // a pre-serialized (padded) body is sent as is
     assert.equal(calls[0].credentials, "same-origin");
   });
 
   it("researcher pages (cookie) send it on unsafe methods only", async () => {
     globalThis.document = { cookie: "sessionid=s; csrftoken=tok" };
-    const calls = fakeFetch(200, "{\"ok\": true}");
+    const calls = fakeFetch(200, '{"ok": true}');
     await send("/u", { x: 1 });
     await send("/u", { x: 1 }, "PATCH");
     await request("/u");
     assert.equal(calls[0].headers["X-CSRFToken"], "tok");
     assert.equal(calls[0].method, "POST");
-    assert.equal(calls[0].body, "{\"x\":1}");
+    assert.equal(calls[0].body, '{"x":1}');
     assert.equal(calls[1].headers["X-CSRFToken"], "tok");
     assert.equal(calls[2].headers["X-CSRFToken"], undefined);
     assert.equal(calls[2].body, undefined);
@@ -63,7 +63,7 @@ describe("request", () => {
 
   it("credentials: omit sends no cookie and no token", async () => {
     globalThis.document = { cookie: "csrftoken=tok" };
-    const calls = fakeFetch(200, "{\"valid\": true}");
+    const calls = fakeFetch(200, '{"valid": true}');
     const r = await request("/check", { method: "POST", json: { token: "t" }, credentials: "omit" });
     assert.equal(calls[0].credentials, "omit");
     assert.equal(calls[0].headers["X-CSRFToken"], undefined);
@@ -71,20 +71,29 @@ describe("request", () => {
   });
 
   it("returns HTTP errors as data and a non-JSON body as {}", async () => {
-    fakeFetch(400, "{\"errors\": {\"answers.q\": [\"bad\"]}}");
-    assert.deepEqual(await request("/x", { method: "POST", json: {} }), { ok: false, status: 400, data: { errors: { "answers.q": ["bad"] } } });
+    fakeFetch(400, '{"errors": {"answers.q": ["bad"]}}');
+    assert.deepEqual(await request("/x", { method: "POST", json: {} }), {
+      ok: false,
+      status: 400,
+      data: { errors: { "answers.q": ["bad"] } },
+    });
     fakeFetch(502, "<html>Bad gateway</html>");
     assert.deepEqual(await request("/x"), { ok: false, status: 502, data: {} });
   });
 
   it("rejects on a network failure", async () => {
-    globalThis.fetch = async () => { throw new TypeError("Failed to fetch"); };
+    globalThis.fetch = async () => {
+      throw new TypeError("Failed to fetch");
+    };
     await assert.rejects(request("/x"), TypeError);
   });
 
   it("requestHeaders: JSON accepted always, content type with a body", () => {
     assert.deepEqual(requestHeaders("GET", false, "csrftoken=t"), { Accept: "application/json" });
-    assert.deepEqual(requestHeaders("DELETE", false, "csrftoken=t"), { Accept: "application/json", "X-CSRFToken": "t" });
+    assert.deepEqual(requestHeaders("DELETE", false, "csrftoken=t"), {
+      Accept: "application/json",
+      "X-CSRFToken": "t",
+    });
   });
 });
 

@@ -41,7 +41,11 @@ describe("memoized reports", () => {
     openMemo(() => storage, "s1").draw(COIN, true, queueSource(wordsFor(0))); // the truth: true
     const other = openMemo(() => storage, "s2");
     assert.equal(other.reported(COIN), undefined);
-    assert.deepEqual(other.draw(COIN, true, queueSource(wordsFor(2 ** 53 - 1))), { reported: false, branch: "no", fresh: true });
+    assert.deepEqual(other.draw(COIN, true, queueSource(wordsFor(2 ** 53 - 1))), {
+      reported: false,
+      branch: "no",
+      fresh: true,
+    });
     assert.equal(storage.getItem("deniable:s1:cheated"), "true");
     assert.equal(storage.getItem("deniable:s2:cheated"), "false");
   });
@@ -49,11 +53,11 @@ describe("memoized reports", () => {
   it("treats corrupt or impossible stored values as absent", () => {
     const storage = new FakeStorage();
     const memo = openMemo(() => storage, "s1");
-    for (const raw of ["not json", "\"yes\"", "1", "null"]) {
+    for (const raw of ["not json", '"yes"', "1", "null"]) {
       storage.setItem("deniable:s1:cheated", raw);
       assert.equal(memo.reported(COIN), undefined, raw);
     }
-    storage.setItem("deniable:s1:vote", "\"d\"");
+    storage.setItem("deniable:s1:vote", '"d"');
     assert.equal(memo.reported(VOTE), undefined);
   });
 
@@ -61,7 +65,7 @@ describe("memoized reports", () => {
     const storage = new FakeStorage();
     const memo = openMemo(() => storage, "s1");
     memo.draw(VOTE, "a", queueSource([...wordsFor(7088540092449512), 1])); // "other": c
-    assert.deepEqual([...storage.map.entries()], [["deniable:s1:vote", "\"c\""]]);
+    assert.deepEqual([...storage.map.entries()], [["deniable:s1:vote", '"c"']]);
   });
 
   it("keeps the submission id and the done flag under names no question key can take", () => {
@@ -75,13 +79,27 @@ describe("memoized reports", () => {
 
 describe("fails closed when storage is blocked", () => {
   it("no Memo when reaching localStorage throws (site data blocked)", () => {
-    assert.equal(openMemo(() => { throw new Error("SecurityError"); }, "s1"), null);
-    assert.equal(openMemo(() => null, "s1"), null);
+    assert.equal(
+      openMemo(() => {
+        throw new Error("SecurityError");
+      }, "s1"),
+      null,
+    );
+    assert.equal(
+      openMemo(() => null, "s1"),
+      null,
+    );
   });
 
   it("no Memo when storage accepts writes but keeps nothing", () => {
-    assert.equal(openMemo(() => new FakeStorage({ dropWrites: true }), "s1"), null);
-    assert.equal(openMemo(() => new FakeStorage({ throwOnWrite: true }), "s1"), null);
+    assert.equal(
+      openMemo(() => new FakeStorage({ dropWrites: true }), "s1"),
+      null,
+    );
+    assert.equal(
+      openMemo(() => new FakeStorage({ throwOnWrite: true }), "s1"),
+      null,
+    );
   });
 
   it("a draw that cannot be stored throws, and nothing is kept to show", () => {

@@ -1,18 +1,23 @@
 // Randomized multi-select in the page modules (issue 16): one independent draw per option
-// through the question's yes/no thresholds (rr/randomizer.js randomizeMulti), the report
+// through the question's yes/no thresholds (respond/kinds/multi.js randomizeMulti), the report
 // {option: boolean} memoized once (rr/memo.js), padding over its longest report.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { openMemo, possibleReports } from "../../static/js/rr/memo.js";
-import { randomizeMulti } from "../../static/js/rr/randomizer.js";
+import { randomizeMulti } from "../../static/js/respond/kinds/multi.js";
 import { FakeStorage, GRID, cryptoSource, noDraws, queueSource, wordsFor } from "./support.mjs";
 
 // The coin design's thresholds from the server (dpcore.local.browser): truth 2⁵², yes 3·2⁵¹.
 const COIN = { truth: 2 ** 52, yes: 3 * 2 ** 51 };
 const OPTIONS = ["cannabis", "cocaine", "ecstasy"];
 const multi = (thresholds = COIN, name = "forced_response") => ({
-  key: "drugs", kind: "multi", design: { name }, thresholds, options: [...OPTIONS],
+  key: "drugs",
+  kind: "multi",
+  kind_name: "multi",
+  design: { name },
+  thresholds,
+  options: [...OPTIONS],
 });
 
 describe("randomizeMulti", () => {
@@ -29,7 +34,10 @@ describe("randomizeMulti", () => {
   it("refuses truths that are missing, extra or not booleans, and foreign kinds", () => {
     const q = multi();
     assert.throws(() => randomizeMulti(q, { cannabis: true, cocaine: false }, noDraws), /ecstasy/);
-    assert.throws(() => randomizeMulti(q, { cannabis: true, cocaine: false, ecstasy: false, heroin: true }, noDraws), /heroin/);
+    assert.throws(
+      () => randomizeMulti(q, { cannabis: true, cocaine: false, ecstasy: false, heroin: true }, noDraws),
+      /heroin/,
+    );
     assert.throws(() => randomizeMulti(q, { cannabis: "yes", cocaine: false, ecstasy: false }, noDraws), /cannabis/);
     assert.throws(() => randomizeMulti({ ...q, kind: "yes_no" }, {}, noDraws), /not a multi/);
     assert.throws(() => randomizeMulti(q, null, noDraws), /object/);
@@ -46,10 +54,14 @@ describe("randomizeMulti", () => {
     // 0.04 is over 7 SD, and the joint share of (yes, yes) must be the product of the margins.
     const q = multi();
     const n = 6000;
-    let yes0 = 0, yes1 = 0, both = 0;
+    let yes0 = 0,
+      yes1 = 0,
+      both = 0;
     for (let i = 0; i < n; i += 1) {
       const { reported } = randomizeMulti(q, { cannabis: true, cocaine: false, ecstasy: false }, cryptoSource);
-      yes0 += reported.cannabis; yes1 += reported.cocaine; both += reported.cannabis && reported.cocaine;
+      yes0 += reported.cannabis;
+      yes1 += reported.cocaine;
+      both += reported.cannabis && reported.cocaine;
     }
     assert.ok(Math.abs(yes0 / n - 0.75) < 0.04, `cannabis ${yes0 / n}`);
     assert.ok(Math.abs(yes1 / n - 0.25) < 0.04, `cocaine ${yes1 / n}`);
@@ -72,8 +84,14 @@ describe("multi memo", () => {
   });
 
   it("treats a stored value of the wrong shape as absent", () => {
-    for (const raw of ["true", '"cannabis"', '{"cannabis":true}', '{"cannabis":true,"cocaine":false,"ecstasy":1}',
-      '{"cannabis":true,"cocaine":false,"ecstasy":false,"heroin":true}', "[true,false,true]"]) {
+    for (const raw of [
+      "true",
+      '"cannabis"',
+      '{"cannabis":true}',
+      '{"cannabis":true,"cocaine":false,"ecstasy":1}',
+      '{"cannabis":true,"cocaine":false,"ecstasy":false,"heroin":true}',
+      "[true,false,true]",
+    ]) {
       const storage = new FakeStorage();
       storage.setItem("deniable:s1:drugs", raw);
       assert.equal(openMemo(() => storage, "s1").reported(multi()), undefined, raw);

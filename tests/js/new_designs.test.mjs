@@ -1,10 +1,13 @@
 // static/js/rr/randomizer.js for the designs of issue 15: the two-probability device runs on the
-// server's forced-response-shaped thresholds, the crosswise model has no randomizer at all.
+// server's forced-response-shaped thresholds, the crosswise model has no randomizer at all
+// (respond/kinds/crosswise.js); cheating detection draws its group first (respond/kinds/cheater_detection.js).
 // Run: `npm test` (node --test tests/js/).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { GRID, checkedThresholds, randomize, randomizeCheater } from "../../static/js/rr/randomizer.js";
+import { randomizeCheater } from "../../static/js/respond/kinds/cheater_detection.js";
+import "../../static/js/respond/kinds/crosswise.js"; // registers its design: no randomizer
+import { GRID, checkedThresholds, randomize } from "../../static/js/rr/randomizer.js";
 import { cryptoSource, queueSource, wordsFor, yesNo } from "./support.mjs";
 
 // dpcore.local.browser.browser_plan(two_probability(2/3, 1/6)).thresholds, pinned by
@@ -47,7 +50,10 @@ describe("two probabilities: P(yes | trait) = yes/2⁵³, P(yes | no trait) = (y
   it("report frequencies match a = ⅔ and b = ⅙ (200 000 draws each, |z| < 5)", () => {
     const q = yesNo("two_probability", KUK);
     const n = 200000;
-    for (const [truth, p] of [[true, KUK.yes / GRID], [false, (KUK.yes - KUK.truth) / GRID]]) {
+    for (const [truth, p] of [
+      [true, KUK.yes / GRID],
+      [false, (KUK.yes - KUK.truth) / GRID],
+    ]) {
       let yes = 0;
       for (let i = 0; i < n; i += 1) if (randomize(q, truth, cryptoSource).reported) yes += 1;
       const z = (yes - n * p) / Math.sqrt(n * p * (1 - p));
@@ -71,7 +77,12 @@ describe("crosswise: no randomizer", () => {
 
 // dpcore.local.cheater.browser_thresholds(cheater_detection([{¼, ¼}, {⅙, ⅙}])), pinned by
 // tests/dpcore/local/test_cheater.py.
-const CDM = { group_1_truth: 2 ** 52, group_1_yes: 3 * 2 ** 51, group_2_truth: 6004799503160660, group_2_yes: 7505999378950827 };
+const CDM = {
+  group_1_truth: 2 ** 52,
+  group_1_yes: 3 * 2 ** 51,
+  group_2_truth: 6004799503160660,
+  group_2_yes: 7505999378950827,
+};
 
 describe("cheater detection: the group, then that group's forced response", () => {
   it("draws the group from one word (exactly ½) and flips at the group's thresholds", () => {

@@ -10,7 +10,8 @@ const JS = join(ROOT, "static", "js");
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".js") ? [join(dir, e.name)] : []);
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".js") ? [join(dir, e.name)] : [],
+  );
 }
 const sources = files(JS).map((path) => [relative(ROOT, path), readFileSync(path, "utf8")]);
 

@@ -110,8 +110,14 @@ describe("thresholds are used unchanged: the report flips at exactly T", () => {
     for (const truth of [true, false]) {
       assert.deepEqual(drawWith(q, truth, wordsFor(UNRELATED.sensitive - 1)), { reported: truth, branch: "truth" });
       const above = wordsFor(UNRELATED.sensitive);
-      assert.deepEqual(drawWith(q, truth, [...above, ...wordsFor(UNRELATED.innocuous_yes - 1)]), { reported: true, branch: "innocuous" });
-      assert.deepEqual(drawWith(q, truth, [...above, ...wordsFor(UNRELATED.innocuous_yes)]), { reported: false, branch: "innocuous" });
+      assert.deepEqual(drawWith(q, truth, [...above, ...wordsFor(UNRELATED.innocuous_yes - 1)]), {
+        reported: true,
+        branch: "innocuous",
+      });
+      assert.deepEqual(drawWith(q, truth, [...above, ...wordsFor(UNRELATED.innocuous_yes)]), {
+        reported: false,
+        branch: "innocuous",
+      });
     }
   });
 
@@ -152,7 +158,11 @@ describe("fails closed on anything but the server's integers", () => {
     ];
     for (const q of bad) {
       assert.throws(() => checkedThresholds(q));
-      assert.throws(() => randomize(q, q.kind === "choice" ? "a" : true, queueSource([])), undefined, JSON.stringify(q));
+      assert.throws(
+        () => randomize(q, q.kind === "choice" ? "a" : true, queueSource([])),
+        undefined,
+        JSON.stringify(q),
+      );
     }
   });
 
@@ -185,7 +195,10 @@ function survival(x, dof) {
   const y = x / 2;
   let term = 1;
   let sum = 1;
-  for (let j = 1; j < dof / 2; j += 1) { term *= y / j; sum += term; }
+  for (let j = 1; j < dof / 2; j += 1) {
+    term *= y / j;
+    sum += term;
+  }
   return Math.exp(-y) * sum;
 }
 
@@ -194,7 +207,8 @@ function chiSquareCritical(alpha, dof) {
   let hi = 1000;
   for (let i = 0; i < 200; i += 1) {
     const mid = (lo + hi) / 2;
-    if (survival(mid, dof) > alpha) lo = mid; else hi = mid;
+    if (survival(mid, dof) > alpha) lo = mid;
+    else hi = mid;
   }
   return lo;
 }
@@ -234,7 +248,11 @@ describe("uniformity (chi-square, α = 1e-6, Node's crypto)", () => {
       if (out.branch === "other") counts[others.indexOf(out.reported)] += 1;
     }
     const n = counts.reduce((a, b) => a + b, 0);
-    const stat = chiSquare(counts, others.map(() => 1 / 5), n);
+    const stat = chiSquare(
+      counts,
+      others.map(() => 1 / 5),
+      n,
+    );
     assert.ok(stat < chiSquareCritical(ALPHA, 4), `χ² = ${stat} (counts ${counts})`);
   });
 

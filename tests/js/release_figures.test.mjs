@@ -8,8 +8,14 @@ import { describe, it } from "node:test";
 
 import { composedNote, params } from "../../static/js/releases/results.js";
 
-const laplace = (epsilon, charged = true, chargedEpsilon = null) =>
-  ({ mechanism: "laplace", epsilon, delta: null, rho: null, charged, charged_epsilon: chargedEpsilon });
+const laplace = (epsilon, charged = true, chargedEpsilon = null) => ({
+  mechanism: "laplace",
+  epsilon,
+  delta: null,
+  rho: null,
+  charged,
+  charged_epsilon: chargedEpsilon,
+});
 
 describe("the charged and the requested ε", () => {
   it("shows the charged figure first, the requested parameters after it", () => {
@@ -25,10 +31,21 @@ describe("the charged and the requested ε", () => {
   });
   it("names the charged composition for old releases when it differs from the requested sum", () => {
     const note = composedNote({ releases: [laplace(0.5)], epsilon_spent: 0.4981, delta_total: 1e-6, method: "pld" });
-    assert.equal(note, " The releases below requested ε 0.500 in all; the budget is charged 0.498, their composition at δ = 0.000001 (pld).");
+    assert.equal(
+      note,
+      " The releases below requested ε 0.500 in all; the budget is charged 0.498, their composition at δ = 0.000001 (pld).",
+    );
   });
   it("says nothing when they agree, and leaves refunded releases out", () => {
-    assert.equal(composedNote({ releases: [laplace(0.5), laplace(0.3, false)], epsilon_spent: 0.5, delta_total: 1e-6, method: "basic" }), "");
+    assert.equal(
+      composedNote({
+        releases: [laplace(0.5), laplace(0.3, false)],
+        epsilon_spent: 0.5,
+        delta_total: 1e-6,
+        method: "basic",
+      }),
+      "",
+    );
     assert.equal(composedNote({ releases: [], epsilon_spent: 0, delta_total: 1e-6, method: "basic" }), "");
   });
 });

@@ -44,7 +44,10 @@ describe("skip logic", () => {
 
 describe("padding", () => {
   it("pads only the randomized answers that are sent", () => {
-    const qs = [{ key: "a", kind: "yes_no", randomized: true }, { key: "b", kind: "yes_no", randomized: true }];
+    const qs = [
+      { key: "a", kind: "yes_no", kind_name: "yes_no", randomized: true },
+      { key: "b", kind: "yes_no", kind_name: "yes_no", randomized: true },
+    ];
     assert.equal(padding(qs, { a: true }), " "); // "true" vs "false": one byte; b left out
     assert.equal(padding(qs, {}), "");
   });

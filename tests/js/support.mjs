@@ -29,7 +29,9 @@ export function queueSource(words) {
 export const cryptoSource = (array) => webcrypto.getRandomValues(array);
 
 /** A source that must never be used (a memoized report is never re-drawn). */
-export const noDraws = () => { throw new Error("drew randomness for a memoized question"); };
+export const noDraws = () => {
+  throw new Error("drew randomness for a memoized question");
+};
 
 /** An in-memory Storage (getItem/setItem/removeItem), optionally broken in the ways browsers are. */
 export class FakeStorage {
@@ -38,15 +40,35 @@ export class FakeStorage {
     this.dropWrites = dropWrites;
     this.throwOnWrite = throwOnWrite;
   }
-  getItem(k) { return this.map.has(k) ? this.map.get(k) : null; }
+  getItem(k) {
+    return this.map.has(k) ? this.map.get(k) : null;
+  }
   setItem(k, v) {
     if (this.throwOnWrite) throw new Error("QuotaExceededError");
     if (!this.dropWrites) this.map.set(k, String(v));
   }
-  removeItem(k) { this.map.delete(k); }
+  removeItem(k) {
+    this.map.delete(k);
+  }
 }
 
 /** A question as the server renders it (surveys/views.py `_question_data`), reduced to what the
- * randomizer reads. */
-export const yesNo = (name, thresholds) => ({ key: name, kind: "yes_no", design: { name }, thresholds, options: [] });
-export const choice = (options, keep) => ({ key: "vote", kind: "choice", design: { name: "k_rr" }, thresholds: { keep }, options });
+ * randomizer reads. `kind_name` is the registry's name of its kind (surveys/kinds/): a yes/no
+ * question with a design of its own kind (cheating detection, crosswise) is that kind. */
+const DESIGN_KINDS = new Set(["cheater_detection", "crosswise"]);
+export const yesNo = (name, thresholds) => ({
+  key: name,
+  kind: "yes_no",
+  kind_name: DESIGN_KINDS.has(name) ? name : "yes_no",
+  design: { name },
+  thresholds,
+  options: [],
+});
+export const choice = (options, keep) => ({
+  key: "vote",
+  kind: "choice",
+  kind_name: "choice",
+  design: { name: "k_rr" },
+  thresholds: { keep },
+  options,
+});

@@ -27,8 +27,8 @@ TEMPLATES = [
 ] + [ROOT / "templates" / "privacy" / "_releases.html"]
 SCRIPTS = [
     ROOT / "static" / "js" / name
-    for name in ("releases.js", "builder.js", "dashboard.js", "releases/results.js")
-]
+    for name in ("releases/panel.js", "builder.js", "dashboard/confirm.js", "releases/results.js")
+] + [ROOT / "static" / "js" / "releases" / name for name in ("preview.js", "history.js", "form.js")]
 # Classes set from data (status-open/-draft/-closed, status-pending/-running/-done/-failed).
 DYNAMIC_PREFIXES = ("status-",)
 
@@ -65,8 +65,9 @@ def script_classes(path: Path) -> set[str]:
 def test_the_scanner_finds_known_classes():
     # Guards the regular expressions: they must see classes we know are used.
     assert {"hint", "budget", "params", "preview"} <= template_classes(TEMPLATES[-1])
-    # The releases panel is releases.js and its results-table module.
-    releases_panel = script_classes(SCRIPTS[0]) | script_classes(SCRIPTS[3])
+    # The releases panel is releases/panel.js and its modules (preview, history, results table).
+    panel_modules = [path for path in SCRIPTS if path.parent.name == "releases"]
+    releases_panel = set().union(*(script_classes(path) for path in panel_modules))
     assert {"plain-list", "notice", "warn", "table-wrap", "too-noisy"} <= releases_panel
     assert "plain-list" in template_classes(TEMPLATES[2])
 

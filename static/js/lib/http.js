@@ -66,10 +66,12 @@ export const send = (url, json, method = "POST") => request(url, { method, json 
  */
 export function errorText(data, names = {}, fallback = "Something went wrong.") {
   if (data && data.errors) {
-    return Object.entries(data.errors).map(([field, messages]) => {
-      const name = names[field] !== undefined ? names[field] : field;
-      return (name ? `${name}: ` : "") + [].concat(messages).join(" ");
-    }).join(" ");
+    return Object.entries(data.errors)
+      .map(([field, messages]) => {
+        const name = names[field] !== undefined ? names[field] : field;
+        return (name ? `${name}: ` : "") + [].concat(messages).join(" ");
+      })
+      .join(" ");
   }
   if (data && data.detail) return data.detail;
   return fallback;

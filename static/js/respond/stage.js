@@ -38,7 +38,8 @@ export function whatHappened(q, outcome) {
     case "truth":
       if (q.design.name === "warner") return t("warner_truth");
       return t(coins ? "coins_truth" : "spinner_truth");
-    case "yes": case "no":
+    case "yes":
+    case "no":
       return t(`${coins ? "coins" : "spinner"}_${outcome.branch}`);
     case "negation":
       return t("negation");
@@ -61,7 +62,10 @@ function coinStage(stage, outcome) {
   });
   return coins.map((c) => ({
     start: () => c.node.classList.add("spinning"),
-    end: () => { c.node.classList.remove("spinning"); c.node.textContent = t(c.face); },
+    end: () => {
+      c.node.classList.remove("spinning");
+      c.node.textContent = t(c.face);
+    },
   }));
 }
 
@@ -92,18 +96,20 @@ function spinnerStage(stage, spec, outcome) {
   wrap.append(dial, label);
   stage.append(wrap, legend);
   const landedLabel = spec.sectors.find((s) => s.branch === landed)?.label ?? "";
-  return [{
-    start: () => {
-      disc.classList.add("turning");
-      disc.style.transform = `rotate(${4 * 360 - target}deg)`;
+  return [
+    {
+      start: () => {
+        disc.classList.add("turning");
+        disc.style.transform = `rotate(${4 * 360 - target}deg)`;
+      },
+      end: () => {
+        disc.classList.remove("turning");
+        disc.style.transform = `rotate(${360 - target}deg)`;
+        label.textContent = t("result", { label: landedLabel });
+        legend.classList.add("done");
+      },
     },
-    end: () => {
-      disc.classList.remove("turning");
-      disc.style.transform = `rotate(${360 - target}deg)`;
-      label.textContent = t("result", { label: landedLabel });
-      legend.classList.add("done");
-    },
-  }];
+  ];
 }
 
 /**
@@ -129,13 +135,20 @@ export function animate(stage, skip, outcome, q, after) {
       skip.hidden = true;
       resolve();
     };
-    if (reduceMotion()) { after.focus(); finish(); return; }
+    if (reduceMotion()) {
+      after.focus();
+      finish();
+      return;
+    }
     skip.hidden = false;
     skip.focus();
     skip.addEventListener("click", finish, { once: true });
     const next = () => {
       if (index > 0) parts[index - 1].end();
-      if (index === parts.length) { finish(); return; }
+      if (index === parts.length) {
+        finish();
+        return;
+      }
       parts[index].start();
       index += 1;
       timer = setTimeout(next, spec.kind === "coins" ? 900 : 1600);

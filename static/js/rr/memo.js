@@ -17,7 +17,7 @@
  * surveys (respond.js) — never the slug, which a new survey can take over (issue 21 item 8).
  */
 
-import { randomize, randomizeCheater, randomizeMulti } from "./randomizer.js";
+import { kindOf } from "../respond/kinds/index.js";
 
 export const SUBMISSION = "~submission";
 export const DONE = "~done";
@@ -30,42 +30,11 @@ export class StorageBlockedError extends Error {
   }
 }
 
-/** The cheating-detection design (docs/formulas.md#cheater-detection): its report is `{ group, report }`. */
-export const isCheater = (q) => q.kind === "yes_no" && q.design?.name === "cheater_detection";
+/** Every report the question can send (the page pads bodies to the longest). */
+export const possibleReports = (q) => kindOf(q).possibleReports(q);
 
-/** Randomized multi-select (docs/formulas.md#multi): its report is `{ option: boolean }`. */
-export const isMulti = (q) => q.kind === "multi";
-
-/** Every report the question can send (the page pads bodies to the longest). A multi question's
- * 2^k reports are represented by the two extremes: every option true (the shortest JSON) and
- * every option false (the longest: "false" is one byte longer than "true" per option). */
-export function possibleReports(q) {
-  if (isCheater(q)) return [1, 2].flatMap((group) => [true, false].map((report) => ({ group, report })));
-  if (isMulti(q)) return [true, false].map((v) => Object.fromEntries(q.options.map((o) => [o, v])));
-  return q.kind === "yes_no" ? [true, false] : q.options;
-}
-
-/** The question as the drawn group shows it: that group's spinner (surveys/protection.py). */
-export function drawnView(q, outcome) {
-  if (!isCheater(q) || !outcome.group) return q;
-  const randomizer = q.protection.randomizer.groups[outcome.group - 1];
-  return { ...q, protection: { ...q.protection, randomizer } };
-}
-
-/** A report value valid for the question (a stored value is checked before reuse). */
-function validReport(q, v) {
-  if (isCheater(q)) {
-    return v !== null && typeof v === "object" && Object.keys(v).length === 2 &&
-      (v.group === 1 || v.group === 2) && typeof v.report === "boolean";
-  }
-  if (q.kind === "yes_no") return typeof v === "boolean";
-  if (q.kind === "choice") return q.options.includes(v);
-  if (isMulti(q)) {
-    return v !== null && typeof v === "object" && !Array.isArray(v) &&
-      Object.keys(v).length === q.options.length && q.options.every((o) => typeof v[o] === "boolean");
-  }
-  return false;
-}
+/** The question as the drawn outcome shows it (the drawn group's spinner, cheating detection). */
+export const drawnView = (q, outcome) => kindOf(q).drawnView(q, outcome);
 
 export class Memo {
   /** `storage`: a Storage (getItem/setItem/removeItem); `scope`: the survey, its designs and
@@ -75,10 +44,16 @@ export class Memo {
     this.scope = scope;
   }
 
-  key(name) { return `deniable:${this.scope}:${name}`; }
+  key(name) {
+    return `deniable:${this.scope}:${name}`;
+  }
 
   get(name) {
-    try { return this.storage.getItem(this.key(name)); } catch { return null; }
+    try {
+      return this.storage.getItem(this.key(name));
+    } catch {
+      return null;
+    }
   }
 
   /** Store and read back; false when the value was not kept. */
@@ -86,7 +61,9 @@ export class Memo {
     try {
       this.storage.setItem(this.key(name), value);
       return this.storage.getItem(this.key(name)) === value;
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   }
 
   /** Storage that really keeps what is written (blocked storage throws; some browsers accept
@@ -98,7 +75,9 @@ export class Memo {
       const ok = this.storage.getItem(probe) === "1";
       this.storage.removeItem(probe);
       return ok;
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   }
 
   /** The memoized report of question `q`, or undefined (absent or corrupt entries alike). */
@@ -107,8 +86,10 @@ export class Memo {
     if (raw === null) return undefined;
     try {
       const v = JSON.parse(raw);
-      if (validReport(q, v)) return v;
-    } catch { /* corrupt entry: treated as absent */ }
+      if (kindOf(q).validReport(q, v)) return v;
+    } catch {
+      /* corrupt entry: treated as absent */
+    }
     return undefined;
   }
 
@@ -120,8 +101,7 @@ export class Memo {
   draw(q, truth, fill) {
     const kept = this.reported(q);
     if (kept !== undefined) return { reported: kept, fresh: false };
-    const outcome = isCheater(q) ? cheaterOutcome(q, truth, fill) :
-      isMulti(q) ? randomizeMulti(q, truth, fill) : randomize(q, truth, fill);
+    const outcome = kindOf(q).draw(q, truth, fill); // its kind's draw (respond/kinds/)
     if (!this.set(q.key, JSON.stringify(outcome.reported))) throw new StorageBlockedError();
     return { ...outcome, fresh: true };
   }
@@ -149,17 +129,15 @@ export function memoScope(data, token) {
   return data.access === "invite" && token ? `${data.memo_scope}.${tokenTag(token)}` : data.memo_scope;
 }
 
-/** The group travels with the report: it is independent of the true answer. */
-function cheaterOutcome(q, truth, fill) {
-  const { group, reported, branch } = randomizeCheater(q, truth, fill);
-  return { reported: { group, report: reported }, branch, group };
-}
-
 /** A Memo on `getStorage()` (e.g. `() => window.localStorage`, whose mere access throws when
  * site data is blocked), or null when that storage does not keep what is written: fail closed. */
 export function openMemo(getStorage, scope) {
   let storage;
-  try { storage = getStorage(); } catch { return null; }
+  try {
+    storage = getStorage();
+  } catch {
+    return null;
+  }
   if (!storage) return null;
   const memo = new Memo(storage, scope);
   return memo.works() ? memo : null;

@@ -2,8 +2,8 @@
  * (docs/privacy-model.md#designs, docs/formulas.md#browser-thresholds).
  *
  * Pure: no DOM, no storage, no network, no clock. Everything it needs is passed in:
- *  - the question as the server rendered it (surveys/views.py `_question_data`): `kind`,
- *    `design.name`, `options` and `thresholds`, the integers T ∈ (0, 2⁵³) computed by
+ *  - the question as the server rendered it (surveys/views.py `_question_data`): `design.name`,
+ *    `options` and `thresholds`, the integers T ∈ (0, 2⁵³) computed by
  *    privacy/rr_browser.py (`browser_plan`);
  *  - `fill`, a random source with the contract of `crypto.getRandomValues`: it fills a
  *    Uint32Array in place with independent uniform 32-bit words. The page passes Web Crypto;
@@ -12,6 +12,10 @@
  * No probability is computed, rounded or clamped here: a draw U uniform on [0, 2⁵³) is compared
  * with the server's integers unchanged, so P(U < T) = T/2⁵³ exactly — the probabilities whose ε
  * the server reports (never below the design's nominal ε, privacy/rr_browser.py).
+ *
+ * The designs of one question kind (cheating detection, crosswise) live in that kind's module
+ * (respond/kinds/), which registers them here (`registerDesign`); a multi question draws each option
+ * through `randomize` (respond/kinds/multi.js).
  */
 
 export const RANDOM_BITS = 53;
@@ -40,7 +44,9 @@ export function randomBelow(n, fill) {
   if (!Number.isInteger(n) || n < 1 || n > TWO32) throw new RangeError(`randomBelow(${n})`);
   const limit = TWO32 - (TWO32 % n);
   let x;
-  do { x = uint32(fill); } while (x >= limit);
+  do {
+    x = uint32(fill);
+  } while (x >= limit);
   return x % n;
 }
 
@@ -52,24 +58,31 @@ const THRESHOLDS = {
   k_rr: ["keep"],
   // Any P(yes | trait) = a, P(yes | not) = b, run as forced response: truth = T(a) − T(b), yes = T(a).
   two_probability: ["truth", "yes"],
-  // The crosswise model has no randomizer (no thresholds); `randomize` refuses it.
-  crosswise: [],
-  // Cheater detection (CDMsym): each group's forced-response thresholds (dpcore/local/cheater.py).
-  cheater_detection: ["group_1_truth", "group_1_yes", "group_2_truth", "group_2_yes"],
 };
+// Designs whose thresholds are checked here but which `randomize` refuses to run, with the reason.
+const REFUSALS = {};
+
+/** A design that belongs to one question kind (respond/kinds/<name>.js registers it when loaded):
+ * its threshold names, checked like every other design's, and why `randomize` must not run it
+ * (the kind draws its own way, or not at all). */
+export function registerDesign(name, thresholds, refusal) {
+  THRESHOLDS[name] = thresholds;
+  REFUSALS[name] = refusal;
+}
 
 /** The question's thresholds, checked: integers strictly inside (0, 2⁵³). Anything else (a
  * design the browser cannot run, a missing or altered value) throws: never guess a probability. */
 export function checkedThresholds(q) {
-  const name = q.kind === "choice" ? "k_rr" : q.design?.name;
-  const names = THRESHOLDS[name];
+  const name = q.design?.name;
+  const names = Object.hasOwn(THRESHOLDS, name) ? THRESHOLDS[name] : undefined;
   if (!names) throw new Error(`unknown design ${name}`);
   const t = q.thresholds;
   for (const key of names) {
     const v = t?.[key];
     if (!Number.isSafeInteger(v) || v <= 0 || v >= GRID) throw new Error(`bad threshold ${name}.${key}: ${v}`);
   }
-  if ((name === "forced_response" || name === "two_probability") && !(t.truth < t.yes)) throw new Error("bad thresholds: truth ≥ yes");
+  if ((name === "forced_response" || name === "two_probability") && !(t.truth < t.yes))
+    throw new Error("bad thresholds: truth ≥ yes");
   return { name, t };
 }
 
@@ -93,8 +106,7 @@ export function randomize(q, truth, fill) {
     const others = q.options.filter((o) => o !== truth);
     return { reported: others[randomBelow(others.length, fill)], branch: "other" };
   }
-  if (name === "cheater_detection") throw new Error("use randomizeCheater: the report carries its group");
-  if (name === "crosswise") throw new Error("the crosswise model has no randomizer: the respondent reports same/different");
+  if (Object.hasOwn(REFUSALS, name)) throw new Error(REFUSALS[name]);
   if (typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
   const u = uint53(fill); // one draw against cumulative thresholds: exact proportions
   if (name === "forced_response" || name === "two_probability") {
@@ -108,50 +120,4 @@ export function randomize(q, truth, fill) {
   if (u < t.sensitive) return { reported: truth, branch: "truth" };
   // The harmless question's answer is simulated with its known prevalence.
   return { reported: uint53(fill) < t.innocuous_yes, branch: "innocuous" };
-}
-
-/**
- * Randomized multi-select (docs/formulas.md#multi): `truths` is `{ option: boolean }` with every
- * option of the question; each option's truth goes through the question's yes/no design on its
- * own, with its own draw(s), in option order — independent reports, so the question's ε is the
- * sum of the options' ε (the server's `epsilon`). Returns `{ reported: { option: boolean },
- * branches: { option: branch } }`.
- */
-export function randomizeMulti(q, truths, fill) {
-  if (q.kind !== "multi") throw new Error(`not a multi question: ${q.kind}`);
-  if (truths === null || typeof truths !== "object") throw new Error("multi truths must be an object");
-  const extra = Object.keys(truths).filter((o) => !q.options.includes(o));
-  if (extra.length) throw new Error(`unknown option(s): ${extra.join(", ")}`);
-  // Every truth is checked before the first draw: a refused call draws nothing.
-  for (const option of q.options) {
-    if (typeof truths[option] !== "boolean") throw new Error(`the true answer for “${option}” must be true or false`);
-  }
-  checkedThresholds(q);
-  const reported = {};
-  const branches = {};
-  for (const option of q.options) {
-    const one = randomize(q, truths[option], fill);
-    reported[option] = one.reported;
-    branches[option] = one.branch;
-  }
-  return { reported, branches };
-}
-
-/**
- * The cheating-detection model (CDMsym): the group is drawn first, uniformly by rejection
- * (exactly ½ each; one word), then one draw U against that group's forced-response thresholds.
- * Returns `{ group, reported, branch }` — the group is stored with the report (docs/formulas.md#cheater-detection);
- * it is independent of the true answer, so it reveals nothing about it.
- */
-export function randomizeCheater(q, truth, fill) {
-  const { name, t } = checkedThresholds(q);
-  if (name !== "cheater_detection") throw new Error(`not a cheater-detection question: ${name}`);
-  for (const g of [1, 2]) {
-    if (!(t[`group_${g}_truth`] < t[`group_${g}_yes`])) throw new Error(`bad thresholds: group ${g} truth ≥ yes`);
-  }
-  if (typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
-  const group = 1 + randomBelow(2, fill);
-  const u = uint53(fill);
-  if (u < t[`group_${group}_truth`]) return { group, reported: truth, branch: "truth" };
-  return u < t[`group_${group}_yes`] ? { group, reported: true, branch: "yes" } : { group, reported: false, branch: "no" };
 }

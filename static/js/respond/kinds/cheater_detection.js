@@ -1,0 +1,70 @@
+/* The cheating-detection model (CDMsym; surveys/kinds/cheater_detection.py,
+ * docs/formulas.md#cheater-detection) on the respondent page: a yes/no question whose report is
+ * `{ group, report }`. The group is drawn first, then that group's forced response runs against
+ * the server's thresholds; the page shows the drawn group's spinner. */
+
+import { checkedThresholds, randomBelow, registerDesign, uint53 } from "../../rr/randomizer.js";
+import { setupFlipper as flipper } from "../flipper.js";
+import { pressFirst, randomizedSummary, reveals, yesNo } from "../words.js";
+
+export const name = "cheater_detection";
+
+// Each group's forced-response thresholds (dpcore/local/cheater.py); drawn here, never by `randomize`.
+registerDesign(
+  name,
+  ["group_1_truth", "group_1_yes", "group_2_truth", "group_2_yes"],
+  "use randomizeCheater: the report carries its group",
+);
+
+/**
+ * The group is drawn first, uniformly by rejection (exactly ½ each; one word), then one draw U
+ * against that group's forced-response thresholds. Returns `{ group, reported, branch }` — the
+ * group is stored with the report; it is independent of the true answer, so it reveals nothing
+ * about it.
+ */
+export function randomizeCheater(q, truth, fill) {
+  const { name: design, t } = checkedThresholds(q);
+  if (design !== name) throw new Error(`not a cheater-detection question: ${design}`);
+  for (const g of [1, 2]) {
+    if (!(t[`group_${g}_truth`] < t[`group_${g}_yes`])) throw new Error(`bad thresholds: group ${g} truth ≥ yes`);
+  }
+  if (typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
+  const group = 1 + randomBelow(2, fill);
+  const u = uint53(fill);
+  if (u < t[`group_${group}_truth`]) return { group, reported: truth, branch: "truth" };
+  return u < t[`group_${group}_yes`]
+    ? { group, reported: true, branch: "yes" }
+    : { group, reported: false, branch: "no" };
+}
+
+/** The memo's draw: the group travels with the report. */
+export function draw(q, truth, fill) {
+  const { group, reported, branch } = randomizeCheater(q, truth, fill);
+  return { reported: { group, report: reported }, branch, group };
+}
+
+export const validReport = (q, v) =>
+  v !== null &&
+  typeof v === "object" &&
+  Object.keys(v).length === 2 &&
+  (v.group === 1 || v.group === 2) &&
+  typeof v.report === "boolean";
+
+export const possibleReports = () => [1, 2].flatMap((group) => [true, false].map((report) => ({ group, report })));
+
+/** The question as the drawn group shows it: that group's spinner (surveys/protection.py). */
+export function drawnView(q, outcome) {
+  if (!outcome.group) return q;
+  const randomizer = q.protection.randomizer.groups[outcome.group - 1];
+  return { ...q, protection: { ...q.protection, randomizer } };
+}
+
+export const truthOf = (raw) => raw === "true";
+export const show = (q, v) => yesNo(v.report);
+export const meaning = (q, v) => reveals(q, v.report ? "yes" : "no");
+export const summary = (q, v) => randomizedSummary(q, show(q, v), meaning(q, v));
+export const missing = pressFirst;
+
+export function setupFlipper(section, q, page) {
+  flipper(section, q, { show, meaning, truthOf, drawnView }, page);
+}

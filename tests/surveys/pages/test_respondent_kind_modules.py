@@ -1,0 +1,66 @@
+"""The respondent page's data island names each question's kind as the registry does
+(``kind_name``): the page picks that kind's ES module, static/js/respond/kinds/<name>.js (issue 23
+item 6). Kinds selected by their design (cheating detection, crosswise) are stored as yes/no: the
+name is what tells the page apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys.kinds import kind_named, kinds
+from tests.surveys.cheater.support import DESIGN as CHEATER_DESIGN
+from tests.surveys.pages.support import ALL_KINDS, make_survey
+from tests.surveys.respondent.support import page
+
+pytestmark = pytest.mark.django_db
+
+STATIC_JS = Path(__file__).resolve().parents[3] / "static" / "js"
+STATEMENT = INNOCUOUS_STATEMENTS[0]
+QUESTIONS = [
+    *ALL_KINDS,
+    {"key": "bribe", "text": "I have taken a bribe.", "kind": "yes_no", "design": CHEATER_DESIGN},
+    {
+        "key": "receipt",
+        "text": "I have used a false receipt.",
+        "kind": "yes_no",
+        "design": {
+            "name": "crosswise",
+            "innocuous_prevalence": STATEMENT["prevalence"],
+            "innocuous_text": STATEMENT["text"],
+        },
+    },
+    {
+        "key": "sports",
+        "text": "Which have you done?",
+        "kind": "multi",
+        "options": ["ran", "swam"],
+    },
+]
+
+
+def test_every_kind_has_its_js_module() -> None:
+    for kind in kinds():
+        assert (STATIC_JS / kind.js_module).is_file(), kind.js_module
+
+
+def test_the_data_island_names_each_questions_kind(client, alice) -> None:
+    _, data = page(client, make_survey(alice, QUESTIONS))
+    names = {q["key"]: q["kind_name"] for q in data["questions"]}
+    assert names == {
+        "cheated": "yes_no",
+        "drugs": "yes_no",
+        "stolen": "yes_no",
+        "vote": "choice",
+        "region": "category",
+        "age": "number",
+        "bribe": "cheater_detection",
+        "receipt": "crosswise",
+        "sports": "multi",
+    }
+    # Every kind of the registry is on this page, and each name finds its kind.
+    assert set(names.values()) == {kind.name for kind in kinds()}
+    for name in names.values():
+        assert kind_named(name).name == name
