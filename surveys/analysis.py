@@ -17,7 +17,7 @@ from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
 from surveys import designs
 from surveys.kinds import kind_of, stored_kind_choices
-from surveys.kinds.definitions import definition_kind
+from surveys.kinds._definitions import definition_kind
 from surveys.models import Question, Survey
 from surveys.regression_rows import RegressionData, regression_data
 

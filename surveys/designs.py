@@ -15,6 +15,7 @@ from typing import Any
 from dpcore import local as rr
 from dpcore.local import cheater as rr_cheater
 from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys.kinds._definitions import definition_kind, preview_kind, randomized_stored_kinds
 from surveys.kinds._design import (
     MEMO_ATTRIBUTE as MEMO_ATTRIBUTE,
 )
@@ -65,7 +66,6 @@ from surveys.kinds._design import (
 )
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 from surveys.kinds.choice import DEFAULT_CHOICE_EPSILON
-from surveys.kinds.definitions import definition_kind, preview_kind, randomized_stored_kinds
 from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES  # noqa: F401 — kept name
 
 CHEATER = CheaterDetectionKind.name

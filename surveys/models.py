@@ -138,7 +138,7 @@ class _RandomizedKinds:
     registry when asked (the registry is not imported while the models load)."""
 
     def __get__(self, instance: object, owner: type | None = None) -> tuple[str, ...]:
-        from surveys.kinds.definitions import randomized_stored_kinds
+        from surveys.kinds._definitions import randomized_stored_kinds
 
         return randomized_stored_kinds()
 

@@ -15,7 +15,7 @@ from deniable.errors import InvalidInput
 from dpcore.errors import DesignError
 from dpcore.local import power as power_math
 from surveys import designs
-from surveys.kinds.definitions import definition_kind
+from surveys.kinds._definitions import definition_kind
 from surveys.specs import PowerRequest
 
 

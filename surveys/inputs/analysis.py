@@ -14,7 +14,7 @@ from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
 from surveys.inputs.previews import DesignFieldsSerializer
 from surveys.kinds import stored_kind_choices
-from surveys.kinds.definitions import definition_kind
+from surveys.kinds._definitions import definition_kind
 from surveys.specs import PowerRequest, RegressionQuery
 
 MAX_PREDICTORS = 12

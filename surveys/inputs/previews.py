@@ -10,7 +10,7 @@ from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
 from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from surveys.confidence import CONFIDENCE_MESSAGE
-from surveys.kinds.definitions import definition_kind
+from surveys.kinds._definitions import definition_kind
 from surveys.models import Question
 from surveys.specs import MAX_OPTION_LENGTH, MAX_OPTIONS, MIN_OPTIONS, DesignPreviewRequest
 

@@ -21,7 +21,7 @@ from deniable.input_fields import (
 )
 from surveys import translations
 from surveys.inputs.design_specs import DesignField, design_spec
-from surveys.kinds.definitions import definition_kind
+from surveys.kinds._definitions import definition_kind
 from surveys.models import Question
 from surveys.specs import (
     KEY_PATTERN,

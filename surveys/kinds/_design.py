@@ -16,8 +16,8 @@ from dpcore import local as rr
 from dpcore.local import browser as rr_browser
 from dpcore.local import cheater as rr_cheater
 from surveys import physical
+from surveys.kinds._definitions import definition_kind
 from surveys.kinds._question import QuestionLike
-from surveys.kinds.definitions import definition_kind
 from surveys.kinds.registry import kind_of
 
 

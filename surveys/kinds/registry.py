@@ -17,7 +17,8 @@ def kinds() -> tuple[QuestionKind, ...]:
     """Every registered kind, design-selected kinds first (so :func:`kind_of` tries them first)."""
     package = importlib.import_module("surveys.kinds")
     for module in pkgutil.iter_modules(package.__path__):
-        if module.name not in _INFRASTRUCTURE:
+        # Helpers start with "_" and define no kind (the JS registry test lists kinds the same way).
+        if module.name not in _INFRASTRUCTURE and not module.name.startswith("_"):
             importlib.import_module(f"surveys.kinds.{module.name}")
     found = [cls() for cls in _concrete_subclasses(QuestionKind)]
     names = [kind.name for kind in found]

@@ -10,7 +10,15 @@ const estimate = { estimate: 0.4, estimate_unclipped: 0.4, std_error: 0.05, ci_l
 
 describe("a release entry's shape and rows", () => {
   it("reads a number's mean from its grid", () => {
-    const q = { key: "age", kind: "number", grid_step: 0.5, noisy_sum: 120.5, noisy_count: 10, mean: 12.05, ...estimate };
+    const q = {
+      key: "age",
+      kind: "number",
+      grid_step: 0.5,
+      noisy_sum: 120.5,
+      noisy_count: 10,
+      mean: 12.05,
+      ...estimate,
+    };
     assert.equal(entryShape(q), "mean");
     const rows = entryRows(q);
     assert.equal(rows.length, 1);
@@ -18,18 +26,40 @@ describe("a release entry's shape and rows", () => {
     assert.equal(rows[0].proportion, false);
   });
   it("reads cheating detection's three parameters, the YES reports on π's row", () => {
-    const q = { key: "c", kind: "yes_no", noisy_counts: { g1_yes: 3, g1_no: 4, g2_yes: 5, g2_no: 6 },
-      honest_yes: estimate, cheaters: estimate, honest_no: estimate, ...estimate };
+    const q = {
+      key: "c",
+      kind: "yes_no",
+      noisy_counts: { g1_yes: 3, g1_no: 4, g2_yes: 5, g2_no: 6 },
+      honest_yes: estimate,
+      cheaters: estimate,
+      honest_no: estimate,
+      ...estimate,
+    };
     assert.equal(entryShape(q), "parameters");
-    assert.deepEqual(entryRows(q).map((r) => [r.option, r.noisy_count]),
-      [["honest yes (π)", 8], ["cheaters (γ)", null], ["honest no (β)", null]]);
+    assert.deepEqual(
+      entryRows(q).map((r) => [r.option, r.noisy_count]),
+      [
+        ["honest yes (π)", 8],
+        ["cheaters (γ)", null],
+        ["honest no (β)", null],
+      ],
+    );
   });
   it("reads a histogram's options, and a proportion's yes", () => {
-    const options = [{ option: "a", noisy_count: 4, ...estimate }, { option: "b", noisy_count: 6, ...estimate }];
+    const options = [
+      { option: "a", noisy_count: 4, ...estimate },
+      { option: "b", noisy_count: 6, ...estimate },
+    ];
     assert.equal(entryShape({ options }), "options");
-    assert.deepEqual(entryRows({ options }).map((r) => r.option), ["a", "b"]);
+    assert.deepEqual(
+      entryRows({ options }).map((r) => r.option),
+      ["a", "b"],
+    );
     const share = { key: "y", kind: "yes_no", noisy_counts: { yes: 7, no: 3 }, ...estimate };
     assert.equal(entryShape(share), "share");
-    assert.deepEqual(entryRows(share).map((r) => [r.option, r.noisy_count]), [["yes", 7]]);
+    assert.deepEqual(
+      entryRows(share).map((r) => [r.option, r.noisy_count]),
+      [["yes", 7]],
+    );
   });
 });

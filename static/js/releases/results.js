@@ -12,8 +12,12 @@ export function fmt(x, digits) {
   if (x === null || x === undefined) return "–";
   return Number(x).toFixed(digits === undefined ? 3 : digits);
 }
-export function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%"; }
-export function pp(x) { return "±" + (100 * x).toFixed(1) + " pp"; }
+export function pct(x) {
+  return x === null || x === undefined ? "–" : (100 * x).toFixed(1) + "%";
+}
+export function pp(x) {
+  return "±" + (100 * x).toFixed(1) + " pp";
+}
 
 // Issue 22.12: one figure, the one charged. A release's `charged_epsilon` is what charging it
 // added to the survey's spent ε (the composition at the survey's δ: one Laplace release at ε 0.5
@@ -40,28 +44,40 @@ export function composedNote(d) {
   if (charged.every((rel) => rel.charged_epsilon !== null && rel.charged_epsilon !== undefined)) return "";
   const requested = charged.reduce((sum, rel) => sum + rel.epsilon, 0);
   if (fmt(requested) === fmt(d.epsilon_spent)) return "";
-  return " The releases below requested ε " + fmt(requested) + " in all; the budget is charged " +
-    fmt(d.epsilon_spent) + ", their composition at δ = " + d.delta_total + " (" + d.method + ").";
+  return (
+    " The releases below requested ε " +
+    fmt(requested) +
+    " in all; the budget is charged " +
+    fmt(d.epsilon_spent) +
+    ", their composition at δ = " +
+    d.delta_total +
+    " (" +
+    d.method +
+    ")."
+  );
 }
 
 export function downloadLink(text, href, label) {
   const a = el("a", text);
   a.href = href;
-  a.setAttribute("download", "");  // the server names the file (Content-Disposition)
+  a.setAttribute("download", ""); // the server names the file (Content-Disposition)
   a.setAttribute("aria-label", label);
   return a;
 }
 
-
-let marks;  // which notes the current results table needs
-let HEADINGS = [];  // the current results table's column headings
+let marks; // which notes the current results table needs
+let HEADINGS = []; // the current results table's column headings
 function estimateText(o, proportion) {
   if (o.estimate === null || o.estimate === undefined) return o.note || "–";
   let text = proportion ? pct(o.estimate) : fmt(o.estimate, 2);
   // Pinned at an edge (0 or 1, or a number question's bound) — not k-RR's small projection.
   const edges = proportion ? [0, 1] : [o.min, o.max];
-  if (o.estimate_unclipped !== null && o.estimate_unclipped !== undefined && o.estimate_unclipped !== o.estimate &&
-      edges.indexOf(o.estimate) !== -1) {
+  if (
+    o.estimate_unclipped !== null &&
+    o.estimate_unclipped !== undefined &&
+    o.estimate_unclipped !== o.estimate &&
+    edges.indexOf(o.estimate) !== -1
+  ) {
     marks.clipped = true;
     text += " *";
   }
@@ -69,7 +85,10 @@ function estimateText(o, proportion) {
 }
 function countText(count) {
   if (count === null) return "–";
-  if (count < 0) { marks.negative = true; return count + " †"; }
+  if (count < 0) {
+    marks.negative = true;
+    return count + " †";
+  }
   return String(count);
 }
 
@@ -95,29 +114,60 @@ export function entryRows(q) {
   if (shape === "mean") return [{ ...q, option: "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", proportion: false }];
   if (shape === "parameters") {
     const c = q.noisy_counts;
-    return Object.entries(PARAMETERS).map(([k, option]) => ({ ...q[k], option, proportion: true,
-      noisy_count: k === "honest_yes" ? c.g1_yes + c.g2_yes : null }));
+    return Object.entries(PARAMETERS).map(([k, option]) => ({
+      ...q[k],
+      option,
+      proportion: true,
+      noisy_count: k === "honest_yes" ? c.g1_yes + c.g2_yes : null,
+    }));
   }
   if (shape === "options") return q.options.map((o) => ({ ...o, proportion: true }));
-  return [{ option: "yes", noisy_count: q.noisy_counts.yes, estimate: q.estimate, proportion: true,
-    estimate_unclipped: q.estimate_unclipped, std_error: q.std_error, ci_low: q.ci_low, ci_high: q.ci_high }];
+  return [
+    {
+      option: "yes",
+      noisy_count: q.noisy_counts.yes,
+      estimate: q.estimate,
+      proportion: true,
+      estimate_unclipped: q.estimate_unclipped,
+      std_error: q.std_error,
+      ci_low: q.ci_low,
+      ci_high: q.ci_high,
+    },
+  ];
 }
 
 function cellsOf(group, key, o) {
   if (!o.proportion) {
-    return [group, key, o.option, countText(o.noisy_count), estimateText(o, false),
-      fmt(o.std_error, 2), o.mean === null ? "–" : fmt(o.ci_low, 2) + "–" + fmt(o.ci_high, 2)];
+    return [
+      group,
+      key,
+      o.option,
+      countText(o.noisy_count),
+      estimateText(o, false),
+      fmt(o.std_error, 2),
+      o.mean === null ? "–" : fmt(o.ci_low, 2) + "–" + fmt(o.ci_high, 2),
+    ];
   }
-  return [group, key, o.option, countText(o.noisy_count), estimateText(o, true),
+  return [
+    group,
+    key,
+    o.option,
+    countText(o.noisy_count),
+    estimateText(o, true),
     o.std_error === null ? "–" : (100 * o.std_error).toFixed(1) + " pp",
-    o.ci_low === null ? "–" : (100 * o.ci_low).toFixed(1) + "–" + pct(o.ci_high)];
+    o.ci_low === null ? "–" : (100 * o.ci_low).toFixed(1) + "–" + pct(o.ci_high),
+  ];
 }
 
 function resultRows(tbody, group, q) {
   entryRows(q).forEach((o) => {
     const tr = el("tr");
     // data-label: the column's heading, shown beside the value in the phone layout (table.stack).
-    cellsOf(group, q.key, o).forEach((v, i) => { const td = el("td", v, i >= 3 ? "num" : ""); td.dataset.label = HEADINGS[i] || ""; tr.appendChild(td); });
+    cellsOf(group, q.key, o).forEach((v, i) => {
+      const td = el("td", v, i >= 3 ? "num" : "");
+      td.dataset.label = HEADINGS[i] || "";
+      tr.appendChild(td);
+    });
     tbody.appendChild(tr);
   });
 }
@@ -131,26 +181,54 @@ export function renderResults(resultsBox, rel) {
   wrap.setAttribute("aria-label", "Results of release " + rel.id.slice(0, 8));
   wrap.tabIndex = 0;
   const table = el("table", null, "release-results-table stack");
-  const head = el("thead"); const hr = el("tr");
-  HEADINGS = ["Group", "Question", "Option", "Noisy count", "Estimate", "SE", (rel.results.confidence * 100) + " % interval"];
-  HEADINGS.forEach((h, i) => { const th = el("th", h, i >= 3 ? "num" : ""); th.scope = "col"; hr.appendChild(th); });
-  head.appendChild(hr); table.appendChild(head);
+  const head = el("thead");
+  const hr = el("tr");
+  HEADINGS = [
+    "Group",
+    "Question",
+    "Option",
+    "Noisy count",
+    "Estimate",
+    "SE",
+    rel.results.confidence * 100 + " % interval",
+  ];
+  HEADINGS.forEach((h, i) => {
+    const th = el("th", h, i >= 3 ? "num" : "");
+    th.scope = "col";
+    hr.appendChild(th);
+  });
+  head.appendChild(hr);
+  table.appendChild(head);
   const tbody = el("tbody");
-  rel.results.questions.forEach((q) => { resultRows(tbody, "all", q); });
+  rel.results.questions.forEach((q) => {
+    resultRows(tbody, "all", q);
+  });
   (rel.results.groups || []).forEach((g) => {
-    g.questions.forEach((q) => { resultRows(tbody, g.group, q); });
+    g.questions.forEach((q) => {
+      resultRows(tbody, g.group, q);
+    });
   });
   table.appendChild(tbody);
   wrap.appendChild(table);
   resultsBox.appendChild(wrap);
   if (marks.negative) {
-    resultsBox.appendChild(el("p", "† A noisy count below zero: the privacy noise added to this count is larger than the count itself. " +
-      "It is published as drawn — rounding it up to 0 would bias every total built from it — so read it as “about zero”.", "hint note-negative"));
+    resultsBox.appendChild(
+      el(
+        "p",
+        "† A noisy count below zero: the privacy noise added to this count is larger than the count itself. " +
+          "It is published as drawn — rounding it up to 0 would bias every total built from it — so read it as “about zero”.",
+        "hint note-negative",
+      ),
+    );
   }
   if (marks.clipped) {
-    resultsBox.appendChild(el("p", "* Pinned at 0% or 100% (or at a number question's bound): the debiased value fell outside the possible range, " +
-      "which noise and randomized answers can produce when the true value is near the edge. The unclipped value is the estimate_unclipped column of the CSV.",
-      "hint note-clipped"));
+    resultsBox.appendChild(
+      el(
+        "p",
+        "* Pinned at 0% or 100% (or at a number question's bound): the debiased value fell outside the possible range, " +
+          "which noise and randomized answers can produce when the true value is near the edge. The unclipped value is the estimate_unclipped column of the CSV.",
+        "hint note-clipped",
+      ),
+    );
   }
 }
-
