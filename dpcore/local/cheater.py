@@ -43,7 +43,8 @@ import numpy as np
 from dpcore.errors import ArgumentError, DesignError
 from dpcore.local.bounded_interval import adjusted_proportions, bounded_interval
 from dpcore.local.browser import browser_plan
-from dpcore.local.designs import BinaryDesign, forced_response
+from dpcore.local.designs._binary import BinaryDesign
+from dpcore.local.designs.forced_response import forced_response
 from dpcore.stats import clip01, z_value
 from dpcore.validation import check_half_width, check_n
 from dpcore.validation import count as _count
@@ -64,6 +65,8 @@ __all__ = [
 
 #: |det A| below this: the two groups are (numerically) the same device and π, β not identified.
 _MIN_DETERMINANT: Final = 1e-6
+#: The design's spec name (registered by :mod:`dpcore.local.designs.cheater_detection`).
+NAME: Final = "cheater_detection"
 _SEARCH_STEPS: Final = 200  # golden-section steps: (0.618)^200 ≈ 1e-42 of the edge
 
 
@@ -93,7 +96,7 @@ class CheaterDetectionDesign:
     """Two groups (assigned with probability ½ each) with different forced-answer devices."""
 
     groups: tuple[CheaterGroup, CheaterGroup]
-    name: str = "cheater_detection"
+    name: str = NAME
 
     @property
     def matrix(self) -> np.ndarray:
@@ -177,11 +180,11 @@ def design_from_spec(spec: Mapping[str, Any]) -> CheaterDetectionDesign:
 
     Formulas: docs/formulas.md#cheater-detection.
     """
-    if not isinstance(spec, Mapping) or spec.get("name") != "cheater_detection":
-        raise DesignError("name", "expected 'cheater_detection'")
+    if not isinstance(spec, Mapping) or spec.get("name") != NAME:
+        raise DesignError("name", f"expected {NAME!r}")
     unexpected = sorted(str(k) for k in spec if k not in ("name", "groups"))
     if unexpected:
-        raise DesignError(unexpected[0], "unexpected parameter for design 'cheater_detection'")
+        raise DesignError(unexpected[0], f"unexpected parameter for design {NAME!r}")
     if "groups" not in spec:
         raise DesignError("groups", "missing (two groups, each {p_yes, p_no})")
     return cheater_detection(spec["groups"])
