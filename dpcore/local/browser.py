@@ -27,8 +27,6 @@ Pure: the standard library and :mod:`dpcore.local` only (no Django).
 from __future__ import annotations
 
 import dataclasses
-import math
-from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Final
 
@@ -36,7 +34,7 @@ from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
 from dpcore.local.designs._registry import BrowserHooks, design_named
 from dpcore.local.designs.k_rr import KRRDesign
-from dpcore.local.grid import GRID, RANDOM_BITS, on_grid
+from dpcore.local.grid import GRID, RANDOM_BITS, epsilon_of_ratios, ln_ratio_up, on_grid
 
 __all__ = [
     "GRID",
@@ -50,8 +48,6 @@ __all__ = [
 
 #: Largest local ε accepted for one question (module notes).
 MAX_LOCAL_EPSILON: Final = 10.0
-# 50 significant digits: far more than the 17 a float needs, so rounding up is never fooled.
-_DIGITS: Final = 50
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,40 +71,10 @@ class BrowserPlan:
     p_yes_given_no_trait: Fraction | None = None
 
 
-def _ln_ratio_up(num: Fraction, den: Fraction) -> float:
-    """``ln(num/den)`` rounded up to a float (∞ when den is 0)."""
-    if den == 0:
-        return math.inf
-    ratio = num / den
-    with localcontext() as ctx:
-        ctx.prec = _DIGITS
-        exact = (Decimal(ratio.numerator).ln() - Decimal(ratio.denominator).ln()) if ratio else None
-        if exact is None:
-            return -math.inf
-        value = float(exact)
-        # Decimal's ln is correctly rounded to 50 digits; a float within 1e-40 of the value could
-        # still be on the wrong side, so step up whenever it is not clearly above.
-        if Decimal(value) < exact + Decimal(10) ** -40:
-            value = math.nextafter(value, math.inf)
-    return value
-
-
-def epsilon_of_ratios(p_yes_trait: Fraction, p_yes_no_trait: Fraction) -> float:
-    """Local ε of a binary mechanism with exact ``P(yes | trait)`` and ``P(yes | no trait)``:
-    ``max{ln(a/b), ln((1 − b)/(1 − a))}`` (either order), rounded up; ∞ if one-sided."""
-    a, b = p_yes_trait, p_yes_no_trait
-    return max(
-        _ln_ratio_up(a, b),
-        _ln_ratio_up(b, a),
-        _ln_ratio_up(1 - b, 1 - a),
-        _ln_ratio_up(1 - a, 1 - b),
-    )
-
-
 def krr_epsilon(keep: Fraction, k: int) -> float:
     """ε of k-RR keeping with ``keep`` and giving each other option ``(1 − keep)/(k − 1)``."""
     other = (1 - keep) / (k - 1)
-    return max(_ln_ratio_up(keep, other), _ln_ratio_up(other, keep))
+    return max(ln_ratio_up(keep, other), ln_ratio_up(other, keep))
 
 
 def check_epsilon_cap(design: BinaryDesign | KRRDesign) -> None:

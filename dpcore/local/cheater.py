@@ -41,10 +41,11 @@ import numpy as np
 
 from dpcore.errors import ArgumentError, DesignError
 from dpcore.local import grouped
-from dpcore.local.bounded_interval import adjusted_proportions, bounded_interval
+from dpcore.local.bounded_interval import adjusted_proportions
 from dpcore.local.browser import browser_plan
 from dpcore.local.designs._binary import BinaryDesign
 from dpcore.local.designs.forced_response import forced_response
+from dpcore.local.grouped import ParameterEstimate
 from dpcore.stats import clip01, z_value
 from dpcore.validation import check_half_width, check_n
 from dpcore.validation import count as _count
@@ -193,18 +194,6 @@ def design_from_spec(spec: Mapping[str, Any]) -> CheaterDetectionDesign:
 
 
 @dataclasses.dataclass(frozen=True)
-class ParameterEstimate:
-    """One parameter: the reported (ML, in [0, 1]) estimate, the unbiased moment estimate, its
-    SE and a Wald interval."""
-
-    estimate: float | None
-    estimate_unclipped: float | None
-    std_error: float | None
-    ci_low: float | None
-    ci_high: float | None
-
-
-@dataclasses.dataclass(frozen=True)
 class CheaterEstimate:
     """``honest_yes`` (π), ``cheaters`` (γ) and ``honest_no`` (β), per-group counts, and
     ``at_boundary`` when the ML estimate lies on the edge of the simplex."""
@@ -226,16 +215,6 @@ _SIMPLEX_EDGES: Final = (
 )
 
 
-def _parameter(
-    point: float, unbiased: float, var: float, ivar: float, conf: float
-) -> ParameterEstimate:
-    """Plug-in SE; the bounded interval with σ ≥ the Agresti–Coull SE, widened to the point."""
-    low, high = bounded_interval(unbiased, math.sqrt(max(var, ivar, 0.0)), 0.0, 1.0, conf)
-    return ParameterEstimate(
-        point, unbiased, math.sqrt(max(var, 0.0)), min(low, point), max(high, point)
-    )
-
-
 def _variances(inverse: np.ndarray, rates: np.ndarray, sizes: np.ndarray) -> tuple[float, ...]:
     """Var π̂, Var β̂, Var γ̂ of the linear estimator at group ``rates`` and ``sizes``."""
     cov = grouped.covariance(inverse, rates, sizes)
@@ -243,7 +222,7 @@ def _variances(inverse: np.ndarray, rates: np.ndarray, sizes: np.ndarray) -> tup
     return var_pi, var_beta, var_pi + var_beta + 2.0 * cov_pb
 
 
-_EMPTY = ParameterEstimate(None, None, None, None, None)
+_EMPTY = grouped.EMPTY
 
 
 def estimate_cheater_detection(
@@ -286,9 +265,9 @@ def estimate_cheater_detection(
     return CheaterEstimate(
         n=sizes,  # type: ignore[arg-type]
         reported_yes=yes,  # type: ignore[arg-type]
-        honest_yes=_parameter(pi, pi_u, var_pi, ivar_pi, confidence),
-        cheaters=_parameter(gamma, gamma_u, var_gamma, ivar_gamma, confidence),
-        honest_no=_parameter(beta, beta_u, var_beta, ivar_beta, confidence),
+        honest_yes=grouped.parameter_estimate(pi, pi_u, var_pi, ivar_pi, confidence),
+        cheaters=grouped.parameter_estimate(gamma, gamma_u, var_gamma, ivar_gamma, confidence),
+        honest_no=grouped.parameter_estimate(beta, beta_u, var_beta, ivar_beta, confidence),
         at_boundary=not inside,
         confidence=confidence,
     )

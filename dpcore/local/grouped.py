@@ -13,12 +13,24 @@ there, λ being linear in θ). Pure: numpy and the standard library.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["Edge", "Point", "boundary_ml", "covariance", "log_likelihood"]
+from dpcore.local.bounded_interval import bounded_interval
+
+__all__ = [
+    "EMPTY",
+    "Edge",
+    "ParameterEstimate",
+    "Point",
+    "boundary_ml",
+    "covariance",
+    "log_likelihood",
+    "parameter_estimate",
+]
 
 Point = tuple[float, float]
 Edge = tuple[Point, Point]
@@ -74,3 +86,28 @@ def covariance(inverse: np.ndarray, rates: np.ndarray, sizes: np.ndarray) -> np.
     """``A⁻¹·diag(λ_i(1 − λ_i)/n_i)·A⁻ᵀ``: the covariance of ``θ̂ = A⁻¹·λ̂`` at ``rates``."""
     result: np.ndarray = inverse @ np.diag(rates * (1.0 - rates) / sizes) @ inverse.T
     return result
+
+
+@dataclasses.dataclass(frozen=True)
+class ParameterEstimate:
+    """One parameter: the reported (ML, in [0, 1]) estimate, the unbiased moment estimate, its
+    SE and a Wald interval."""
+
+    estimate: float | None
+    estimate_unclipped: float | None
+    std_error: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+EMPTY = ParameterEstimate(None, None, None, None, None)
+
+
+def parameter_estimate(
+    point: float, unbiased: float, var: float, ivar: float, conf: float
+) -> ParameterEstimate:
+    """Plug-in SE; the bounded interval with σ ≥ the Agresti–Coull SE, widened to the point."""
+    low, high = bounded_interval(unbiased, math.sqrt(max(var, ivar, 0.0)), 0.0, 1.0, conf)
+    return ParameterEstimate(
+        point, unbiased, math.sqrt(max(var, 0.0)), min(low, point), max(high, point)
+    )
