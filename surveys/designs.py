@@ -8,6 +8,7 @@ linear form ``λ = c·π + d``, the local ε, the k-RR keep probability — is c
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -15,13 +16,15 @@ from typing import Any
 from dpcore import local as rr
 from dpcore.local import browser as rr_browser
 from dpcore.local import cheater as rr_cheater
+from dpcore.local import designs as rr_designs
 from surveys import physical
 from surveys.innocuous import CROSSWISE_ASSUMPTION, INNOCUOUS_STATEMENTS
 
-# Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
-# for yes/no questions, so every randomized question in a default survey protects the respondent
-# equally and "total ε" is simply (number of randomized questions) × ln 3.
-DEFAULT_CHOICE_EPSILON = math.log(3)
+#: Default k-RR ε for choice questions: ln 3, the local ε of the default coin design, so every
+#: randomized question in a default survey protects the respondent equally and "total ε" is simply
+#: (number of randomized questions) × ln 3.
+_CHOICE_DEFAULT = next(e for e in rr_designs.registered() if "options" in e.serves).starting
+DEFAULT_CHOICE_EPSILON = float(_CHOICE_DEFAULT["epsilon"])
 
 YES_NO = "yes_no"
 CHEATER = "cheater_detection"
@@ -30,10 +33,34 @@ CHOICE = "choice"
 # one shared binary design, drawn independently; the question's ε is the sum over its options.
 MULTI = "multi"
 RANDOMIZED_KINDS = (YES_NO, CHOICE, MULTI)
+#: The question shape (:data:`dpcore.local.designs.Serves`) a randomized kind's design serves.
+_SHAPES: dict[str, rr_designs.Serves] = {YES_NO: "binary", CHOICE: "options", MULTI: "each_option"}
+
+
+def app_designs(kind: str) -> tuple[rr_designs.DesignEntry, ...]:
+    """The registered designs a question of ``kind`` may use, in registry order. A design whose
+    reports are ``{group, report}`` needs a question kind registered under its name (its tallies,
+    estimates and page), so a design registered in ``dpcore`` alone is not offered yet."""
+    from surveys.kinds.registry import kinds  # the kinds read this module's helpers
+
+    shape = _SHAPES.get(kind)
+    kind_names = {k.name for k in kinds()}
+    return tuple(
+        entry
+        for entry in rr_designs.registered()
+        if shape in entry.serves and (not entry.grouped or entry.name in kind_names)
+    )
+
+
+def design_names(kind: str) -> tuple[str, ...]:
+    """The names of :func:`app_designs`."""
+    return tuple(entry.name for entry in app_designs(kind))
+
+
 #: The yes/no designs a multi question may use: those with one report model P(yes) = c·π + d and a
-#: coin/spinner randomizer. Crosswise (no randomizer: a second statement per option) and cheating
-#: detection (a group drawn per report) are refused for multi (surveys.inputs.design_specs).
-MULTI_DESIGN_NAMES = ("forced_response", "warner", "unrelated_question", "two_probability")
+#: coin/spinner randomizer (the registry's ``each_option``). Crosswise (no randomizer: a second
+#: statement per option) and the grouped designs (a group drawn per report) are refused.
+MULTI_DESIGN_NAMES = tuple(e.name for e in rr_designs.registered() if "each_option" in e.serves)
 
 
 def default_design_spec(kind: str) -> dict[str, Any] | None:
@@ -41,48 +68,39 @@ def default_design_spec(kind: str) -> dict[str, Any] | None:
     if kind in (YES_NO, MULTI):
         return dict(rr.DEFAULT_YES_NO_SPEC)
     if kind == CHOICE:
-        return {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON}
+        return dict(_CHOICE_DEFAULT)
     return None
 
 
 def starting_designs() -> dict[str, dict[str, Any]]:
     """The values the survey builder fills in for each design name (``static/js/builder.js``
-    receives them in its data island; the browser has no copy of any design or probability).
-
-    Yes/no designs start at ε = ln 3 like the default coin design (forced response 0.5/0.25/0.25;
-    Warner p = ¾: ln(p/(1 − p)) = ln 3); the unrelated question at p = ¾ with a 50–50 harmless
-    question; choice questions at :data:`DEFAULT_CHOICE_EPSILON`.
+    receives them in its data island; the browser has no copy of any design or probability):
+    each registered design's starting spec (``dpcore.local.designs``). A design that shows
+    respondents an innocuous statement starts with the first vetted one of the library
+    (surveys.innocuous; for a design that states its prevalence, with that prevalence too).
     """
-    return {
-        "forced_response": dict(rr.DEFAULT_YES_NO_SPEC),
-        "warner": {"name": "warner", "p": 0.75},
-        "unrelated_question": {
-            "name": "unrelated_question",
-            "p": 0.75,
-            "innocuous_prevalence": 0.5,
-        },
-        "k_rr": {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON},
-        # Cheating detection: group 1 forced YES/NO ¼/¼ (ε = ln 3), group 2 forced YES ½, NO ¼
-        # (ε = ln 2); both run exactly on coins.
-        CHEATER: {
-            "name": CHEATER,
-            "groups": [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}],
-        },
-        # Any two probabilities: P(yes | trait) = ¾, P(yes | no trait) = ¼ (ε = ln 3; a coin
-        # flipped twice realises it).
-        "two_probability": {
-            "name": "two_probability",
-            "p_yes_if_trait": 0.75,
-            "p_yes_if_not": 0.25,
-        },
-        # Crosswise: the first vetted innocuous statement (mother born January–March, p = ¼:
-        # ε = ln 3, surveys.innocuous).
-        "crosswise": {
-            "name": "crosswise",
-            "innocuous_prevalence": INNOCUOUS_STATEMENTS[0]["prevalence"],
-            "innocuous_text": INNOCUOUS_STATEMENTS[0]["text"],
-        },
-    }
+    first = INNOCUOUS_STATEMENTS[0]
+    out: dict[str, dict[str, Any]] = {}
+    for entry in rr_designs.registered():
+        spec = copy.deepcopy(dict(entry.starting))
+        if "innocuous_text" in entry.texts:
+            spec["innocuous_text"] = first["text"]
+            if "innocuous_prevalence" in entry.numbers:
+                spec["innocuous_prevalence"] = first["prevalence"]
+        out[entry.name] = spec
+    return out
+
+
+def builder_designs() -> list[dict[str, Any]]:
+    """Each design's parameter schema for the builder (names, types, labels, bounds, the question
+    shapes it serves), so the page renders and collects parameters with no copy of their names."""
+    served = {kind: set(design_names(kind)) for kind in RANDOMIZED_KINDS}
+    out = []
+    for entry in rr_designs.registered():
+        kinds_served = [kind for kind in RANDOMIZED_KINDS if entry.name in served[kind]]
+        if kinds_served:
+            out.append({**entry.describe(), "kinds": kinds_served})
+    return out
 
 
 def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = None) -> Any:
@@ -96,11 +114,21 @@ def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = Non
         raise rr.DesignError("spec", f"no default design for {kind!r}")
     if kind == CHOICE:
         return rr.design_from_spec(given, k=k)
-    if given.get("name") == CHEATER:
+    entry = _grouped_entry(given.get("name"))
+    if entry is not None:  # reports {group, report}: its own spec (dpcore.local.designs)
         if kind == MULTI:
-            raise rr.DesignError("name", "cheater_detection is not available for multi questions")
-        return rr_cheater.design_from_spec(given)
+            raise rr.DesignError("name", f"{entry.name} is not available for multi questions")
+        return entry.build(given, None)
     return rr.design_from_spec(given)
+
+
+def _grouped_entry(name: object) -> rr_designs.DesignEntry | None:
+    """The registry entry of a design whose reports are ``{group, report}`` (None otherwise)."""
+    try:
+        entry = rr_designs.design_named(name) if isinstance(name, str) else None
+    except KeyError:
+        return None
+    return entry if entry is not None and entry.grouped else None
 
 
 def is_cheater(design: Any) -> bool:

@@ -89,7 +89,7 @@ def check_epsilon_cap(design: BinaryDesign | KRRDesign) -> None:
     )
     if isinstance(design, KRRDesign):
         raise DesignError("epsilon", message)
-    field = _hooks(design).cap_field(design.params)
+    field = design_named(design.name).epsilon_field(design.params)
     raise DesignError(field, message)
 
 

@@ -96,12 +96,10 @@ class BrowserHooks:
     ``nominal(params)``: each probability rounded to the grid (refusing one that rounds to 0 or
     1); ``realise(t)``: the thresholds by name and the exact ``P(yes | trait)``,
     ``P(yes | no trait)`` they give, or None if the thresholds are not a valid device;
-    ``cap_field(params)``: the field to name when ε exceeds the cap.
     """
 
     nominal: Callable[[Mapping[str, float]], tuple[int, ...]]
     realise: Callable[[tuple[int, ...]], tuple[dict[str, int], Fraction, Fraction] | None]
-    cap_field: Callable[[Mapping[str, float]], str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,12 +125,18 @@ class DesignEntry:
     #: its exact ``(P(yes | trait), P(yes | no trait))`` from the spec values.
     no_randomizer: Callable[[Mapping[str, float]], tuple[Fraction, Fraction]] | None = None
     browser: BrowserHooks | None = None
+    #: The field to name when ε exceeds the cap, from the spec values (default: the first number).
+    cap_field: Callable[[Mapping[str, float]], str] | None = None
     #: Keys a spec may carry besides its parameters (k-RR: ``k``, if it agrees).
     extra_keys: tuple[str, ...] = ()
 
     @property
     def numbers(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.type in ("probability", "positive"))
+
+    def epsilon_field(self, params: Mapping[str, float]) -> str:
+        """The field an over-the-cap ε is reported on."""
+        return self.cap_field(params) if self.cap_field else self.numbers[0]
 
     @property
     def texts(self) -> tuple[str, ...]:

@@ -119,6 +119,7 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda params: float(params["p_no"]),
-        browser=BrowserHooks(_nominal, realise_truth_yes, _cap_field),
+        browser=BrowserHooks(_nominal, realise_truth_yes),
+        cap_field=_cap_field,
     )
 )

@@ -75,6 +75,7 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda q: 1.0 - float(q["p_yes_if_trait"]),
-        browser=BrowserHooks(_nominal, realise_truth_yes, _cap_field),
+        browser=BrowserHooks(_nominal, realise_truth_yes),
+        cap_field=_cap_field,
     )
 )

@@ -73,6 +73,7 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda q: (1.0 - q["p"]) * (1.0 - q["innocuous_prevalence"]),
-        browser=BrowserHooks(_nominal, _realise, _cap_field),
+        browser=BrowserHooks(_nominal, _realise),
+        cap_field=_cap_field,
     )
 )

@@ -51,6 +51,6 @@ ENTRY: Final = register(
         starting={"name": NAME, "p": 0.75},  # ε = ln(p/(1 − p)) = ln 3, like the coin design
         build=lambda spec, k: warner(spec["p"]),
         binary=True,
-        browser=BrowserHooks(lambda params: (on_grid("p", params["p"]),), _realise, lambda _: "p"),
+        browser=BrowserHooks(lambda params: (on_grid("p", params["p"]),), _realise),
     )
 )
