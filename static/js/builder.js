@@ -22,7 +22,11 @@ let uid = 0;
 // Every design's starting values come from the server (surveys.designs.starting_designs): the
 // page has no copy of any probability or ε.
 const DEFAULT_DESIGNS = data.starting_designs;
-const GROUP = (i, k) => `design.groups[${i}].${k}`; // cheating detection: the server's error paths
+// Each design's parameters (name, type, groups' fields) come from the server's design registry
+// (surveys.designs.builder_designs): the page has no copy of any parameter name.
+const DESIGNS = Object.fromEntries(data.designs.map((d) => [d.name, d]));
+const firstDesign = (kind) => data.designs.find((d) => d.kinds.includes(kind)).name;
+const GROUP = (p, i, k) => `design.${p}[${i}].${k}`; // a grouped design's fields: the server's error paths
 
 // ---------------------------------------------------------------- helpers
 const field = (root, path) => root.querySelector(`[data-path="${path}"]`);
@@ -49,18 +53,23 @@ function cardValue(card) {
     q.min = num(field(card, "min")); q.max = num(field(card, "max"));
     q.integer = field(card, "integer").checked;
   }
-  if (kind === "yes_no" || kind === "multi") { // multi: one yes/no design shared by its options
-    const name = field(card, "design.name").value;
-    const design = { name };
-    const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"],
-      two_probability: ["p_yes_if_trait", "p_yes_if_not"], crosswise: ["innocuous_prevalence"], cheater_detection: [] }[name];
-    for (const p of params) design[p] = num(field(card, `design.${p}`));
-    if (name === "cheater_detection") design.groups = [0, 1].map((i) => ({ p_yes: num(field(card, GROUP(i, "p_yes"))), p_no: num(field(card, GROUP(i, "p_no"))) }));
-    if (name === "crosswise") design.innocuous_text = field(card, "design.innocuous_text").value.trim();
-    q.design = design;
-  }
-  if (kind === "choice") q.design = { name: "k_rr", epsilon: num(field(card, "design.epsilon")) };
+  // multi: one yes/no design shared by its options
+  if (kind === "yes_no" || kind === "multi") q.design = designValue(card, field(card, "design.name").value);
+  if (kind === "choice") q.design = designValue(card, firstDesign("choice"));
   return Object.assign(q, logicValue(card, kind)); // required, ordered, show_if
+}
+
+// A design's spec from its parameters' fields, in the registry's order.
+function designValue(card, name) {
+  const design = { name };
+  for (const p of DESIGNS[name]?.params || []) {
+    if (p.type === "groups") {
+      design[p.name] = [...Array(p.count).keys()].map((i) =>
+        Object.fromEntries(p.fields.map((f) => [f.name, num(field(card, GROUP(p.name, i, f.name)))])));
+    } else if (p.type === "text") design[p.name] = field(card, `design.${p.name}`).value.trim();
+    else design[p.name] = num(field(card, `design.${p.name}`));
+  }
+  return design;
 }
 
 function fillCard(card, q) {
@@ -71,18 +80,25 @@ function fillCard(card, q) {
   field(card, "min").value = q.min ?? "";
   field(card, "max").value = q.max ?? "";
   field(card, "integer").checked = q.integer === true;
-  const yn = (q.kind === "yes_no" || q.kind === "multi") && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
+  const yn = (q.kind === "yes_no" || q.kind === "multi") && q.design ? q.design : DEFAULT_DESIGNS[firstDesign("yes_no")];
   field(card, "design.name").value = yn.name;
-  // Defaults for every design's parameters first, then the question's own values on top.
-  const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.two_probability, ...DEFAULT_DESIGNS.crosswise,
-    ...DEFAULT_DESIGNS.unrelated_question, ...DEFAULT_DESIGNS[yn.name], ...yn };
+  // Defaults for every design's parameters first (the registry's first designs last, so they win
+  // a shared field), then the question's own values on top.
+  const yesNo = data.designs.filter((d) => d.kinds.includes("yes_no")).reverse();
+  const values = Object.assign({}, ...yesNo.map((d) => DEFAULT_DESIGNS[d.name]), DEFAULT_DESIGNS[yn.name], yn);
   for (const [k, v] of Object.entries(values)) {
     const el = field(card, `design.${k}`);
     if (el && k !== "name") el.value = v;
   }
-  (yn.groups || DEFAULT_DESIGNS.cheater_detection.groups).forEach((g, i) => { for (const k of ["p_yes", "p_no"]) field(card, GROUP(i, k)).value = g[k]; });
-  const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS.k_rr;
-  field(card, "design.epsilon").value = Number(krr.epsilon).toFixed(4);
+  for (const d of yesNo) {
+    for (const p of d.params.filter((x) => x.type === "groups")) {
+      const groups = (yn.name === d.name && yn[p.name]) || DEFAULT_DESIGNS[d.name][p.name];
+      groups.forEach((g, i) => { for (const f of p.fields) field(card, GROUP(p.name, i, f.name)).value = g[f.name]; });
+    }
+  }
+  const choice = firstDesign("choice");
+  const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS[choice];
+  for (const p of DESIGNS[choice].params) field(card, `design.${p.name}`).value = Number(krr[p.name]).toFixed(4);
   fillLogic(card, q);
 }
 
@@ -94,7 +110,7 @@ function syncVisibility(card) {
   // A multi question offers only the designs the server accepts for it (data.multi_design_names).
   const select = field(card, "design.name");
   for (const o of select.options) o.disabled = o.hidden = kind === "multi" && !data.multi_design_names.includes(o.value);
-  if (select.selectedOptions[0]?.disabled) { select.value = "forced_response"; syncVisibility(card); }
+  if (select.selectedOptions[0]?.disabled) { select.value = firstDesign("multi"); syncVisibility(card); }
 }
 
 function renumber() {
