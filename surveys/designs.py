@@ -53,13 +53,11 @@ def app_designs(kind: str) -> tuple[rr_designs.DesignEntry, ...]:
 
 
 def design_names(kind: str) -> tuple[str, ...]:
-    """The names of :func:`app_designs`."""
     return tuple(entry.name for entry in app_designs(kind))
 
 
-#: The yes/no designs a multi question may use: those with one report model P(yes) = c·π + d and a
-#: coin/spinner randomizer (the registry's ``each_option``). Crosswise (no randomizer: a second
-#: statement per option) and the grouped designs (a group drawn per report) are refused.
+#: The yes/no designs a multi question may use (the registry's ``each_option``: one report
+#: P(yes) = c·π + d and a coin/spinner randomizer); crosswise and the grouped designs are refused.
 MULTI_DESIGN_NAMES = tuple(e.name for e in rr_designs.registered() if "each_option" in e.serves)
 
 
@@ -73,12 +71,9 @@ def default_design_spec(kind: str) -> dict[str, Any] | None:
 
 
 def starting_designs() -> dict[str, dict[str, Any]]:
-    """The values the survey builder fills in for each design name (``static/js/builder.js``
-    receives them in its data island; the browser has no copy of any design or probability):
-    each registered design's starting spec (``dpcore.local.designs``). A design that shows
-    respondents an innocuous statement starts with the first vetted one of the library
-    (surveys.innocuous; for a design that states its prevalence, with that prevalence too).
-    """
+    """Each registered design's starting spec, for the builder's data island (the browser has
+    no copy of any design or probability). A design that shows an innocuous statement starts with
+    the library's first (surveys.innocuous), and its prevalence if the design states one."""
     first = INNOCUOUS_STATEMENTS[0]
     out: dict[str, dict[str, Any]] = {}
     for entry in rr_designs.registered():
@@ -95,12 +90,11 @@ def builder_designs() -> list[dict[str, Any]]:
     """Each design's parameter schema for the builder (names, types, labels, bounds, the question
     shapes it serves), so the page renders and collects parameters with no copy of their names."""
     served = {kind: set(design_names(kind)) for kind in RANDOMIZED_KINDS}
-    out = []
-    for entry in rr_designs.registered():
-        kinds_served = [kind for kind in RANDOMIZED_KINDS if entry.name in served[kind]]
-        if kinds_served:
-            out.append({**entry.describe(), "kinds": kinds_served})
-    return out
+    described = [
+        {**e.describe(), "kinds": [k for k in RANDOMIZED_KINDS if e.name in served[k]]}
+        for e in rr_designs.registered()
+    ]
+    return [d for d in described if d["kinds"]]
 
 
 def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = None) -> Any:
@@ -124,11 +118,8 @@ def design_for(kind: str, spec: Mapping[str, Any] | None, *, k: int | None = Non
 
 def _grouped_entry(name: object) -> rr_designs.DesignEntry | None:
     """The registry entry of a design whose reports are ``{group, report}`` (None otherwise)."""
-    try:
-        entry = rr_designs.design_named(name) if isinstance(name, str) else None
-    except KeyError:
-        return None
-    return entry if entry is not None and entry.grouped else None
+    entries = {e.name: e for e in rr_designs.registered() if e.grouped}
+    return entries.get(name) if isinstance(name, str) else None
 
 
 def is_cheater(design: Any) -> bool:
