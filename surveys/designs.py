@@ -8,67 +8,61 @@ linear form ``λ = c·π + d``, the local ε, the k-RR keep probability — is c
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from dpcore import local as rr
 from dpcore.local import cheater as rr_cheater
+from dpcore.local import designs as rr_designs
 from surveys.innocuous import INNOCUOUS_STATEMENTS
 from surveys.kinds._definitions import definition_kind, preview_kind, randomized_stored_kinds
-from surveys.kinds._design import (
-    MEMO_ATTRIBUTE as MEMO_ATTRIBUTE,
-)
 from surveys.kinds._design import (  # re-exported: the question's design and its ε
-    DesignMemo as DesignMemo,
-)
-from surveys.kinds._design import (
-    LocalDesign as LocalDesign,
-)
-from surveys.kinds._design import (
-    accounted_epsilon as accounted_epsilon,
-)
-from surveys.kinds._design import (
-    check_runnable as check_runnable,
-)
-from surveys.kinds._design import (
-    design_for as design_for,
-)
-from surveys.kinds._design import (
-    design_memo as design_memo,
-)
-from surveys.kinds._design import (
-    epsilon_local_total as epsilon_local_total,
-)
-from surveys.kinds._design import (
-    is_cheater as is_cheater,
-)
-from surveys.kinds._design import (
-    is_multi as is_multi,
-)
-from surveys.kinds._design import (
-    multi_epsilon as multi_epsilon,
-)
-from surveys.kinds._design import (
-    option_epsilon as option_epsilon,
-)
-from surveys.kinds._design import (
-    question_browser_plan as question_browser_plan,
-)
-from surveys.kinds._design import (
-    question_design as question_design,
-)
-from surveys.kinds._design import (
-    question_epsilon as question_epsilon,
-)
-from surveys.kinds._design import (
-    question_thresholds as question_thresholds,
+    MEMO_ATTRIBUTE,
+    DesignMemo,
+    LocalDesign,
+    accounted_epsilon,
+    check_runnable,
+    design_for,
+    design_memo,
+    epsilon_local_total,
+    is_cheater,
+    is_multi,
+    multi_epsilon,
+    option_epsilon,
+    question_browser_plan,
+    question_design,
+    question_epsilon,
+    question_thresholds,
 )
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 from surveys.kinds.choice import DEFAULT_CHOICE_EPSILON
-from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES  # noqa: F401 — kept name
+from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES
+from surveys.kinds.registry import kinds
 
 CHEATER = CheaterDetectionKind.name
+__all__ = [  # the names other modules import from here (re-exported from surveys.kinds._design)
+    "CHEATER",
+    "DEFAULT_CHOICE_EPSILON",
+    "MEMO_ATTRIBUTE",
+    "MULTI_DESIGN_NAMES",
+    "DesignMemo",
+    "LocalDesign",
+    "accounted_epsilon",
+    "check_runnable",
+    "design_for",
+    "design_memo",
+    "epsilon_local_total",
+    "is_cheater",
+    "is_multi",
+    "multi_epsilon",
+    "option_epsilon",
+    "question_browser_plan",
+    "question_design",
+    "question_epsilon",
+    "question_thresholds",
+]
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -86,44 +80,48 @@ def default_design_spec(kind: str) -> dict[str, Any] | None:
         return None
 
 
-def starting_designs() -> dict[str, dict[str, Any]]:
-    """The values the survey builder fills in for each design name (``static/js/builder.js``
-    receives them in its data island; the browser has no copy of any design or probability).
+def app_designs(kind: str) -> tuple[rr_designs.DesignEntry, ...]:
+    """The registered designs a question of ``kind`` may use, in registry order. A design whose
+    reports are ``{group, report}`` needs a question kind registered under its name (its tallies,
+    estimates and page), so a design registered in ``dpcore`` alone is not offered yet."""
+    shape = definition_kind(kind).design_shape if kind in randomized_stored_kinds() else None
+    kind_names = {k.name for k in kinds()}
+    return tuple(
+        entry
+        for entry in rr_designs.registered()
+        if shape in entry.serves and (not entry.grouped or entry.name in kind_names)
+    )
 
-    Yes/no designs start at ε = ln 3 like the default coin design (forced response 0.5/0.25/0.25;
-    Warner p = ¾: ln(p/(1 − p)) = ln 3); the unrelated question at p = ¾ with a 50–50 harmless
-    question; choice questions at :data:`DEFAULT_CHOICE_EPSILON`.
-    """
-    return {
-        "forced_response": dict(rr.DEFAULT_YES_NO_SPEC),
-        "warner": {"name": "warner", "p": 0.75},
-        "unrelated_question": {
-            "name": "unrelated_question",
-            "p": 0.75,
-            "innocuous_prevalence": 0.5,
-        },
-        "k_rr": {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON},
-        # Cheating detection: group 1 forced YES/NO ¼/¼ (ε = ln 3), group 2 forced YES ½, NO ¼
-        # (ε = ln 2); both run exactly on coins.
-        CHEATER: {
-            "name": CHEATER,
-            "groups": [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}],
-        },
-        # Any two probabilities: P(yes | trait) = ¾, P(yes | no trait) = ¼ (ε = ln 3; a coin
-        # flipped twice realises it).
-        "two_probability": {
-            "name": "two_probability",
-            "p_yes_if_trait": 0.75,
-            "p_yes_if_not": 0.25,
-        },
-        # Crosswise: the first vetted innocuous statement (mother born January–March, p = ¼:
-        # ε = ln 3, surveys.innocuous).
-        "crosswise": {
-            "name": "crosswise",
-            "innocuous_prevalence": INNOCUOUS_STATEMENTS[0]["prevalence"],
-            "innocuous_text": INNOCUOUS_STATEMENTS[0]["text"],
-        },
-    }
+
+def design_names(kind: str) -> tuple[str, ...]:
+    return tuple(entry.name for entry in app_designs(kind))
+
+
+def starting_designs() -> dict[str, dict[str, Any]]:
+    """Each registered design's starting spec, for the builder's data island (the browser has
+    no copy of any design or probability). A design that shows an innocuous statement starts with
+    the library's first (surveys.innocuous), and its prevalence if the design states one."""
+    first = INNOCUOUS_STATEMENTS[0]
+    out: dict[str, dict[str, Any]] = {}
+    for entry in rr_designs.registered():
+        spec = copy.deepcopy(dict(entry.starting))
+        if "innocuous_text" in entry.texts:
+            spec["innocuous_text"] = first["text"]
+            if "innocuous_prevalence" in entry.numbers:
+                spec["innocuous_prevalence"] = first["prevalence"]
+        out[entry.name] = spec
+    return out
+
+
+def builder_designs() -> list[dict[str, Any]]:
+    """Each design's parameter schema for the builder (names, types, labels, bounds, the question
+    shapes it serves), so the page renders and collects parameters with no copy of their names."""
+    served = {kind: set(design_names(kind)) for kind in randomized_stored_kinds()}
+    described = [
+        {**e.describe(), "kinds": [k for k in randomized_stored_kinds() if e.name in served[k]]}
+        for e in rr_designs.registered()
+    ]
+    return [d for d in described if d["kinds"]]
 
 
 def design_description(question: Any) -> dict[str, Any] | None:

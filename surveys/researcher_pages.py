@@ -150,6 +150,8 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "preview_url": reverse("api-design-preview"),
         "power_url": reverse("api-design-power"),  # static/js/power/live.js
         "starting_designs": designs.starting_designs(),
+        # Each design's parameters (dpcore.local.designs): the builder has no copy of their names.
+        "designs": designs.builder_designs(),
         # The yes/no designs a multi question may use (the rest are refused for multi).
         "multi_design_names": list(designs.MULTI_DESIGN_NAMES),
         "innocuous_statements": INNOCUOUS_STATEMENTS,

@@ -27,13 +27,14 @@ Pure: the standard library and :mod:`dpcore.local` only (no Django).
 from __future__ import annotations
 
 import dataclasses
-import math
-from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Final
 
 from dpcore.errors import DesignError
-from dpcore.local.designs import BinaryDesign, KRRDesign
+from dpcore.local.designs._binary import BinaryDesign
+from dpcore.local.designs._registry import BrowserHooks, design_named
+from dpcore.local.designs.k_rr import KRRDesign
+from dpcore.local.grid import GRID, RANDOM_BITS, epsilon_of_ratios, ln_ratio_up, on_grid
 
 __all__ = [
     "GRID",
@@ -45,12 +46,8 @@ __all__ = [
     "epsilon_of_ratios",
 ]
 
-RANDOM_BITS: Final = 53
-GRID: Final = 2**RANDOM_BITS
 #: Largest local ε accepted for one question (module notes).
 MAX_LOCAL_EPSILON: Final = 10.0
-# 50 significant digits: far more than the 17 a float needs, so rounding up is never fooled.
-_DIGITS: Final = 50
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,52 +71,10 @@ class BrowserPlan:
     p_yes_given_no_trait: Fraction | None = None
 
 
-def _ln_ratio_up(num: Fraction, den: Fraction) -> float:
-    """``ln(num/den)`` rounded up to a float (∞ when den is 0)."""
-    if den == 0:
-        return math.inf
-    ratio = num / den
-    with localcontext() as ctx:
-        ctx.prec = _DIGITS
-        exact = (Decimal(ratio.numerator).ln() - Decimal(ratio.denominator).ln()) if ratio else None
-        if exact is None:
-            return -math.inf
-        value = float(exact)
-        # Decimal's ln is correctly rounded to 50 digits; a float within 1e-40 of the value could
-        # still be on the wrong side, so step up whenever it is not clearly above.
-        if Decimal(value) < exact + Decimal(10) ** -40:
-            value = math.nextafter(value, math.inf)
-    return value
-
-
-def epsilon_of_ratios(p_yes_trait: Fraction, p_yes_no_trait: Fraction) -> float:
-    """Local ε of a binary mechanism with exact ``P(yes | trait)`` and ``P(yes | no trait)``:
-    ``max{ln(a/b), ln((1 − b)/(1 − a))}`` (either order), rounded up; ∞ if one-sided."""
-    a, b = p_yes_trait, p_yes_no_trait
-    return max(
-        _ln_ratio_up(a, b),
-        _ln_ratio_up(b, a),
-        _ln_ratio_up(1 - b, 1 - a),
-        _ln_ratio_up(1 - a, 1 - b),
-    )
-
-
 def krr_epsilon(keep: Fraction, k: int) -> float:
     """ε of k-RR keeping with ``keep`` and giving each other option ``(1 − keep)/(k − 1)``."""
     other = (1 - keep) / (k - 1)
-    return max(_ln_ratio_up(keep, other), _ln_ratio_up(other, keep))
-
-
-def _on_grid(field: str, p: float | Fraction) -> int:
-    """``round(p·2⁵³)``, refusing a probability that would become 0 or 1 (never drawn / always)."""
-    t = round(Fraction(p) * GRID)
-    if not 0 < t < GRID:
-        raise DesignError(
-            field,
-            f"{float(p)!r} cannot be run by a browser: it rounds to {'0' if t <= 0 else '1'} "
-            "on the 2⁻⁵³ grid the respondent's page draws on",
-        )
-    return t
+    return max(ln_ratio_up(keep, other), ln_ratio_up(other, keep))
 
 
 def check_epsilon_cap(design: BinaryDesign | KRRDesign) -> None:
@@ -134,20 +89,17 @@ def check_epsilon_cap(design: BinaryDesign | KRRDesign) -> None:
     )
     if isinstance(design, KRRDesign):
         raise DesignError("epsilon", message)
-    params = design.params
-    if design.name == "forced_response":
-        field = "p_yes" if params.get("p_yes", 0.0) <= params.get("p_no", 0.0) else "p_no"
-    elif design.name == "two_probability":
-        a, b = params.get("p_yes_if_trait", 1.0), params.get("p_yes_if_not", 0.0)
-        field = "p_yes_if_not" if b <= 1.0 - a else "p_yes_if_trait"
-    elif design.name == "crosswise":
-        field = "innocuous_prevalence"
-    elif design.name == "unrelated_question":
-        u = params.get("innocuous_prevalence", 0.5)
-        field = "innocuous_prevalence" if min(u, 1 - u) < 1 - params.get("p", 0.0) else "p"
-    else:
-        field = "p"
+    field = design_named(design.name).epsilon_field(design.params)
     raise DesignError(field, message)
+
+
+def _hooks(design: BinaryDesign) -> BrowserHooks:
+    """The design's browser hooks (its registry entry); a design without them has no
+    randomizer the page can run."""
+    hooks = design_named(design.name).browser
+    if hooks is None:  # pragma: no cover - only the crosswise model, handled before
+        raise DesignError("name", "cannot be run by a browser")
+    return hooks
 
 
 def _realised(design: BinaryDesign | KRRDesign, t: tuple[int, ...]) -> BrowserPlan | None:
@@ -157,45 +109,18 @@ def _realised(design: BinaryDesign | KRRDesign, t: tuple[int, ...]) -> BrowserPl
         return None
     if isinstance(design, KRRDesign):
         return BrowserPlan({"keep": t[0]}, krr_epsilon(Fraction(t[0], GRID), design.k))
-    if design.name in ("forced_response", "two_probability"):
-        truth, yes = t
-        if yes <= truth:
-            return None
-        a, b = Fraction(yes, GRID), Fraction(yes - truth, GRID)
-        thresholds = {"truth": truth, "yes": yes}
-    elif design.name == "warner":
-        a, b = Fraction(t[0], GRID), 1 - Fraction(t[0], GRID)
-        thresholds = {"as_asked": t[0]}
-    else:  # unrelated question: two independent draws
-        p, u = Fraction(t[0], GRID), Fraction(t[1], GRID)
-        a, b = p + (1 - p) * u, (1 - p) * u
-        thresholds = {"sensitive": t[0], "innocuous_yes": t[1]}
+    realised = _hooks(design).realise(t)
+    if realised is None:
+        return None
+    thresholds, a, b = realised
     return BrowserPlan(thresholds, epsilon_of_ratios(a, b), a, b)
 
 
 def _nominal_thresholds(design: BinaryDesign | KRRDesign) -> tuple[int, ...]:
     """Each probability rounded to the nearest grid point, refusing one that becomes 0 or 1."""
     if isinstance(design, KRRDesign):
-        return (_on_grid("epsilon", design.keep_probability),)
-    params = design.params
-    if design.name == "forced_response":
-        truth = _on_grid("p_truth", params["p_truth"])
-        yes = _on_grid("p_yes", Fraction(params["p_truth"]) + Fraction(params["p_yes"]))
-        if yes <= truth:
-            raise DesignError("p_yes", "rounds to 0 on the 2⁻⁵³ grid the page draws on")
-        return (truth, yes)
-    if design.name == "two_probability":
-        yes = _on_grid("p_yes_if_trait", params["p_yes_if_trait"])
-        truth = yes - _on_grid("p_yes_if_not", params["p_yes_if_not"])
-        if truth <= 0:
-            raise DesignError("p_yes_if_not", "equals P(yes | trait) on the 2⁻⁵³ grid")
-        return (truth, yes)
-    if design.name == "warner":
-        return (_on_grid("p", params["p"]),)
-    return (
-        _on_grid("p", params["p"]),
-        _on_grid("innocuous_prevalence", params["innocuous_prevalence"]),
-    )
+        return (on_grid("epsilon", design.keep_probability),)
+    return _hooks(design).nominal(design.params)
 
 
 # Grid steps tried around the nearest thresholds, nearest first: rounding can put the realised ε
@@ -214,10 +139,12 @@ def browser_plan(design: BinaryDesign | KRRDesign) -> BrowserPlan:
     thresholds are used and their (higher) ε is what the server reports. Raises
     :class:`DesignError` naming the field when a probability rounds to 0 or 1 on the grid.
     """
-    if isinstance(design, BinaryDesign) and design.name == "crosswise":
-        # No randomizer: the respondent's own innocuous fact is the randomness (exact p).
-        p = Fraction(design.params["innocuous_prevalence"])
-        return BrowserPlan({}, epsilon_of_ratios(p, 1 - p), p, 1 - p)
+    exact = design_named(design.name).no_randomizer if isinstance(design, BinaryDesign) else None
+    if isinstance(design, BinaryDesign) and exact is not None:
+        # No randomizer (crosswise): the respondent's own second fact is the randomness, so the
+        # page draws nothing and ε is that of the exact report probabilities.
+        a, b = exact(design.params)
+        return BrowserPlan({}, epsilon_of_ratios(a, b), a, b)
     nominal = _nominal_thresholds(design)
     first = _realised(design, nominal)
     if first is None:  # pragma: no cover - _nominal_thresholds refuses these

@@ -18,10 +18,9 @@ identified when ``det A = (1 − z₁)·y₂ − (1 − z₂)·y₁ ≠ 0`` (the
 
 **Estimates.** With ``λ̂_i = (yes in group i)/n_i``: ``(π̂, β̂) = A⁻¹·λ̂`` (moment estimator,
 unbiased), ``γ̂ = 1 − π̂ − β̂``, covariance ``A⁻¹·diag(λ̂_i(1 − λ̂_i)/n_i)·A⁻ᵀ`` (exact for the
-linear estimator given the λ̂ variances). The model is saturated (two free parameters, two
-binomials), so when (π̂, β̂, γ̂) lies in the simplex it *is* the maximum-likelihood estimate; when it
-does not, the ML estimate lies on the simplex's boundary (found by a one-dimensional search on
-each edge: the log-likelihood is concave there) and ``at_boundary`` is set — the SEs are then
+linear estimator given the λ̂ variances; :mod:`dpcore.local.grouped`). When (π̂, β̂, γ̂) lies in
+the simplex it *is* the maximum-likelihood estimate; when it does not, the ML estimate lies on
+the simplex's boundary and ``at_boundary`` is set — the SEs are then
 those of the moment estimator. Intervals: :mod:`dpcore.local.bounded_interval` on [0, 1] around
 the moment estimate (never of zero width), widened to contain the reported estimate.
 
@@ -41,9 +40,12 @@ from typing import Any, Final
 import numpy as np
 
 from dpcore.errors import ArgumentError, DesignError
-from dpcore.local.bounded_interval import adjusted_proportions, bounded_interval
+from dpcore.local import grouped
+from dpcore.local.bounded_interval import adjusted_proportions
 from dpcore.local.browser import browser_plan
-from dpcore.local.designs import BinaryDesign, forced_response
+from dpcore.local.designs._binary import BinaryDesign
+from dpcore.local.designs.forced_response import forced_response
+from dpcore.local.grouped import ParameterEstimate
 from dpcore.stats import clip01, z_value
 from dpcore.validation import check_half_width, check_n
 from dpcore.validation import count as _count
@@ -64,7 +66,8 @@ __all__ = [
 
 #: |det A| below this: the two groups are (numerically) the same device and π, β not identified.
 _MIN_DETERMINANT: Final = 1e-6
-_SEARCH_STEPS: Final = 200  # golden-section steps: (0.618)^200 ≈ 1e-42 of the edge
+#: The design's spec name (registered by :mod:`dpcore.local.designs.cheater_detection`).
+NAME: Final = "cheater_detection"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,7 +96,7 @@ class CheaterDetectionDesign:
     """Two groups (assigned with probability ½ each) with different forced-answer devices."""
 
     groups: tuple[CheaterGroup, CheaterGroup]
-    name: str = "cheater_detection"
+    name: str = NAME
 
     @property
     def matrix(self) -> np.ndarray:
@@ -177,29 +180,17 @@ def design_from_spec(spec: Mapping[str, Any]) -> CheaterDetectionDesign:
 
     Formulas: docs/formulas.md#cheater-detection.
     """
-    if not isinstance(spec, Mapping) or spec.get("name") != "cheater_detection":
-        raise DesignError("name", "expected 'cheater_detection'")
+    if not isinstance(spec, Mapping) or spec.get("name") != NAME:
+        raise DesignError("name", f"expected {NAME!r}")
     unexpected = sorted(str(k) for k in spec if k not in ("name", "groups"))
     if unexpected:
-        raise DesignError(unexpected[0], "unexpected parameter for design 'cheater_detection'")
+        raise DesignError(unexpected[0], f"unexpected parameter for design {NAME!r}")
     if "groups" not in spec:
         raise DesignError("groups", "missing (two groups, each {p_yes, p_no})")
     return cheater_detection(spec["groups"])
 
 
 # --- estimates -----------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class ParameterEstimate:
-    """One parameter: the reported (ML, in [0, 1]) estimate, the unbiased moment estimate, its
-    SE and a Wald interval."""
-
-    estimate: float | None
-    estimate_unclipped: float | None
-    std_error: float | None
-    ci_low: float | None
-    ci_high: float | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,69 +207,22 @@ class CheaterEstimate:
     confidence: float
 
 
-Counts = Sequence[int]
-Point = tuple[float, float]
-
-
-def _log_likelihood(
-    design: CheaterDetectionDesign, pi: float, beta: float, y: Counts, n: Counts
-) -> float:
-    total = 0.0
-    for g, yes, m in zip(design.groups, y, n, strict=True):
-        lam = pi * (1.0 - g.p_no) + beta * g.p_yes
-        for k, p in ((yes, lam), (m - yes, 1.0 - lam)):
-            if k:
-                total += -math.inf if p <= 0.0 else k * math.log(p)
-    return total
-
-
-def _edge_maximum(
-    design: CheaterDetectionDesign, y: Counts, n: Counts, start: Point, end: Point
-) -> tuple[float, Point]:
-    """Golden-section maximum of the (concave) log-likelihood on the segment start → end."""
-
-    def value(t: float) -> float:
-        pi = start[0] + t * (end[0] - start[0])
-        beta = start[1] + t * (end[1] - start[1])
-        return _log_likelihood(design, pi, beta, y, n)
-
-    lo, hi = 0.0, 1.0
-    ratio = (math.sqrt(5.0) - 1.0) / 2.0
-    for _ in range(_SEARCH_STEPS):
-        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-        if value(a) < value(b):
-            lo = a
-        else:
-            hi = b
-    t = max(((lo + hi) / 2.0, 0.0, 1.0), key=value)
-    point = (start[0] + t * (end[0] - start[0]), start[1] + t * (end[1] - start[1]))
-    return value(t), point
-
-
-def _boundary_ml(design: CheaterDetectionDesign, y: Counts, n: Counts) -> Point:
-    """The ML (π, β) on the edges of the simplex π, β, γ ≥ 0 (vertices (0,0), (1,0), (0,1))."""
-    edges = [((0.0, 0.0), (1.0, 0.0)), ((0.0, 0.0), (0.0, 1.0)), ((1.0, 0.0), (0.0, 1.0))]
-    return max((_edge_maximum(design, y, n, a, b) for a, b in edges), key=lambda r: r[0])[1]
-
-
-def _parameter(
-    point: float, unbiased: float, var: float, ivar: float, conf: float
-) -> ParameterEstimate:
-    """Plug-in SE; the bounded interval with σ ≥ the Agresti–Coull SE, widened to the point."""
-    low, high = bounded_interval(unbiased, math.sqrt(max(var, ivar, 0.0)), 0.0, 1.0, conf)
-    return ParameterEstimate(
-        point, unbiased, math.sqrt(max(var, 0.0)), min(low, point), max(high, point)
-    )
+#: The simplex π, β, γ ≥ 0: its edges in (π, β), between the vertices (0,0), (1,0), (0,1).
+_SIMPLEX_EDGES: Final = (
+    ((0.0, 0.0), (1.0, 0.0)),
+    ((0.0, 0.0), (0.0, 1.0)),
+    ((1.0, 0.0), (0.0, 1.0)),
+)
 
 
 def _variances(inverse: np.ndarray, rates: np.ndarray, sizes: np.ndarray) -> tuple[float, ...]:
     """Var π̂, Var β̂, Var γ̂ of the linear estimator at group ``rates`` and ``sizes``."""
-    cov = inverse @ np.diag(rates * (1.0 - rates) / sizes) @ inverse.T
+    cov = grouped.covariance(inverse, rates, sizes)
     var_pi, var_beta, cov_pb = float(cov[0, 0]), float(cov[1, 1]), float(cov[0, 1])
     return var_pi, var_beta, var_pi + var_beta + 2.0 * cov_pb
 
 
-_EMPTY = ParameterEstimate(None, None, None, None, None)
+_EMPTY = grouped.EMPTY
 
 
 def estimate_cheater_detection(
@@ -313,15 +257,17 @@ def estimate_cheater_detection(
         inverse, np.array([a[0][0] for a in adjusted]), np.array([a[1] for a in adjusted])
     )
     inside = min(pi_u, beta_u, gamma_u) >= 0.0
-    pi, beta = (pi_u, beta_u) if inside else _boundary_ml(design, yes, sizes)
+    pi, beta = (
+        (pi_u, beta_u) if inside else grouped.boundary_ml(design.matrix, yes, sizes, _SIMPLEX_EDGES)
+    )
     pi, beta = clip01(pi), clip01(beta)
     gamma = clip01(1.0 - pi - beta)
     return CheaterEstimate(
         n=sizes,  # type: ignore[arg-type]
         reported_yes=yes,  # type: ignore[arg-type]
-        honest_yes=_parameter(pi, pi_u, var_pi, ivar_pi, confidence),
-        cheaters=_parameter(gamma, gamma_u, var_gamma, ivar_gamma, confidence),
-        honest_no=_parameter(beta, beta_u, var_beta, ivar_beta, confidence),
+        honest_yes=grouped.parameter_estimate(pi, pi_u, var_pi, ivar_pi, confidence),
+        cheaters=grouped.parameter_estimate(gamma, gamma_u, var_gamma, ivar_gamma, confidence),
+        honest_no=grouped.parameter_estimate(beta, beta_u, var_beta, ivar_beta, confidence),
         at_boundary=not inside,
         confidence=confidence,
     )

@@ -22,14 +22,21 @@ let uid = 0;
 // Every design's starting values come from the server (surveys.designs.starting_designs): the
 // page has no copy of any probability or ε.
 const DEFAULT_DESIGNS = data.starting_designs;
-const GROUP = (i, k) => `design.groups[${i}].${k}`; // cheating detection: the server's error paths
+// Each design's parameters (name, type, groups' fields) come from the server's design registry
+// (surveys.designs.builder_designs): the page has no copy of any parameter name.
+const DESIGNS = Object.fromEntries(data.designs.map((d) => [d.name, d]));
+const firstDesign = (kind) => data.designs.find((d) => d.kinds.includes(kind)).name;
+const GROUP = (p, i, k) => `design.${p}[${i}].${k}`; // a grouped design's fields: the server's error paths
 
 // ---------------------------------------------------------------- helpers
 const field = (root, path) => root.querySelector(`[data-path="${path}"]`);
 const num = (el) => (el.value.trim() === "" ? null : Number(el.value));
 function debounce(fn, ms) {
   let t = null;
-  return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+  return (...args) => {
+    clearTimeout(t);
+    t = setTimeout(() => fn(...args), ms);
+  };
 }
 // lib/http.js answers {ok, status, data}; here the answer body is called `payload` (`data` is
 // the page's data island).
@@ -43,24 +50,34 @@ function cardValue(card) {
   const kind = field(card, "kind").value;
   const q = { key: field(card, "key").value.trim(), text: field(card, "text").value.trim(), kind };
   if (kind === "choice" || kind === "category" || kind === "multi") {
-    q.options = field(card, "options").value.split("\n").map((s) => s.trim()).filter(Boolean);
+    q.options = field(card, "options")
+      .value.split("\n")
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
   if (kind === "number") {
-    q.min = num(field(card, "min")); q.max = num(field(card, "max"));
+    q.min = num(field(card, "min"));
+    q.max = num(field(card, "max"));
     q.integer = field(card, "integer").checked;
   }
-  if (kind === "yes_no" || kind === "multi") { // multi: one yes/no design shared by its options
-    const name = field(card, "design.name").value;
-    const design = { name };
-    const params = { forced_response: ["p_truth", "p_yes", "p_no"], warner: ["p"], unrelated_question: ["p", "innocuous_prevalence"],
-      two_probability: ["p_yes_if_trait", "p_yes_if_not"], crosswise: ["innocuous_prevalence"], cheater_detection: [] }[name];
-    for (const p of params) design[p] = num(field(card, `design.${p}`));
-    if (name === "cheater_detection") design.groups = [0, 1].map((i) => ({ p_yes: num(field(card, GROUP(i, "p_yes"))), p_no: num(field(card, GROUP(i, "p_no"))) }));
-    if (name === "crosswise") design.innocuous_text = field(card, "design.innocuous_text").value.trim();
-    q.design = design;
-  }
-  if (kind === "choice") q.design = { name: "k_rr", epsilon: num(field(card, "design.epsilon")) };
+  // multi: one yes/no design shared by its options
+  if (kind === "yes_no" || kind === "multi") q.design = designValue(card, field(card, "design.name").value);
+  if (kind === "choice") q.design = designValue(card, firstDesign("choice"));
   return Object.assign(q, logicValue(card, kind)); // required, ordered, show_if
+}
+
+// A design's spec from its parameters' fields, in the registry's order.
+function designValue(card, name) {
+  const design = { name };
+  for (const p of DESIGNS[name]?.params || []) {
+    if (p.type === "groups") {
+      design[p.name] = [...Array(p.count).keys()].map((i) =>
+        Object.fromEntries(p.fields.map((f) => [f.name, num(field(card, GROUP(p.name, i, f.name)))])),
+      );
+    } else if (p.type === "text") design[p.name] = field(card, `design.${p.name}`).value.trim();
+    else design[p.name] = num(field(card, `design.${p.name}`));
+  }
+  return design;
 }
 
 function fillCard(card, q) {
@@ -71,18 +88,28 @@ function fillCard(card, q) {
   field(card, "min").value = q.min ?? "";
   field(card, "max").value = q.max ?? "";
   field(card, "integer").checked = q.integer === true;
-  const yn = (q.kind === "yes_no" || q.kind === "multi") && q.design ? q.design : DEFAULT_DESIGNS.forced_response;
+  const yn =
+    (q.kind === "yes_no" || q.kind === "multi") && q.design ? q.design : DEFAULT_DESIGNS[firstDesign("yes_no")];
   field(card, "design.name").value = yn.name;
-  // Defaults for every design's parameters first, then the question's own values on top.
-  const values = { ...DEFAULT_DESIGNS.forced_response, ...DEFAULT_DESIGNS.two_probability, ...DEFAULT_DESIGNS.crosswise,
-    ...DEFAULT_DESIGNS.unrelated_question, ...DEFAULT_DESIGNS[yn.name], ...yn };
+  // Defaults for every design's parameters first (the registry's first designs last, so they win
+  // a shared field), then the question's own values on top.
+  const yesNo = data.designs.filter((d) => d.kinds.includes("yes_no")).reverse();
+  const values = Object.assign({}, ...yesNo.map((d) => DEFAULT_DESIGNS[d.name]), DEFAULT_DESIGNS[yn.name], yn);
   for (const [k, v] of Object.entries(values)) {
     const el = field(card, `design.${k}`);
     if (el && k !== "name") el.value = v;
   }
-  (yn.groups || DEFAULT_DESIGNS.cheater_detection.groups).forEach((g, i) => { for (const k of ["p_yes", "p_no"]) field(card, GROUP(i, k)).value = g[k]; });
-  const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS.k_rr;
-  field(card, "design.epsilon").value = Number(krr.epsilon).toFixed(4);
+  for (const d of yesNo) {
+    for (const p of d.params.filter((x) => x.type === "groups")) {
+      const groups = (yn.name === d.name && yn[p.name]) || DEFAULT_DESIGNS[d.name][p.name];
+      groups.forEach((g, i) => {
+        for (const f of p.fields) field(card, GROUP(p.name, i, f.name)).value = g[f.name];
+      });
+    }
+  }
+  const choice = firstDesign("choice");
+  const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS[choice];
+  for (const p of DESIGNS[choice].params) field(card, `design.${p.name}`).value = Number(krr[p.name]).toFixed(4);
   fillLogic(card, q);
 }
 
@@ -90,11 +117,16 @@ function syncVisibility(card) {
   const kind = field(card, "kind").value;
   const designName = field(card, "design.name").value;
   for (const el of card.querySelectorAll("[data-show]")) el.hidden = !el.dataset.show.split(" ").includes(kind);
-  for (const el of card.querySelectorAll("[data-design]")) el.hidden = !el.dataset.design.split(" ").includes(designName);
+  for (const el of card.querySelectorAll("[data-design]"))
+    el.hidden = !el.dataset.design.split(" ").includes(designName);
   // A multi question offers only the designs the server accepts for it (data.multi_design_names).
   const select = field(card, "design.name");
-  for (const o of select.options) o.disabled = o.hidden = kind === "multi" && !data.multi_design_names.includes(o.value);
-  if (select.selectedOptions[0]?.disabled) { select.value = "forced_response"; syncVisibility(card); }
+  for (const o of select.options)
+    o.disabled = o.hidden = kind === "multi" && !data.multi_design_names.includes(o.value);
+  if (select.selectedOptions[0]?.disabled) {
+    select.value = firstDesign("multi");
+    syncVisibility(card);
+  }
 }
 
 function renumber() {
@@ -116,7 +148,8 @@ function updateTotal() {
     const kind = field(card, "kind").value;
     if (kind !== "yes_no" && kind !== "choice" && kind !== "multi") continue;
     const eps = previews.get(card);
-    if (typeof eps === "number") total += eps; else unknown = true;
+    if (typeof eps === "number") total += eps;
+    else unknown = true;
   }
   document.getElementById("total-epsilon").textContent =
     `Each respondent's total local ε: ${total.toFixed(3)}${unknown ? " (some questions still need a valid design)" : ""}.`;
@@ -127,7 +160,11 @@ const pp = (x) => `±${(100 * x).toFixed(1)} pp`;
 async function preview(card) {
   const box = card.querySelector("[data-role=preview]");
   const q = cardValue(card);
-  if (q.kind !== "yes_no" && q.kind !== "choice" && q.kind !== "multi") { previews.delete(card); updateTotal(); return; }
+  if (q.kind !== "yes_no" && q.kind !== "choice" && q.kind !== "multi") {
+    previews.delete(card);
+    updateTotal();
+    return;
+  }
   const body = { kind: q.kind, design: q.design, planned_n: num(document.getElementById("b-planned")) || 1000 };
   if (q.kind === "choice" || q.kind === "multi") body.options = q.options;
   box.textContent = "Calculating…";
@@ -138,7 +175,11 @@ async function preview(card) {
     if (!ok) {
       previews.delete(card);
       // The problem is shown once, next to the field it concerns (not repeated in this box).
-      const unplaced = placeErrors(payload.errors || { design: [payload.detail || "Invalid design."] }, card, "preview");
+      const unplaced = placeErrors(
+        payload.errors || { design: [payload.detail || "Invalid design."] },
+        card,
+        "preview",
+      );
       box.textContent = unplaced.length
         ? `No preview: ${unplaced.map((e) => e.short).join(" ")}`
         : "No preview until the design above is fixed.";
@@ -146,19 +187,39 @@ async function preview(card) {
       card.dispatchEvent(new CustomEvent("deniable:preview-cleared", { bubbles: true }));
     } else {
       previews.set(card, payload.private ? payload.epsilon : null);
-      const sum = payload.epsilon_per_option != null ? ` (${payload.options} options × ${payload.epsilon_per_option.toFixed(3)}, added up; precision is per option)` : "";
+      const sum =
+        payload.epsilon_per_option != null
+          ? ` (${payload.options} options × ${payload.epsilon_per_option.toFixed(3)}, added up; precision is per option)`
+          : "";
       const parts = [
-        payload.private ? `Local ε = ${Number(payload.epsilon).toFixed(3)}${sum}.` : "Not differentially private (ε = ∞): it will be refused.",
+        payload.private
+          ? `Local ε = ${Number(payload.epsilon).toFixed(3)}${sum}.`
+          : "Not differentially private (ε = ∞): it will be refused.",
         deniabilitySentence(q.kind, q.design?.name, payload),
         payload.assumption ? `Assumption: ${payload.assumption}` : "",
-        payload.group_epsilons ? `Group ε: ${payload.group_epsilons.map((e) => e.toFixed(3)).join(" and ")}; ${payload.planned_n_per_group} per group planned, ${payload.sample_size_per_group_for_5pp} per group for ±5 points on the honest share.` : "",
-        payload.planned_half_width != null ? `Precision at n = ${payload.planned_n}: ${pp(payload.planned_half_width)}` +
-          (payload.planned_half_width_direct != null ? ` (asking directly: ${pp(payload.planned_half_width_direct)}).` : ".") : "",
+        payload.group_epsilons
+          ? `Group ε: ${payload.group_epsilons.map((e) => e.toFixed(3)).join(" and ")}; ${payload.planned_n_per_group} per group planned, ${payload.sample_size_per_group_for_5pp} per group for ±5 points on the honest share.`
+          : "",
+        payload.planned_half_width != null
+          ? `Precision at n = ${payload.planned_n}: ${pp(payload.planned_half_width)}` +
+            (payload.planned_half_width_direct != null
+              ? ` (asking directly: ${pp(payload.planned_half_width_direct)}).`
+              : ".")
+          : "",
       ];
       box.textContent = parts.filter(Boolean).join(" ");
       // power.js (issue 14) computes live power for this design next to the precision.
-      card.dispatchEvent(new CustomEvent("deniable:preview", { bubbles: true,
-        detail: { kind: q.kind === "multi" ? "yes_no" : q.kind, design: q.design, options: q.options, planned_n: payload.planned_n } }));
+      card.dispatchEvent(
+        new CustomEvent("deniable:preview", {
+          bubbles: true,
+          detail: {
+            kind: q.kind === "multi" ? "yes_no" : q.kind,
+            design: q.design,
+            options: q.options,
+            planned_n: payload.planned_n,
+          },
+        }),
+      );
     }
   } catch {
     box.textContent = "Preview unavailable (network).";
@@ -178,7 +239,11 @@ function addCard(q) {
   setupInnocuousPick(card, data);
   list.append(card);
   const refresh = debounce(() => preview(card), 350);
-  const changed = () => { syncVisibility(card); refreshShowIf(list); refresh(); };
+  const changed = () => {
+    syncVisibility(card);
+    refreshShowIf(list);
+    refresh();
+  };
   card.addEventListener("input", changed);
   card.addEventListener("change", changed);
   card.addEventListener("click", (event) => {
@@ -221,15 +286,27 @@ function labelOf(root, target) {
 
 function clearCardErrors(root, source) {
   for (const el of root.querySelectorAll(`.field-error[data-source="${source}"]`)) {
-    el.hidden = true; el.textContent = ""; el.removeAttribute("data-source");
+    el.hidden = true;
+    el.textContent = "";
+    el.removeAttribute("data-source");
     const input = root.querySelector(`[data-path="${el.dataset.errorFor}"]`);
-    if (input) { input.removeAttribute("aria-invalid"); input.removeAttribute("aria-describedby"); }
+    if (input) {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+    }
   }
 }
 
 function clearErrors() {
-  for (const el of form.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; el.removeAttribute("data-source"); }
-  for (const el of form.querySelectorAll("[aria-invalid]")) { el.removeAttribute("aria-invalid"); el.removeAttribute("aria-describedby"); }
+  for (const el of form.querySelectorAll(".field-error")) {
+    el.hidden = true;
+    el.textContent = "";
+    el.removeAttribute("data-source");
+  }
+  for (const el of form.querySelectorAll("[aria-invalid]")) {
+    el.removeAttribute("aria-invalid");
+    el.removeAttribute("aria-describedby");
+  }
   const box = document.getElementById("builder-errors");
   box.hidden = true;
   box.textContent = "";
@@ -243,7 +320,10 @@ function placeErrors(errors, only = null, source = "save") {
     let root = only || form;
     let rest = path;
     const m = /^questions\[(\d+)\]\.?(.*)$/.exec(path);
-    if (m && !only) { root = list.children[Number(m[1])] || form; rest = m[2] || ""; }
+    if (m && !only) {
+      root = list.children[Number(m[1])] || form;
+      rest = m[2] || "";
+    }
     rest = rest.replace(/\[\d+\]$/, ""); // "options[2]" → "options"
     let target = null;
     for (let candidate = rest; candidate && !target; candidate = candidate.replace(/\.?[^.]*$/, "")) {
@@ -257,15 +337,24 @@ function placeErrors(errors, only = null, source = "save") {
       const about = said.whole || !name ? "" : name;
       const text = card
         ? `${questionName(card)}${about ? `, ${about}` : ""}: ${said.text}`
-        : about ? `${about}: ${said.text}` : capital(said.text);
+        : about
+          ? `${about}: ${said.text}`
+          : capital(said.text);
       entries.push({ text, short: capital(said.text), input: where.input, target });
       if (!target) continue;
       const line = `${capital(said.text)}.`;
-      if (!target.textContent.includes(line)) target.textContent = (target.textContent ? `${target.textContent} ` : "") + line;
+      if (!target.textContent.includes(line))
+        target.textContent = (target.textContent ? `${target.textContent} ` : "") + line;
       target.hidden = false;
       target.dataset.source = source;
-      if (!target.id) { uid += 1; target.id = `err${uid}`; }
-      if (where.input) { where.input.setAttribute("aria-invalid", "true"); where.input.setAttribute("aria-describedby", target.id); }
+      if (!target.id) {
+        uid += 1;
+        target.id = `err${uid}`;
+      }
+      if (where.input) {
+        where.input.setAttribute("aria-invalid", "true");
+        where.input.setAttribute("aria-describedby", target.id);
+      }
     }
   }
   return entries.filter((e) => !only || !e.target);
@@ -276,7 +365,10 @@ function showErrors(errors) {
   const box = document.getElementById("builder-errors");
   box.textContent = "";
   const heading = document.createElement("h2");
-  heading.textContent = entries.length === 1 ? "There is 1 problem to fix before saving" : `There are ${entries.length} problems to fix before saving`;
+  heading.textContent =
+    entries.length === 1
+      ? "There is 1 problem to fix before saving"
+      : `There are ${entries.length} problems to fix before saving`;
   const ul = document.createElement("ul");
   for (const entry of entries) {
     const li = document.createElement("li");
@@ -284,7 +376,10 @@ function showErrors(errors) {
       const a = document.createElement("a");
       a.href = `#${entry.input.id}`;
       a.textContent = entry.text;
-      a.addEventListener("click", (event) => { event.preventDefault(); entry.input.focus(); });
+      a.addEventListener("click", (event) => {
+        event.preventDefault();
+        entry.input.focus();
+      });
       li.append(a);
     } else li.textContent = entry.text;
     ul.append(li);
@@ -309,8 +404,10 @@ function localInputValue(iso) {
   if (!iso) return "";
   const when = new Date(iso);
   const pad = (x) => String(x).padStart(2, "0");
-  return `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}` +
-    `T${pad(when.getHours())}:${pad(when.getMinutes())}`;
+  return (
+    `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}` +
+    `T${pad(when.getHours())}:${pad(when.getMinutes())}`
+  );
 }
 
 function surveyBody() {
@@ -335,7 +432,11 @@ async function save(event) {
   button.disabled = true;
   status.textContent = "Saving…";
   try {
-    const { ok, status: code, payload } = data.slug
+    const {
+      ok,
+      status: code,
+      payload,
+    } = data.slug
       ? await postJSON(data.update_url, surveyBody(), "PATCH")
       : await postJSON(data.create_url, surveyBody());
     if (ok) {
@@ -361,9 +462,20 @@ document.getElementById("b-closes").value = localInputValue(s.closes_at);
 document.getElementById("b-cap").value = s.response_cap ?? "";
 [document.getElementById("b-eps").value, document.getElementById("b-delta").value] = [s.budget.epsilon, s.budget.delta];
 for (const q of s.questions.length ? s.questions : [{ key: "q1", text: "", kind: "yes_no" }]) addCard(q);
-const translations = setupTranslations(data, form, () => ({ title: document.getElementById("b-title").value.trim(),
-  description: document.getElementById("b-description").value, questions: [...list.children].map(cardValue) }));
-document.getElementById("add-question").addEventListener("click", () =>
-  field(addCard({ key: `q${list.children.length + 1}`, text: "", kind: "yes_no" }), "text").focus());
-document.getElementById("b-planned").addEventListener("input", debounce(() => { for (const c of list.children) preview(c); }, 400));
+const translations = setupTranslations(data, form, () => ({
+  title: document.getElementById("b-title").value.trim(),
+  description: document.getElementById("b-description").value,
+  questions: [...list.children].map(cardValue),
+}));
+document
+  .getElementById("add-question")
+  .addEventListener("click", () =>
+    field(addCard({ key: `q${list.children.length + 1}`, text: "", kind: "yes_no" }), "text").focus(),
+  );
+document.getElementById("b-planned").addEventListener(
+  "input",
+  debounce(() => {
+    for (const c of list.children) preview(c);
+  }, 400),
+);
 form.addEventListener("submit", save);

@@ -15,8 +15,6 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from dpcore import local as rr
-from dpcore.local import browser as rr_browser
-from dpcore.local.designs import MAX_INNOCUOUS_TEXT
 from surveys import designs
 from surveys.models import Question
 
@@ -24,80 +22,45 @@ NOT_PRIVATE = (
     "This design is not differentially private (ε = ∞): some reported answer reveals the true "
     "one. Give every answer a non-zero chance of being reported."
 )
+#: The design names each randomized kind accepts (registry order; ``surveys.designs``).
 DESIGN_NAMES: dict[str, tuple[str, ...]] = {
-    Question.Kind.YES_NO: (
-        "forced_response",
-        "warner",
-        "unrelated_question",
-        "two_probability",
-        "crosswise",
-        "cheater_detection",
-    ),
-    Question.Kind.CHOICE: ("k_rr",),
-    # One shared yes/no design, applied to every option independently (docs/api.md#multi).
-    Question.Kind.MULTI: designs.MULTI_DESIGN_NAMES,
+    kind: designs.design_names(kind) for kind in designs.RANDOMIZED_KINDS
 }
+_NOT_PER_OPTION = [
+    n for n in DESIGN_NAMES[Question.Kind.YES_NO] if n not in designs.MULTI_DESIGN_NAMES
+]
 MULTI_REFUSED = (
     "A multi question randomizes each option with a coin or spinner: use one of "
-    f"{', '.join(designs.MULTI_DESIGN_NAMES)}. crosswise (a second statement) and "
-    "cheater_detection (a group drawn per report) are not available for multi questions."
+    f"{', '.join(designs.MULTI_DESIGN_NAMES)}. {' and '.join(_NOT_PER_OPTION)} (a second "
+    "statement, or a group drawn per report) are not available for multi questions."
 )
 
 
 # --- designs ------------------------------------------------------------------------------------
 
-_PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
+#: Each design's parameters as the OpenAPI schema states them (from ``dpcore.local.designs``).
 DESIGN_SCHEMAS: dict[str, dict[str, Any]] = {
-    "forced_response": {
-        "p_truth": {**_PROBABILITY, "description": "P(answer truthfully); default ½."},
-        "p_yes": {**_PROBABILITY, "description": "P(forced yes); default ¼."},
-        "p_no": {**_PROBABILITY, "description": "P(forced no); default ¼. The three sum to 1."},
-    },
-    "warner": {"p": {**_PROBABILITY, "description": "P(the sensitive statement); not ½."}},
-    "unrelated_question": {
-        "p": {**_PROBABILITY, "description": "P(the sensitive question)."},
-        "innocuous_prevalence": {**_PROBABILITY, "description": "π of the innocuous question."},
-    },
-    "two_probability": {
-        "p_yes_if_trait": {**_PROBABILITY, "description": "P(yes | trait) = a; above b."},
-        "p_yes_if_not": {**_PROBABILITY, "description": "P(yes | no trait) = b; below a."},
-    },
-    "crosswise": {
-        "innocuous_prevalence": {
-            **_PROBABILITY,
-            "description": "Known prevalence p of the innocuous statement; not 0, ½ or 1.",
-        },
-        "innocuous_text": {
-            "type": "string",
-            "maxLength": MAX_INNOCUOUS_TEXT,
-            "description": "The innocuous statement respondents read (required).",
-        },
-    },
-    "cheater_detection": {
-        "groups": {
-            "type": "array",
-            "minItems": 2,
-            "maxItems": 2,
-            "description": "Two groups (drawn ½ each), each {p_yes, p_no}: forced yes/no > 0, "
-            "sum < 1; the two must differ. Reports are {group, report}.",
-            "items": {
-                "type": "object",
-                "properties": {"p_yes": _PROBABILITY, "p_no": _PROBABILITY},
-                "required": ["p_yes", "p_no"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "k_rr": {
-        "epsilon": {
-            "type": "number",
-            "minimum": 0,
-            "exclusiveMinimum": True,
-            "maximum": rr_browser.MAX_LOCAL_EPSILON,
-            "description": "Local ε of k-ary randomized response; default ln 3.",
-        }
-    },
+    entry.name: {p.name: p.schema() for p in entry.params}
+    for kind in designs.RANDOMIZED_KINDS
+    for entry in designs.app_designs(kind)
 }
+
+
+def design_help_text() -> str:
+    """The ``design`` field's help: each kind's designs and their parameters, from the registry."""
+    parts = []
+    for kind in designs.RANDOMIZED_KINDS:
+        shapes = [
+            '{"name":"%s"%s}' % (e.name, "".join(f',"{p.name}"' for p in e.params))  # noqa: UP031
+            for e in designs.app_designs(kind)
+        ]
+        parts.append(f"{kind}: {' or '.join(shapes)}")
+    return (
+        "; ".join(parts) + ". Defaults: yes_no and multi the coin (½, ¼, ¼), choice ε = ln 3. "
+        "multi: one design applied to each option independently, ε summed over the options. "
+        "Designs with ε = ∞ or above the local ε cap, or that the browser cannot run exactly, "
+        "are refused."
+    )
 
 
 class DesignField(serializers.JSONField):

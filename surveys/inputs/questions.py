@@ -20,7 +20,7 @@ from deniable.input_fields import (
     StrictFloatField,
 )
 from surveys import translations
-from surveys.inputs.design_specs import DesignField, design_spec
+from surveys.inputs.design_specs import DesignField, design_help_text, design_spec
 from surveys.kinds._definitions import definition_kind
 from surveys.models import Question
 from surveys.specs import (
@@ -168,17 +168,7 @@ class QuestionInSerializer(serializers.Serializer):
     design = DesignField(
         required=False,
         allow_null=True,
-        help_text=(
-            'yes_no: {"name":"forced_response","p_truth","p_yes","p_no"} (default ½, ¼, ¼), '
-            '{"name":"warner","p"}, {"name":"unrelated_question","p","innocuous_prevalence"}, '
-            '{"name":"two_probability","p_yes_if_trait","p_yes_if_not"} or '
-            '{"name":"crosswise","innocuous_prevalence","innocuous_text"} or '
-            '{"name":"cheater_detection","groups":[{"p_yes","p_no"},{"p_yes","p_no"}]}; '
-            'choice: {"name":"k_rr","epsilon"} (default ε = ln 3); multi: one yes_no design '
-            "(forced_response, warner, unrelated_question or two_probability) applied to each "
-            "option independently, ε summed over the options. Designs with ε = ∞ or above "
-            "the local ε cap, or that the browser cannot run exactly, are refused."
-        ),
+        help_text=design_help_text(),
     )
     designs = serializers.JSONField(
         required=False,

@@ -49,6 +49,8 @@ class QuestionKind:
     column_type: ClassVar[str] = "text"
     #: The design names it accepts (None: every design of its stored kind).
     design_names: ClassVar[tuple[str, ...] | None] = None
+    #: The question shape its designs serve (``dpcore.local.designs.Serves``; None: no design).
+    design_shape: ClassVar[str | None] = None
     #: One design shared by its options, each option its own report (ε summed over them).
     design_per_option: ClassVar[bool] = False
 

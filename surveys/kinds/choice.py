@@ -39,6 +39,7 @@ class ChoiceKind(QuestionKind):
     name: ClassVar[str] = "choice"
     stored_kind: ClassVar[str] = "choice"
     randomized: ClassVar[bool] = True
+    design_shape: ClassVar[str | None] = "options"
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
     comparison: ClassVar[str | None] = "categorical"

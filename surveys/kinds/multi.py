@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from dpcore import local as rr
 from dpcore.central.release_parts import OptionsPart, ReleasePart
+from dpcore.local import designs as rr_designs
 from surveys import physical
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
@@ -34,11 +35,10 @@ if TYPE_CHECKING:
 
 #: The cell counting a multi question's answers; its other cells are its options (YES reports).
 ANSWERED = ""
-DESIGN_NAMES: tuple[str, ...] = (
-    "forced_response",
-    "warner",
-    "unrelated_question",
-    "two_probability",
+#: The designs a multi question may use: the registry's that serve each option (one report
+#: P(yes) = c·π + d and a coin/spinner randomizer); a second statement or a drawn group cannot.
+DESIGN_NAMES: tuple[str, ...] = tuple(
+    entry.name for entry in rr_designs.registered() if "each_option" in entry.serves
 )
 
 
@@ -90,6 +90,7 @@ class MultiKind(QuestionKind):
     #: detection (a group drawn per report) are refused (surveys.inputs.design_specs).
     design_names: ClassVar[tuple[str, ...] | None] = DESIGN_NAMES
     design_per_option: ClassVar[bool] = True
+    design_shape: ClassVar[str | None] = "each_option"
 
     def default_design_spec(self) -> dict[str, Any] | None:
         return dict(rr.DEFAULT_YES_NO_SPEC)

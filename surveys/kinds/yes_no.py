@@ -30,6 +30,7 @@ class YesNoKind(QuestionKind):
     name: ClassVar[str] = "yes_no"
     stored_kind: ClassVar[str] = "yes_no"
     randomized: ClassVar[bool] = True
+    design_shape: ClassVar[str | None] = "binary"
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
     comparison: ClassVar[str | None] = "binary"

@@ -10,7 +10,12 @@
  *   (DIFFERENT for a crosswise design with p < ½), from the server's `revealing_*` fields.
  */
 
-const normal = (text) => String(text ?? "").split(/\s+/).filter(Boolean).join(" ").toLowerCase();
+const normal = (text) =>
+  String(text ?? "")
+    .split(/\s+/)
+    .filter(Boolean)
+    .join(" ")
+    .toLowerCase();
 const TOLERANCE = 1e-9;
 
 /** The library entry whose statement in `language` (any language when omitted) is `text`
@@ -26,13 +31,25 @@ export function libraryEntry(library, text, language) {
 export function checkStatement(library, { text, language, prevalence }) {
   const entry = libraryEntry(library, text, language);
   if (!entry) {
-    return { verified: false, entry: null,
-      reason: "Unverified: not a statement of the built-in library in this language, so its prevalence and the protection it gives are your claim. The dashboard and the exports will say so." };
+    return {
+      verified: false,
+      entry: null,
+      reason:
+        "Unverified: not a statement of the built-in library in this language, so its prevalence and the protection it gives are your claim. The dashboard and the exports will say so.",
+    };
   }
   const p = Number(entry.prevalence);
-  if (prevalence === null || prevalence === undefined || prevalence === "" || Math.abs(Number(prevalence) - p) > TOLERANCE) {
-    return { verified: false, entry,
-      reason: `Unverified: a library statement, but its source gives prevalence ${p.toFixed(3)}, not ${prevalence ?? "(none)"}.` };
+  if (
+    prevalence === null ||
+    prevalence === undefined ||
+    prevalence === "" ||
+    Math.abs(Number(prevalence) - p) > TOLERANCE
+  ) {
+    return {
+      verified: false,
+      entry,
+      reason: `Unverified: a library statement, but its source gives prevalence ${p.toFixed(3)}, not ${prevalence ?? "(none)"}.`,
+    };
   }
   return { verified: true, entry, reason: `Library statement. Source: ${entry.source}. ${entry.note || ""}`.trim() };
 }

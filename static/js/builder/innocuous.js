@@ -19,21 +19,32 @@ export function setupInnocuousPick(card, data) {
   for (const s of library) pick.append(new Option(`${s.text} (p ≈ ${Number(s.prevalence).toFixed(3)})`, s.id));
   pick.value = libraryEntry(library, text.value)?.id ?? "";
   const describe = () => {
-    const check = checkStatement(library, { text: text.value, language: language(), prevalence: prevalence.value === "" ? null : Number(prevalence.value) });
+    const check = checkStatement(library, {
+      text: text.value,
+      language: language(),
+      prevalence: prevalence.value === "" ? null : Number(prevalence.value),
+    });
     source.textContent = check.reason;
     source.classList.toggle("unverified", !check.verified);
   };
   describe();
   pick.addEventListener("change", () => {
     const s = library.find((x) => x.id === pick.value);
-    if (s) { text.value = (s.texts || {})[language()] ?? s.text; prevalence.value = s.prevalence; }
+    if (s) {
+      text.value = (s.texts || {})[language()] ?? s.text;
+      prevalence.value = s.prevalence;
+    }
     describe();
   });
   for (const el of [text, prevalence]) el.addEventListener("input", describe);
   // Choosing a design fills the prevalence it starts with (Crosswise: the statement's own, not
   // the unrelated question's 0.5, which the crosswise model refuses).
   field(card, "design.name").addEventListener("change", (event) => {
-    const p = prevalenceOnDesignChange(event.target.value, { library, text: text.value, starting: data.starting_designs });
+    const p = prevalenceOnDesignChange(event.target.value, {
+      library,
+      text: text.value,
+      starting: data.starting_designs,
+    });
     if (p !== null) prevalence.value = p;
     describe();
   });

@@ -27,7 +27,11 @@ export function fillLogic(card, q) {
   card.pendingShowIf = q.show_if || null;
 }
 
-const optionsOf = (card) => field(card, "options").value.split("\n").map((s) => s.trim()).filter(Boolean);
+const optionsOf = (card) =>
+  field(card, "options")
+    .value.split("\n")
+    .map((s) => s.trim())
+    .filter(Boolean);
 const keyOf = (card) => field(card, "key").value.trim();
 
 function fillBoxes(card, options, checked) {
@@ -56,7 +60,9 @@ export function refreshShowIf(list) {
     const select = field(card, "show_if.key");
     const pending = card.pendingShowIf;
     const wanted = pending ? pending.key : select.value;
-    const checked = new Set(pending ? pending.in : [...card.querySelectorAll("[data-role=show-if-boxes] input:checked")].map((b) => b.value));
+    const checked = new Set(
+      pending ? pending.in : [...card.querySelectorAll("[data-role=show-if-boxes] input:checked")].map((b) => b.value),
+    );
     card.pendingShowIf = null;
     const sources = earlier.map((c) => ({ key: keyOf(c), text: field(c, "text").value.trim(), options: optionsOf(c) }));
     const key = sources.some((s) => s.key === wanted) ? wanted : "";
@@ -66,7 +72,9 @@ export function refreshShowIf(list) {
       select.textContent = "";
       select.append(new Option("to every respondent", ""));
       for (const s of sources) {
-        select.append(new Option(`only after an answer to “${s.key}”${s.text ? ` (${s.text.slice(0, 40)})` : ""}`, s.key));
+        select.append(
+          new Option(`only after an answer to “${s.key}”${s.text ? ` (${s.text.slice(0, 40)})` : ""}`, s.key),
+        );
       }
       select.value = key;
       const source = sources.find((s) => s.key === key);

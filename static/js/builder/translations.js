@@ -32,16 +32,28 @@ function flatten(entry, prefix = "", out = {}) {
 /** The texts to translate, in page order: {path, what, source, long}. */
 function rows(survey) {
   const out = [{ path: "title", what: "Title", source: survey.title, long: false }];
-  if (survey.description.trim()) out.push({ path: "description", what: "Description", source: survey.description, long: true });
+  if (survey.description.trim())
+    out.push({ path: "description", what: "Description", source: survey.description, long: true });
   survey.questions.forEach((q, i) => {
     const base = `questions.${q.key}`;
     out.push({ path: `${base}.text`, what: `Question ${i + 1}`, source: q.text, long: true });
     for (const option of q.options || []) {
-      out.push({ path: `${base}.options.${option}`, what: `Question ${i + 1}, option`, source: option, long: false, key: [q.key, option] });
+      out.push({
+        path: `${base}.options.${option}`,
+        what: `Question ${i + 1}, option`,
+        source: option,
+        long: false,
+        key: [q.key, option],
+      });
     }
     if (q.design?.name === "crosswise") {
-      out.push({ path: `${base}.innocuous_text`, what: `Question ${i + 1}, second statement`, source: q.design.innocuous_text || "", long: false,
-        crosswise: { prevalence: q.design.innocuous_prevalence } });
+      out.push({
+        path: `${base}.innocuous_text`,
+        what: `Question ${i + 1}, second statement`,
+        source: q.design.innocuous_text || "",
+        long: false,
+        crosswise: { prevalence: q.design.innocuous_prevalence },
+      });
     }
   });
   return out;
@@ -59,7 +71,9 @@ export function setupTranslations(data, form, read) {
   const chooseDefault = document.getElementById("tr-default");
   const chooseAdd = document.getElementById("tr-add");
   const languages = [...(data.survey.languages || [])];
-  const values = Object.fromEntries(Object.entries(data.survey.translations || {}).map(([lang, entry]) => [lang, flatten(entry)]));
+  const values = Object.fromEntries(
+    Object.entries(data.survey.translations || {}).map(([lang, entry]) => [lang, flatten(entry)]),
+  );
   const name = (code) => `${names.get(code) || code} (${code})`;
   let uid = 0;
 
@@ -69,7 +83,8 @@ export function setupTranslations(data, form, read) {
   function refreshAddList() {
     const picked = chooseAdd.value; // kept across a re-render (the questions change under it)
     chooseAdd.replaceChildren(new Option("Choose a language", ""));
-    for (const [code] of names) if (code !== chooseDefault.value && !languages.includes(code)) chooseAdd.append(new Option(name(code), code));
+    for (const [code] of names)
+      if (code !== chooseDefault.value && !languages.includes(code)) chooseAdd.append(new Option(name(code), code));
     chooseAdd.value = [...chooseAdd.options].some((o) => o.value === picked) ? picked : "";
   }
 
@@ -78,8 +93,11 @@ export function setupTranslations(data, form, read) {
   let shown = null;
   function render() {
     const survey = read();
-    const signature = JSON.stringify([languages, chooseDefault.value,
-      rows(survey).map((r) => [r.path, r.what, r.source, r.long, r.crosswise?.prevalence ?? null])]);
+    const signature = JSON.stringify([
+      languages,
+      chooseDefault.value,
+      rows(survey).map((r) => [r.path, r.what, r.source, r.long, r.crosswise?.prevalence ?? null]),
+    ]);
     if (signature === shown) return;
     shown = signature;
     panels.replaceChildren();
@@ -88,24 +106,45 @@ export function setupTranslations(data, form, read) {
       panel.append(el("legend", {}, `${name(lang)}: translation of every text respondents read`));
       panel.append(el("p", { class: "field-error", "data-error-for": `translations.${lang}`, hidden: "" }));
       const grid = el("div", { class: "tr-grid" });
-      grid.append(el("p", { class: "tr-head" }, `${name(chooseDefault.value)} (as written)`), el("p", { class: "tr-head" }, name(lang)));
+      grid.append(
+        el("p", { class: "tr-head" }, `${name(chooseDefault.value)} (as written)`),
+        el("p", { class: "tr-head" }, name(lang)),
+      );
       for (const row of rows(survey)) {
         const path = `translations.${lang}.${row.path}`;
         uid += 1;
         const id = `tr-${uid}`;
         const source = el("div", { class: "tr-source" });
-        source.append(el("span", { class: "tr-what" }, row.what), el("p", { lang: chooseDefault.value, dir: "auto" }, row.source || "—"));
+        source.append(
+          el("span", { class: "tr-what" }, row.what),
+          el("p", { lang: chooseDefault.value, dir: "auto" }, row.source || "—"),
+        );
         const target = el("div", { class: "tr-target" });
-        const input = el(row.long ? "textarea" : "input", { id, "data-path": path, lang, dir: RTL.has(lang) ? "rtl" : "auto", rows: "2" });
+        const input = el(row.long ? "textarea" : "input", {
+          id,
+          "data-path": path,
+          lang,
+          dir: RTL.has(lang) ? "rtl" : "auto",
+          rows: "2",
+        });
         if (!row.long) input.type = "text";
         input.value = values[lang]?.[row.path] ?? "";
-        input.addEventListener("input", () => { (values[lang] ||= {})[row.path] = input.value; });
-        target.append(el("label", { for: id, class: "visually-hidden" }, `${row.what} in ${names.get(lang) || lang}`), input,
-          el("p", { class: "field-error", "data-error-for": path, hidden: "" }));
+        input.addEventListener("input", () => {
+          (values[lang] ||= {})[row.path] = input.value;
+        });
+        target.append(
+          el("label", { for: id, class: "visually-hidden" }, `${row.what} in ${names.get(lang) || lang}`),
+          input,
+          el("p", { class: "field-error", "data-error-for": path, hidden: "" }),
+        );
         if (row.crosswise) statementCheck(target, input, row, lang);
         grid.append(source, target);
       }
-      const remove = el("button", { type: "button", class: "secondary", "data-remove-lang": lang }, `Remove ${names.get(lang) || lang}`);
+      const remove = el(
+        "button",
+        { type: "button", class: "secondary", "data-remove-lang": lang },
+        `Remove ${names.get(lang) || lang}`,
+      );
       panel.append(grid, el("div", { class: "actions" }));
       panel.lastChild.append(remove);
       panels.append(panel);
@@ -120,15 +159,26 @@ export function setupTranslations(data, form, read) {
     const status = el("p", { class: "help", "data-role": "statement-check" });
     const vetted = (libraryEntry(library, row.source)?.texts || {})[lang];
     const describe = () => {
-      const check = checkStatement(library, { text: input.value, language: lang, prevalence: row.crosswise.prevalence });
+      const check = checkStatement(library, {
+        text: input.value,
+        language: lang,
+        prevalence: row.crosswise.prevalence,
+      });
       status.textContent = check.reason;
       status.classList.toggle("unverified", !check.verified);
     };
     input.addEventListener("input", describe);
     target.append(status);
     if (vetted) {
-      const use = el("button", { type: "button", class: "secondary" }, `Use the library's ${names.get(lang) || lang} statement`);
-      use.addEventListener("click", () => { input.value = vetted; input.dispatchEvent(new Event("input", { bubbles: true })); });
+      const use = el(
+        "button",
+        { type: "button", class: "secondary" },
+        `Use the library's ${names.get(lang) || lang} statement`,
+      );
+      use.addEventListener("click", () => {
+        input.value = vetted;
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+      });
       target.append(use);
     }
     describe();
@@ -136,7 +186,10 @@ export function setupTranslations(data, form, read) {
 
   document.getElementById("tr-add-button").addEventListener("click", () => {
     const lang = chooseAdd.value;
-    if (!lang) { chooseAdd.focus(); return; }
+    if (!lang) {
+      chooseAdd.focus();
+      return;
+    }
     if (!languages.length) languages.push(chooseDefault.value);
     languages.push(lang);
     render();
@@ -163,8 +216,10 @@ export function setupTranslations(data, form, read) {
     clearTimeout(timer);
     timer = setTimeout(render, 300);
   });
-  new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(render, 50); })
-    .observe(document.getElementById("questions"), { childList: true });
+  new MutationObserver(() => {
+    clearTimeout(timer);
+    timer = setTimeout(render, 50);
+  }).observe(document.getElementById("questions"), { childList: true });
   render();
 
   return {
@@ -187,7 +242,10 @@ export function setupTranslations(data, form, read) {
         }
         translations[lang] = entry;
       }
-      return { languages: languages.length > 1 ? [...languages] : languages.length ? [chooseDefault.value] : [], translations };
+      return {
+        languages: languages.length > 1 ? [...languages] : languages.length ? [chooseDefault.value] : [],
+        translations,
+      };
     },
   };
 }

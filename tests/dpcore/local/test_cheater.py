@@ -15,7 +15,7 @@ import pytest
 from scipy import optimize
 
 from dpcore.errors import DesignError
-from dpcore.local import cheater
+from dpcore.local import cheater, grouped
 
 GROUPS = [{"p_yes": 0.2, "p_no": 0.2}, {"p_yes": 0.4, "p_no": 0.1}]
 Z95 = 1.959963984540054
@@ -131,7 +131,8 @@ def test_outside_the_simplex_the_ml_fit_is_on_the_boundary(y, n):
     est = cheater.estimate_cheater_detection(_design(), n=n, reported_yes=y)
     assert est.at_boundary
     (ml_pi, ml_beta), ml_value = _scipy_ml(y, n)
-    ours = cheater._log_likelihood(_design(), est.honest_yes.estimate, est.honest_no.estimate, y, n)
+    point = (est.honest_yes.estimate, est.honest_no.estimate)
+    ours = grouped.log_likelihood(_design().matrix, point, y, n)
     # Our boundary search is as good as scipy's optimum (and at the same point). 1e-6: SLSQP
     # meets π + β ≤ 1 only to ~1e-8, and outside the simplex the likelihood still rises (slope
     # ~20 here), so scipy's value may exceed the best feasible one by ~2e-7.

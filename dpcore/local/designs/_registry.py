@@ -1,0 +1,193 @@
+"""The design registry: one :class:`DesignEntry` per module of :mod:`dpcore.local.designs`.
+
+Each design module calls :func:`register` once with what the rest of the house needs to know about
+the design, so that no other module names it: its parameter schema (from which the API's schema,
+the input validation and the builder's fields are generated), its starting spec, the question
+shapes it serves, how to build it from a spec, and (for one-report yes/no designs) the hooks the
+browser plan uses. Modules are discovered, none is named here (as ``surveys.kinds.registry``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from functools import cache
+from typing import Any, Final, Literal
+
+__all__ = [
+    "BrowserHooks",
+    "DesignEntry",
+    "Param",
+    "Serves",
+    "design_named",
+    "register",
+    "registered",
+]
+
+#: The question shapes a design serves: ``binary`` one yes/no report, ``options`` one report of
+#: k options (``k`` is the question's option count), ``each_option`` one yes/no report per option
+#: (a randomizer the page runs once per option). App vocabulary maps onto these.
+Serves = Literal["binary", "options", "each_option"]
+ParamType = Literal["probability", "positive", "text", "groups"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One spec field: its name, type, bounds, the builder's label and the schema's help.
+
+    ``probability`` is a number in [0, 1]; ``positive`` a number in (0, ``maximum``]; ``text`` a
+    string of at most ``max_length`` characters; ``groups`` a list of ``count`` objects, each with
+    the ``fields`` given (their names prefixed ``groups[i].`` in errors).
+    """
+
+    name: str
+    type: ParamType
+    label: str
+    help: str
+    maximum: float | None = None
+    max_length: int | None = None
+    fields: tuple[Param, ...] = ()
+    count: int = 0
+
+    def schema(self) -> dict[str, Any]:
+        """The field's JSON (OpenAPI 3.0) schema."""
+        if self.type == "text":
+            return {"type": "string", "maxLength": self.max_length, "description": self.help}
+        if self.type == "groups":
+            return {
+                "type": "array",
+                "minItems": self.count,
+                "maxItems": self.count,
+                "description": self.help,
+                "items": {
+                    "type": "object",
+                    "properties": {f.name: _bare(f.schema()) for f in self.fields},
+                    "required": [f.name for f in self.fields],
+                    "additionalProperties": False,
+                },
+            }
+        out: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
+        if self.type == "positive":
+            out.update(exclusiveMinimum=True, maximum=self.maximum)
+        return {**out, "description": self.help}
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description for the builder (name, type, label, bounds, sub-fields)."""
+        out: dict[str, Any] = {"name": self.name, "type": self.type, "label": self.label}
+        if self.fields:
+            out["fields"] = [f.describe() for f in self.fields]
+            out["count"] = self.count
+        if self.type == "positive":
+            out["maximum"] = self.maximum
+        return out
+
+
+def _bare(schema: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k != "description"}
+
+
+@dataclasses.dataclass(frozen=True)
+class BrowserHooks:
+    """How the page runs a one-report design on the 2⁵³ grid (:mod:`dpcore.local.browser`).
+
+    ``nominal(params)``: each probability rounded to the grid (refusing one that rounds to 0 or
+    1); ``realise(t)``: the thresholds by name and the exact ``P(yes | trait)``,
+    ``P(yes | no trait)`` they give, or None if the thresholds are not a valid device;
+    """
+
+    nominal: Callable[[Mapping[str, float]], tuple[int, ...]]
+    realise: Callable[[tuple[int, ...]], tuple[dict[str, int], Fraction, Fraction] | None]
+
+
+@dataclasses.dataclass(frozen=True)
+class DesignEntry:
+    """One registered design. ``order`` sorts the registry (menus, error messages)."""
+
+    name: str
+    title: str
+    order: int
+    params: tuple[Param, ...]
+    serves: frozenset[Serves]
+    starting: Mapping[str, Any]
+    build: Callable[[Mapping[str, Any], int | None], Any]
+    #: One report ``λ = c·π + d`` (a ``BinaryDesign``); False for k-RR and grouped designs.
+    binary: bool = False
+    #: Reports are ``{group, report}``: the page draws a group per respondent.
+    grouped: bool = False
+    #: ``1 − c − d`` from the spec values without cancellation (``BinaryDesign``).
+    p_no_given_trait: Callable[[Mapping[str, float]], float] | None = None
+    #: c = P(yes | trait) − P(yes | no trait) may be negative (crosswise with p < ½).
+    negative_c: bool = False
+    #: A design the page draws nothing for (the respondent's own second fact is the randomness):
+    #: its exact ``(P(yes | trait), P(yes | no trait))`` from the spec values.
+    no_randomizer: Callable[[Mapping[str, float]], tuple[Fraction, Fraction]] | None = None
+    browser: BrowserHooks | None = None
+    #: The field to name when ε exceeds the cap, from the spec values (default: the first number).
+    cap_field: Callable[[Mapping[str, float]], str] | None = None
+    #: Keys a spec may carry besides its parameters (k-RR: ``k``, if it agrees).
+    extra_keys: tuple[str, ...] = ()
+
+    @property
+    def numbers(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.type in ("probability", "positive"))
+
+    def epsilon_field(self, params: Mapping[str, float]) -> str:
+        """The field an over-the-cap ε is reported on."""
+        return self.cap_field(params) if self.cap_field else self.numbers[0]
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.type == "text")
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of this design's spec (``name`` fixed, no other keys)."""
+        return {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "enum": [self.name]},
+                **{p.name: p.schema() for p in self.params},
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        }
+
+    def describe(self) -> dict[str, Any]:
+        """What the builder reads: name, title, parameters, shapes served, starting spec."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "params": [p.describe() for p in self.params],
+            "serves": sorted(self.serves),
+            "grouped": self.grouped,
+        }
+
+
+_ENTRIES: Final[dict[str, DesignEntry]] = {}
+_INFRASTRUCTURE: Final = frozenset({"_binary", "_registry"})
+
+
+def register(entry: DesignEntry) -> DesignEntry:
+    """Add ``entry`` (once per name); returns it, so a module can keep it as ``ENTRY``."""
+    if _ENTRIES.get(entry.name, entry) is not entry:
+        raise RuntimeError(f"design registered twice: {entry.name}")
+    _ENTRIES[entry.name] = entry
+    return entry
+
+
+@cache
+def registered() -> tuple[DesignEntry, ...]:
+    """Every design, in ``order``; the first call imports every module of the package."""
+    package = importlib.import_module("dpcore.local.designs")
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name not in _INFRASTRUCTURE:
+            importlib.import_module(f"dpcore.local.designs.{module.name}")
+    return tuple(sorted(_ENTRIES.values(), key=lambda e: (e.order, e.name)))
+
+
+def design_named(name: str) -> DesignEntry:
+    """The design registered under ``name`` (KeyError when unknown)."""
+    registered()
+    return _ENTRIES[name]
