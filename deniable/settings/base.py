@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "accounts",
     "surveys",
     "privacy",
+    "audit",
 ]
 
 MIDDLEWARE = [
@@ -65,6 +66,8 @@ MIDDLEWARE = [
     "deniable.not_found.BrandedNotFoundMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Who acted, for the audit log: the request is kept for the view (audit.context).
+    "audit.context.AuditContextMiddleware",
     "deniable.security.SessionLifetimeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
