@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -96,6 +97,7 @@ class SiteAuditView(FormatNegotiationMixin, APIView):
 
 
 @never_cache
+@require_safe
 @login_required
 def site_audit_page(request: HttpRequest) -> HttpResponse:
     if not request.user.is_staff:

@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -41,6 +42,7 @@ class SurveyAuditView(FormatNegotiationMixin, APIView):
 
 
 @never_cache
+@require_safe
 @login_required
 def survey_audit_page(request: HttpRequest, slug: str) -> HttpResponse:
     survey = survey_or_404(request, slug, "own")

@@ -71,6 +71,12 @@ def _locked_out(w: World):
     return response
 
 
+def _staff_audit(w: World):
+    w.alice.is_staff = True
+    w.alice.save()
+    return _as("alice")(w).get(reverse("site-audit"))
+
+
 def _staff_invitations(w: World):
     w.alice.is_staff = True
     w.alice.save()
@@ -211,6 +217,12 @@ PAGES = [
         _post(lambda w: reverse("account-tokens"), lambda w: {"expires_in_days": 5}, "alice"),
     ),
     PageCase("sign-up invitations", "account-invitations", _staff_invitations),
+    PageCase(
+        "survey audit log",
+        "survey-audit",
+        _get(lambda w: reverse("survey-audit", args=[w.survey.slug]), "alice"),
+    ),
+    PageCase("site audit log", "site-audit", _staff_audit),
     PageCase("sign-up (invitation only)", "signup", _get(lambda w: reverse("signup"))),
     PageCase("sign-up with an invitation", "signup", _signup_invited),
     PageCase(
