@@ -131,3 +131,13 @@ def test_wrong_codes_count_towards_the_lockout(carol):
     assert client.get("/surveys/").status_code == 302  # logged out
     # Locked: even the right password and code are refused until the cool-off.
     assert _token({**body, "otp": next_code(device)}).status_code == 429
+
+
+def test_the_deploy_check_fails_without_a_second_factor_for_staff(settings):
+    from django.core.checks import run_checks
+
+    settings.DENIABLE_OTP_STAFF = False
+    errors = [m for m in run_checks(include_deployment_checks=True) if m.id == "accounts.E001"]
+    assert len(errors) == 1 and errors[0].is_serious()
+    settings.DENIABLE_OTP_STAFF = True
+    assert not [m for m in run_checks(include_deployment_checks=True) if m.id == "accounts.E001"]
