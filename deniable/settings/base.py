@@ -356,6 +356,11 @@ DENIABLE_OPEN_SIGNUP = env.bool("DENIABLE_OPEN_SIGNUP", default=False)
 DENIABLE_OTP_STAFF = env.bool("DENIABLE_OTP_STAFF", default=True)
 DENIABLE_OTP_REQUIRED = env.bool("DENIABLE_OTP_REQUIRED", default=False)
 OTP_TOTP_ISSUER = "Deniable"
+# One counter for wrong codes: django-axes' (5 failures, passwords and codes together, lock the
+# username). django-otp's own per-device back-off would also refuse a right code typed within
+# seconds of a typo, with a message of its own.
+OTP_TOTP_THROTTLE_FACTOR = 0
+OTP_STATIC_THROTTLE_FACTOR = 0
 # Sign-up invitation links expire after this many days (the page and command may choose 1–90).
 DENIABLE_SIGNUP_INVITATION_DAYS = env.int("DENIABLE_SIGNUP_INVITATION_DAYS", default=7)
 # API tokens: default and longest lifetime in days, and unexpired tokens per researcher.
