@@ -1,11 +1,15 @@
-"""Admin: API tokens and sign-up invitations can be looked at and deleted (= revoked), never
-created or edited here — a key exists only in the response that created it (docs/accounts.md)."""
+"""Admin: API tokens, sign-up invitations and two-factor devices can be looked at and deleted
+(= revoked), never created or edited here — a key exists only in the response that created it,
+and a two-factor key or recovery code is never shown (docs/accounts.md). Deleting a user's
+devices is how an administrator helps someone who lost their phone and recovery codes."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin
+from django_otp.plugins.otp_static.models import StaticDevice
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts.models import ApiToken, SignupInvitation
 
@@ -30,3 +34,16 @@ class SignupInvitationAdmin(RevokeOnlyAdmin):
     list_display = ("email", "created", "expires", "used", "used_by", "created_by")
     search_fields = ("email",)
     exclude = ("digest",)
+
+
+# django-otp's own admins show the TOTP key (and its QR code) and the recovery codes to staff.
+for device_model in (TOTPDevice, StaticDevice):
+    if admin.site.is_registered(device_model):
+        admin.site.unregister(device_model)
+
+
+@admin.register(TOTPDevice, StaticDevice)
+class DeviceAdmin(RevokeOnlyAdmin):
+    list_display = ("user", "name", "confirmed")
+    search_fields = ("user__username",)
+    fields = ("user", "name", "confirmed")

@@ -22,6 +22,7 @@ class TokenRequest:
     password: str = field(repr=False)
     name: str = DEFAULT_TOKEN_NAME
     expires_in_days: int | None = None
+    otp: str = field(default="", repr=False)
 
 
 def _days_message() -> str:
@@ -48,6 +49,14 @@ class TokenRequestSerializer(serializers.Serializer):
         "DENIABLE_API_TOKEN_MAX_DAYS, 365 unless configured).",
     )
 
+    otp = StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=32,
+        trim_whitespace=False,
+        help_text="The two-factor code (or a recovery code), for an account that has it on.",
+    )
+
     def validate_expires_in_days(self, value: int) -> int:
         if not 1 <= value <= settings.DENIABLE_API_TOKEN_MAX_DAYS:
             raise serializers.ValidationError(_days_message())
@@ -59,6 +68,7 @@ class TokenRequestSerializer(serializers.Serializer):
             password=attrs["password"],
             name=attrs.get("name") or DEFAULT_TOKEN_NAME,
             expires_in_days=attrs.get("expires_in_days"),
+            otp=attrs.get("otp") or "",
         )
 
 

@@ -16,9 +16,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse, reverse_lazy
+from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import ratelimit, selectors, services
+from accounts import ratelimit, selectors, services, two_factor
 from accounts.forms import InvitationForm, SignupForm, TokenForm
 from accounts.mail import email_configured
 from deniable.errors import Conflict, InvalidInput, NotFound
@@ -31,6 +32,16 @@ class LoginView(auth_views.LoginView):
     """Django's login, with the links a visitor may need: reset, and sign-up when open."""
 
     redirect_authenticated_user = True
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        """With two-factor login on, the password only leads to the code page
+        (docs/accounts.md#two-factor): no session is logged in before the code."""
+        user = form.get_user()
+        if not two_factor.enrolled(user):
+            return super().form_valid(form)
+        two_factor.start_pending(self.request, user)
+        target = reverse("two-factor-verify")
+        return redirect(f"{target}?{urlencode({'next': self.get_success_url()})}")
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)

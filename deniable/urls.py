@@ -29,6 +29,8 @@ urlpatterns = [
     path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("surveys.api.urls")),
     path("api/v1/", include("privacy.api.urls")),
+    path("api/v1/", include("audit.api_urls")),
+    path("", include("audit.urls")),
     path("", include("accounts.urls")),
     path("", include("surveys.urls")),
 ]

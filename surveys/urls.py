@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from surveys import dashboard_pages, invitation_pages, management_pages, researcher_pages, views
+from surveys import (
+    audit_views,
+    dashboard_pages,
+    invitation_pages,
+    management_pages,
+    researcher_pages,
+    views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -74,6 +81,7 @@ urlpatterns = [
         name="survey-unarchive",
     ),
     path("surveys/<slug:slug>/delete/", management_pages.survey_delete_page, name="survey-delete"),
+    path("surveys/<slug:slug>/audit/", audit_views.survey_audit_page, name="survey-audit"),
     path("surveys/<slug:slug>/slug/", management_pages.survey_slug_page, name="survey-slug"),
     path("surveys/<slug:slug>/share/", management_pages.survey_share_page, name="survey-share"),
     path(

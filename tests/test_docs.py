@@ -47,11 +47,12 @@ def test_new_docs_give_every_section_a_stable_anchor():
 
 def test_api_guide_lists_every_api_route():
     from accounts.api.urls import urlpatterns as account_routes
+    from audit.api_urls import urlpatterns as audit_routes
     from privacy.api.urls import urlpatterns as privacy_routes
     from surveys.api.urls import urlpatterns as survey_routes
 
     guide = (ROOT / "docs" / "api.md").read_text()
-    for pattern in [*account_routes, *survey_routes, *privacy_routes]:
+    for pattern in [*account_routes, *survey_routes, *privacy_routes, *audit_routes]:
         route = re.sub(r"<(?:\w+:)?(\w+)>", r"<\1>", str(pattern.pattern))
         route = route.replace("<release_id>", "<id>")
         path = f"/api/v1/{route}"

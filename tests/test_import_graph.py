@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import grimp
 
-PACKAGES = ("dpcore", "accounts", "surveys", "privacy", "deniable")
+PACKAGES = ("dpcore", "accounts", "surveys", "privacy", "deniable", "audit")
 
 # Cycles that exist today in code another change owns. Empty since the read side was split and
 # the batch size and unsealed count became selectors (issue 12 §4): a selector never imports a

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-APP_DIRS = ("deniable", "accounts", "surveys", "privacy")
+APP_DIRS = ("deniable", "accounts", "surveys", "privacy", "audit")
 API_PATH = re.compile(r"/api/v\d+")
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import authenticate
 from django.contrib.auth.signals import user_logged_in
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -11,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import inputs, selectors, services
+from accounts import inputs, selectors, services, two_factor
 from accounts.api import serializers as s
 from deniable.api import json_object_body
 from deniable.api_schema import ErrorSerializer, FieldErrorsSerializer
@@ -19,6 +21,21 @@ from deniable.errors import InvalidInput
 from deniable.users import signed_in_user
 
 ERRORS_400 = OpenApiResponse(FieldErrorsSerializer, description="Invalid input, per field.")
+
+
+def _second_factor(request: Request, user: Any, otp: str) -> None:
+    """A token is a login: an account with a second factor needs its code (DESIGN §8.8); a
+    wrong code is a failed login for django-axes (accounts.two_factor.check_code)."""
+    if not two_factor.needs_code(user):
+        return
+    if not two_factor.enrolled(user):
+        raise two_factor.OtpRequired(
+            "Two-factor login is required for this account: set it up on the site first."
+        )
+    if not otp:
+        raise two_factor.OtpRequired("This account has two-factor login on: send the code as otp.")
+    if two_factor.check_code(request._request, user, otp) is None:
+        raise two_factor.OtpRequired("The two-factor code is not valid.", code="otp_invalid")
 
 
 class AuthTokenView(APIView):
@@ -32,6 +49,10 @@ class AuthTokenView(APIView):
         responses={
             200: s.TokenCreatedSerializer,
             400: ERRORS_400,
+            401: OpenApiResponse(
+                ErrorSerializer,
+                description="otp_required: this account has two-factor login on; send `otp`.",
+            ),
             409: OpenApiResponse(
                 ErrorSerializer, description="too_many_tokens: revoke an unexpired token first."
             ),
@@ -50,6 +71,7 @@ class AuthTokenView(APIView):
             raise InvalidInput.single(
                 "non_field_errors", "Unable to log in with the provided credentials."
             )
+        _second_factor(request, user, given.otp)
         # A token exchange is a login: django-axes resets the username's failure count on this
         # signal (AXES_RESET_ON_SUCCESS) and Django records last_login. No session is started.
         user_logged_in.send(sender=user.__class__, request=request._request, user=user)

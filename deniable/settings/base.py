@@ -44,9 +44,14 @@ INSTALLED_APPS = [
     "csp",
     # Researcher login lockout; it sees login attempts only, never a respondent request.
     "axes",
+    # Two-factor login (TOTP and recovery codes; accounts/two_factor.py).
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "accounts",
     "surveys",
     "privacy",
+    "audit",
 ]
 
 MIDDLEWARE = [
@@ -65,6 +70,11 @@ MIDDLEWARE = [
     "deniable.not_found.BrandedNotFoundMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(), then the gate: past the password, not the code → code page.
+    "django_otp.middleware.OTPMiddleware",
+    "accounts.two_factor_gate.TwoFactorGateMiddleware",
+    # Who acted, for the audit log: the request is kept for the view (audit.context).
+    "audit.context.AuditContextMiddleware",
     "deniable.security.SessionLifetimeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -341,6 +351,16 @@ SPECTACULAR_SETTINGS = {
 # --- Accounts (docs/accounts.md) ---------------------------------------------------------------
 # Anyone may create a researcher account at /accounts/signup/ when on; else by invitation only.
 DENIABLE_OPEN_SIGNUP = env.bool("DENIABLE_OPEN_SIGNUP", default=False)
+# Two-factor login (docs/accounts.md#two-factor): required for staff (check --deploy fails
+# without it), and for every researcher when DENIABLE_OTP_REQUIRED is on.
+DENIABLE_OTP_STAFF = env.bool("DENIABLE_OTP_STAFF", default=True)
+DENIABLE_OTP_REQUIRED = env.bool("DENIABLE_OTP_REQUIRED", default=False)
+OTP_TOTP_ISSUER = "Deniable"
+# One counter for wrong codes: django-axes' (5 failures, passwords and codes together, lock the
+# username). django-otp's own per-device back-off would also refuse a right code typed within
+# seconds of a typo, with a message of its own.
+OTP_TOTP_THROTTLE_FACTOR = 0
+OTP_STATIC_THROTTLE_FACTOR = 0
 # Sign-up invitation links expire after this many days (the page and command may choose 1–90).
 DENIABLE_SIGNUP_INVITATION_DAYS = env.int("DENIABLE_SIGNUP_INVITATION_DAYS", default=7)
 # API tokens: default and longest lifetime in days, and unexpired tokens per researcher.

@@ -36,6 +36,7 @@ from django.db import transaction
 
 from deniable.errors import Conflict
 from dpcore.central import accounting, ledger_state
+from privacy.audit_details import records, release_requested
 from privacy.models import BudgetState, LedgerEntry, Release
 from privacy.services import spent
 from privacy.services.enqueue import release_enqueue
@@ -118,6 +119,7 @@ def _remaining(survey: Survey, spent: float) -> dict[str, float]:
     }
 
 
+@records("release.request", detail=release_requested)
 def release_request(
     *, survey: Survey, user: User | None, spec: ReleaseSpec
 ) -> tuple[Release, bool]:

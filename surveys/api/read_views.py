@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from audit.recording import record
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVRenderer, FiniteJSONRenderer
 from surveys import analysis, export, selectors
@@ -93,6 +94,7 @@ class ExportView(FormatNegotiationMixin, APIView):
     )
     def get(self, request: Request, slug: str) -> StreamingHttpResponse:
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+        record("export.download", survey=survey, detail={"format": self.negotiated_format(request)})
         # Streamed (one row per respondent, any number of them): the renderers are bypassed, the
         # format is still the negotiated one.
         if self.negotiated_format(request) == "json":

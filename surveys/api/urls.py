@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.urls import path
 
+from surveys import audit_views
 from surveys.api import analysis_views, management_views, read_views, views
 
 urlpatterns = [
@@ -73,6 +74,9 @@ urlpatterns = [
         "surveys/<slug:slug>/estimates/",
         read_views.EstimatesView.as_view(),
         name="api-survey-estimates",
+    ),
+    path(
+        "surveys/<slug:slug>/audit/", audit_views.SurveyAuditView.as_view(), name="api-survey-audit"
     ),
     path(
         "surveys/<slug:slug>/regression/",

@@ -33,6 +33,7 @@ from django.db.models import Count, Q
 
 from deniable import csv_cells
 from deniable.errors import Conflict
+from surveys import audit_details as audited
 from surveys.models import Invitation, Survey
 from surveys.specs import MAX_INVITATIONS
 
@@ -67,6 +68,7 @@ def invitation_digest(token: str) -> str:
     return hmac.new(key, token.encode(), hashlib.sha256).hexdigest()
 
 
+@audited.records("invitations.create", detail=audited.invitations_created)
 def invitations_create(*, survey: Survey, count: int) -> list[str]:
     """Create ``count`` one-time tokens for an invite-only survey; the tokens are returned once.
 
@@ -101,6 +103,7 @@ def invitation_counts(*, survey: Survey) -> InvitationCounts:
     return InvitationCounts(**counts)
 
 
+@audited.records("invitations.revoke", detail=audited.invitations_revoked)
 def invitations_revoke(*, survey: Survey) -> int:
     """Revoke every unused token of the survey; returns how many were revoked. An archived
     survey is read-only (its unused tokens already work nowhere: it accepts no answers)."""

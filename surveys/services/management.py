@@ -21,6 +21,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from deniable.errors import Conflict, InvalidInput
+from surveys import audit_details as audited
 from surveys.models import Collaborator, Question, Survey
 from surveys.specs import TITLE_MAX
 
@@ -39,6 +40,7 @@ def _copy_fields(instance: Any, skip: set[str]) -> dict[str, Any]:
     }
 
 
+@audited.records("survey.duplicate", detail=audited.duplicate)
 @transaction.atomic
 def survey_duplicate(*, survey: Survey, owner: User) -> Survey:
     """A new draft with ``survey``'s settings, budget and questions (designs included), a new
@@ -68,6 +70,7 @@ def _transition(survey: Survey, source: str, target: str, refusal: str, code: st
     return survey
 
 
+@audited.records("survey.archive")
 def survey_archive(*, survey: Survey) -> Survey:
     """closed → archived: hidden from the default survey list, read-only (estimates, exports and
     release results stay readable). A survey must be closed first, so archiving never stops
@@ -81,6 +84,7 @@ def survey_archive(*, survey: Survey) -> Survey:
     )
 
 
+@audited.records("survey.unarchive")
 def survey_unarchive(*, survey: Survey) -> Survey:
     """archived → closed: back in the default list; releases and invitations work again as for
     any closed survey. A survey is never reopened to respondents."""
@@ -93,6 +97,7 @@ def survey_unarchive(*, survey: Survey) -> Survey:
     )
 
 
+@audited.records("survey.delete")
 def survey_delete(*, survey: Survey, confirm: Any) -> None:
     """Delete the survey with everything recorded for it, irreversibly: questions, reports,
     tallies, invitations, collaborators, releases and the ledger entries that charged the
@@ -123,6 +128,7 @@ def survey_delete(*, survey: Survey, confirm: Any) -> None:
 # --- the team -----------------------------------------------------------------------------------
 
 
+@audited.records("collaborator.add", detail=audited.collaborator)
 def collaborator_set(*, survey: Survey, username: str, role: str) -> tuple[Collaborator, bool]:
     """Share ``survey`` with ``username`` as ``role`` (viewer or editor); posting again changes
     the role. Returns ``(collaborator, created)``. An unknown or inactive username, or the owner
@@ -145,6 +151,7 @@ def collaborator_set(*, survey: Survey, username: str, role: str) -> tuple[Colla
     return collaborator, created
 
 
+@audited.records("collaborator.remove", detail=audited.collaborator_removed)
 def collaborator_remove(*, survey: Survey, username: str) -> bool:
     """Stop sharing ``survey`` with ``username``; False if it was not shared with them."""
     deleted, _ = Collaborator.objects.filter(survey=survey, user__username=username).delete()

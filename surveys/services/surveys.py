@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from deniable.errors import Conflict, InvalidInput
+from surveys import audit_details as audited
 from surveys import translations as i18n
 from surveys.models import Question, Survey
 from surveys.specs import (
@@ -76,6 +77,7 @@ def _questions_replace(*, survey: Survey, questions: Sequence[QuestionSpec]) -> 
     )
 
 
+@audited.records("survey.create")
 @transaction.atomic
 def survey_create(
     *,
@@ -143,6 +145,7 @@ def _save_with_slug(survey: Survey) -> None:
         ) from None
 
 
+@audited.records("survey.update", detail=audited.survey_changes)
 def survey_update(*, survey: Survey, changes: SurveyChanges) -> Survey:
     """Update a *draft* survey with validated changes (:class:`surveys.specs.SurveyChanges`);
     ``changes.questions``, when given, replaces all questions.
@@ -198,6 +201,7 @@ def _survey_transition(*, survey: Survey, source: str, target: str, verb: str) -
     return survey
 
 
+@audited.records("survey.open")
 def survey_open(*, survey: Survey) -> Survey:
     """draft → open: start accepting submissions."""
     return _survey_transition(
@@ -205,6 +209,7 @@ def survey_open(*, survey: Survey) -> Survey:
     )
 
 
+@audited.records("survey.close")
 def survey_close(*, survey: Survey) -> Survey:
     """open → closed: stop accepting submissions (estimates and exports remain).
 

@@ -68,9 +68,15 @@ CSV_ROUTES = {
     "privacy-release-detail": "GET ?format=csv",
     "api-survey-invitations": 'POST {"format": "csv"}',
     "survey-invitations": "POST (page): the download link's data: URL",
+    "api-survey-audit": "GET ?format=csv (the survey's audit log, owner)",
+    "api-audit": "GET ?format=csv (the site's audit log, staff)",
 }
 # Views whose code mentions CSV without serving one (the reason is the documentation).
-MENTIONS_CSV_ONLY = {"api-survey-export-metadata": "describes how the export's CSV is written"}
+MENTIONS_CSV_ONLY = {
+    "api-survey-export-metadata": "describes how the export's CSV is written",
+    "survey-audit": "links to the API's CSV of the log",
+    "site-audit": "links to the API's CSV of the log",
+}
 
 CSV_HINTS = re.compile(r"text/csv|CSVTable|CSVRenderer|csv_cells|_csv\(|csv_url")
 
@@ -197,13 +203,19 @@ def _bodies(survey: Any, client: Client, user: Any) -> dict[str, bytes]:
         "privacy-release-detail": client.get(f"/api/v1/releases/{release.pk}/?format=csv").content,
         "api-survey-invitations": invited.content,
         "survey-invitations": unquote(match.group(1).replace("&amp;", "&")).encode("utf-8"),
+        "api-survey-audit": b"".join(client.get(f"{api}/audit/?format=csv")),
     }
+    user.is_staff = True
+    user.save()
+    bodies["api-audit"] = b"".join(client.get("/api/v1/audit/?format=csv"))
     assert invited.status_code == 201 and invited["Content-Type"].startswith("text/csv")
     return bodies
 
 
 # What each file must give back, read the README's way: column → values that must all appear.
 EXPECTED: dict[str, dict[str, set[str]]] = {
+    "api-survey-audit": {"action": {"survey.create", "release.request", "invitations.create"}},
+    "api-audit": {"action": {"survey.create", "survey.open", "export.download"}},
     "api-survey-export": {"pick": set(OPTIONS), "team": set(TEAMS)},
     "api-survey-estimates": {"key": {"cheated_exam", "pick", "team"}, "option": set(OPTIONS)},
     "api-survey-estimates grouped": {"group": set(TEAMS), "option": set(OPTIONS)},

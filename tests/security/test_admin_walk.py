@@ -96,6 +96,9 @@ EXPECTED: dict[str, dict[str, tuple[frozenset[str], dict[str, frozenset[str]], f
     "privacy.ledgerentry": _same((NOTHING, {}, NOTHING)),
     "accounts.apitoken": _same((NOTHING, {}, frozenset({"delete_selected"}))),
     "accounts.signupinvitation": _same((NOTHING, {}, frozenset({"delete_selected"}))),
+    # Two-factor devices: removed (lost phone), never edited; the key is not shown.
+    "otp_totp.totpdevice": _same((NOTHING, {}, frozenset({"delete_selected"}))),
+    "otp_static.staticdevice": _same((NOTHING, {}, frozenset({"delete_selected"}))),
     # Django's own: no survey data in them.
     "auth.user": {
         **_same((USER_FIELDS, {}, frozenset({"delete_selected"}))),

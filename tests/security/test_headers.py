@@ -17,7 +17,7 @@ from django.utils.http import urlsafe_base64_encode
 
 from accounts.services import signup_invitation_create
 from surveys.services import survey_close
-from tests.security.support import World, parse_html, physical_post, walk_urlconf
+from tests.security.support import PASSWORD_B, World, parse_html, physical_post, walk_urlconf
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +69,22 @@ def _locked_out(w: World):
     for _ in range(5):
         response = client.post(reverse("login"), {"username": "alice", "password": "nope"})
     return response
+
+
+def _code_page(w: World):
+    """The code page after the password, for a researcher with two-factor login on."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    TOTPDevice.objects.create(user=w.bob, name="app", confirmed=True)
+    client = Client()
+    client.post(reverse("login"), {"username": "bob", "password": PASSWORD_B})
+    return client.get(reverse("two-factor-verify"))
+
+
+def _staff_audit(w: World):
+    w.alice.is_staff = True
+    w.alice.save()
+    return _as("alice")(w).get(reverse("site-audit"))
 
 
 def _staff_invitations(w: World):
@@ -211,6 +227,16 @@ PAGES = [
         _post(lambda w: reverse("account-tokens"), lambda w: {"expires_in_days": 5}, "alice"),
     ),
     PageCase("sign-up invitations", "account-invitations", _staff_invitations),
+    PageCase(
+        "survey audit log",
+        "survey-audit",
+        _get(lambda w: reverse("survey-audit", args=[w.survey.slug]), "alice"),
+    ),
+    PageCase("site audit log", "site-audit", _staff_audit),
+    PageCase(
+        "two-factor set-up (QR code)", "two-factor", _get(lambda w: reverse("two-factor"), "alice")
+    ),
+    PageCase("two-factor code page", "two-factor-verify", _code_page),
     PageCase("sign-up (invitation only)", "signup", _get(lambda w: reverse("signup"))),
     PageCase("sign-up with an invitation", "signup", _signup_invited),
     PageCase(

@@ -302,6 +302,7 @@ NEED: dict[tuple[str, str], str] = {
     ("survey-delete", "post"): "own",
     ("survey-share", "post"): "own",
     ("survey-unshare", "post"): "own",
+    ("survey-audit", "get"): "own",  # docs/accounts.md#audit
     # API
     ("api-survey", "get"): "view",
     ("api-survey-estimates", "get"): "view",
@@ -325,6 +326,7 @@ NEED: dict[tuple[str, str], str] = {
     ("api-survey-unarchive", "post"): "own",
     ("api-survey-collaborators", "post"): "own",
     ("api-survey-collaborator", "delete"): "own",
+    ("api-survey-audit", "get"): "own",
     ("privacy-survey-releases", "post"): "own",  # only the owner spends the budget
 }
 RANK = {"stranger": 0, "viewer": 1, "editor": 2, "owner": 3}

@@ -1,0 +1,192 @@
+"""Two-factor login: TOTP (an authenticator app) and one-time recovery codes, with django-otp
+(docs/accounts.md#two-factor).
+
+Why django-otp rather than django-allauth's MFA: Deniable keeps Django's own login, password
+reset and sessions (and django-axes around them); django-otp adds devices and a verified flag on
+the session to exactly that, where allauth would replace the whole account flow.
+
+* Who must: staff always (``DENIABLE_OTP_STAFF``, checked by ``check --deploy``), every
+  researcher when ``DENIABLE_OTP_REQUIRED`` is on; anyone may turn it on.
+* A wrong code is a failed login for django-axes (``user_login_failed``): 5 failures of
+  password or code lock the username, the same counter as the login page and the token API.
+* A recovery code (django-otp's static token) works once: django-otp deletes it when it matches.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from typing import Any
+
+import qrcode
+import qrcode.image.svg
+from axes.handlers.proxy import AxesProxyHandler
+from django.conf import settings
+from django.contrib.auth import login, user_logged_in, user_login_failed
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.http import HttpRequest
+from django_otp import devices_for_user, match_token
+from django_otp import login as otp_login
+from django_otp.models import Device
+from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from deniable.errors import DomainError
+
+RECOVERY_CODES = 10
+TOTP_NAME = "Authenticator app"
+RECOVERY_NAME = "Recovery codes"
+
+
+class OtpRequired(DomainError):
+    """401 from the token API: this account needs its code (DESIGN §8.8)."""
+
+    status_code = 401
+    code = "otp_required"
+
+
+def required_for(user: User) -> bool:
+    """Must this user have a second factor before using the site?"""
+    return bool((user.is_staff and settings.DENIABLE_OTP_STAFF) or settings.DENIABLE_OTP_REQUIRED)
+
+
+def enrolled(user: User) -> bool:
+    return any(True for _ in devices_for_user(user, confirmed=True))
+
+
+def needs_code(user: User) -> bool:
+    """A login of ``user`` is complete only after a code (enrolled, or obliged to enrol)."""
+    return enrolled(user) or required_for(user)
+
+
+def session_verified(request: HttpRequest) -> bool:
+    """Is this session past the second factor? (django-otp's ``OTPMiddleware`` adds
+    ``is_verified`` to the request's user.)"""
+    is_verified = getattr(request.user, "is_verified", None)
+    return bool(is_verified is not None and is_verified())
+
+
+def locked_out(request: HttpRequest, user: User) -> bool:
+    return bool(AxesProxyHandler.is_locked(request, credentials={"username": user.username}))
+
+
+def check_code(request: HttpRequest, user: User, code: str) -> Device | None:
+    """The device ``code`` matches (a recovery code is used up), or None — counted by django-axes
+    as a failed login. The caller checks :func:`locked_out` first."""
+    device = match_token(user, code.strip().replace(" ", "")) if code.strip() else None
+    if device is None:
+        user_login_failed.send(
+            sender=__name__, credentials={"username": user.username}, request=request
+        )
+    return device
+
+
+PENDING_KEY = "two_factor_pending"
+#: How long the code page waits after the password before asking for the password again.
+PENDING_SECONDS = 300
+
+
+def start_pending(request: HttpRequest, user: User) -> None:
+    """Password right, code still to come: no login yet (no authenticated session, and no
+    ``user_logged_in``, which would reset django-axes' count between wrong codes)."""
+    request.session.cycle_key()
+    request.session[PENDING_KEY] = {
+        "user": user.pk,
+        "backend": getattr(user, "backend", ""),
+        "at": time.time(),
+    }
+
+
+def pending_user(request: HttpRequest) -> tuple[User, str] | None:
+    pending = request.session.get(PENDING_KEY)
+    if not pending or time.time() - pending["at"] > PENDING_SECONDS:
+        return None
+    user = User.objects.filter(pk=pending["user"], is_active=True).first()
+    return (user, pending["backend"]) if user is not None else None
+
+
+def complete_login(request: HttpRequest, user: User, device: Device) -> None:
+    """Log in past the second factor. From the password page's pending state this is Django's
+    ``login`` (which sends ``user_logged_in``: django-axes resets the count); a session already
+    logged in another way (the admin's login page) is marked verified and the signal sent."""
+    pending = pending_user(request)
+    if pending is not None and not request.user.is_authenticated:
+        request.session.pop(PENDING_KEY, None)
+        login(request, user, backend=pending[1] or None)
+    else:
+        user_logged_in.send(sender=user.__class__, request=request, user=user)
+    otp_login(request, device)
+
+
+# --- enrolment ---------------------------------------------------------------------------------
+
+
+def pending_totp(user: User) -> TOTPDevice:
+    """The user's unconfirmed TOTP device (made once), whose QR code the setup page shows."""
+    device = TOTPDevice.objects.filter(user=user, confirmed=False).first()
+    if device is None:
+        device = TOTPDevice.objects.create(user=user, name=TOTP_NAME, confirmed=False)
+    return device
+
+
+def qr_svg(device: TOTPDevice) -> str:
+    """The otpauth:// URL as an inline SVG (no PIL, no external request, no script)."""
+    image = qrcode.make(device.config_url, image_factory=qrcode.image.svg.SvgPathImage, box_size=8)
+    buffer = io.BytesIO()
+    image.save(buffer)
+    text = buffer.getvalue().decode()
+    return text[text.index("<svg") :]  # drop the XML declaration: the SVG sits inside HTML
+
+
+def secret_b32(device: TOTPDevice) -> str:
+    from base64 import b32encode
+
+    return b32encode(device.bin_key).decode()
+
+
+@transaction.atomic
+def confirm_totp(request: HttpRequest, user: User, code: str) -> list[str] | None:
+    """Confirm the pending device with a code from the app; returns new recovery codes (shown
+    once) and completes the login, or None for a wrong code (counted by django-axes)."""
+    device = pending_totp(user)
+    if not device.verify_token(code.strip().replace(" ", "")):
+        user_login_failed.send(
+            sender=__name__, credentials={"username": user.username}, request=request
+        )
+        return None
+    TOTPDevice.objects.filter(user=user, confirmed=True).delete()  # one app at a time
+    device.confirmed = True
+    device.save(update_fields=["confirmed"])
+    codes = new_recovery_codes(user)
+    complete_login(request, user, device)
+    return codes
+
+
+def new_recovery_codes(user: User) -> list[str]:
+    """Replace the user's recovery codes with :data:`RECOVERY_CODES` new ones."""
+    device, _ = StaticDevice.objects.get_or_create(
+        user=user, name=RECOVERY_NAME, defaults={"confirmed": True}
+    )
+    device.token_set.all().delete()
+    codes = [StaticToken.random_token() for _ in range(RECOVERY_CODES)]
+    StaticToken.objects.bulk_create([StaticToken(device=device, token=c) for c in codes])
+    return codes
+
+
+def recovery_codes_left(user: User) -> int:
+    return StaticToken.objects.filter(device__user=user).count()
+
+
+def disable(user: User) -> None:
+    """Remove every device of the user (their app and their recovery codes)."""
+    for device in devices_for_user(user, confirmed=None):
+        device.delete()
+
+
+def describe(user: User) -> dict[str, Any]:
+    return {
+        "enrolled": enrolled(user),
+        "required": required_for(user),
+        "recovery_codes_left": recovery_codes_left(user),
+    }

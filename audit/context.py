@@ -1,0 +1,34 @@
+"""The request being served, so a service's audit entry knows who acted without an argument.
+
+:class:`AuditContextMiddleware` keeps the request in a context variable for the length of the
+view. The user is read when an entry is written, not when the request arrives: DRF authenticates
+a token inside the view and sets ``request.user`` on the underlying request then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+
+_request: ContextVar[HttpRequest | None] = ContextVar("audit_request", default=None)
+
+
+def current_user() -> Any:
+    """The current request's user (signed in or anonymous), or None outside a request."""
+    request = _request.get()
+    return getattr(request, "user", None) if request is not None else None
+
+
+class AuditContextMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        token = _request.set(request)
+        try:
+            return self.get_response(request)
+        finally:
+            _request.reset(token)
