@@ -5,6 +5,7 @@ design (stored data and the API contract unchanged)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
@@ -27,3 +28,13 @@ class CheaterDetectionKind(QuestionKind):
     # ── releases: contributions and entries (branch releases) ──
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
+
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question (the yes/no kind under this design)."""
+        groups = [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}]
+        return {
+            "key": "cdm",
+            "text": "I have taken a bribe.",
+            "kind": self.stored_kind,
+            "design": {"name": self.name, "groups": groups},
+        }

@@ -6,6 +6,7 @@ design (stored data and the API contract unchanged)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
@@ -28,3 +29,17 @@ class CrosswiseKind(QuestionKind):
     # ── releases: contributions and entries (branch releases) ──
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
+
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question (the yes/no kind under this design)."""
+        innocuous = "My mother was born in January, February or March."
+        return {
+            "key": "cross",
+            "text": "I have used a fake receipt.",
+            "kind": self.stored_kind,
+            "design": {
+                "name": self.name,
+                "innocuous_prevalence": 0.25,
+                "innocuous_text": innocuous,
+            },
+        }

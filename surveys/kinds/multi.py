@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from surveys.kinds.base import QuestionKind
@@ -19,3 +20,12 @@ class MultiKind(QuestionKind):
     # ── releases: contributions and entries (branch releases) ──
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
+
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question."""
+        return {
+            "key": "used",
+            "text": "Which have you used?",
+            "kind": self.stored_kind,
+            "options": ["Cannabis", "Cocaine", "Ecstasy"],
+        }
