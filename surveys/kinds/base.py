@@ -44,6 +44,10 @@ class QuestionKind:
         the demo use it; a kind accepting several designs takes a design spec)."""
         raise NotImplementedError(f"{type(self).__name__} has no example question")
 
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        raise NotImplementedError(f"{type(self).__name__} has no example answer")
+
     @classmethod
     def matches(cls, question: QuestionLike) -> bool:
         """True when ``question`` is of this kind (the stored kind, and for a design-selected

@@ -29,3 +29,7 @@ class CategoryKind(QuestionKind):
             "kind": self.stored_kind,
             "options": ["North", "South"],
         }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return "South"

@@ -38,3 +38,7 @@ class CheaterDetectionKind(QuestionKind):
             "kind": self.stored_kind,
             "design": {"name": self.name, "groups": groups},
         }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return {"group": 2, "report": False}

@@ -30,3 +30,7 @@ class ChoiceKind(QuestionKind):
             "options": ["Alpha", "Beta", "Gamma"],
             "design": {"name": "k_rr", "epsilon": 1.2},
         }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return "Beta"

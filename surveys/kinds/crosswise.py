@@ -43,3 +43,7 @@ class CrosswiseKind(QuestionKind):
                 "innocuous_text": innocuous,
             },
         }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return True

@@ -29,3 +29,7 @@ class MultiKind(QuestionKind):
             "kind": self.stored_kind,
             "options": ["Cannabis", "Cocaine", "Ecstasy"],
         }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return {"Cannabis": True, "Cocaine": False, "Ecstasy": True}

@@ -30,3 +30,7 @@ class NumberKind(QuestionKind):
             "min": 18,
             "max": 99,
         }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return 41

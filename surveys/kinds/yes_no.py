@@ -32,3 +32,7 @@ class YesNoKind(QuestionKind):
         if design:
             question["design"] = dict(design)
         return question
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return True
