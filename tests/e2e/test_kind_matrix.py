@@ -1,0 +1,95 @@
+"""The kind × surface matrix in real headless Chromium (issue 23 item 7): the survey of
+tests/surveys/kinds/matrix_support.py (one question per registered kind and per yes/no design,
+with its Spanish translation) on the respondent page with JavaScript, without it and in Spanish,
+and on the researcher's results page after one report. The API surfaces (builder POST, exports,
+release, translation API) are in tests/surveys/kinds/test_matrix_api.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from surveys.forms import physical_protocol
+from tests.e2e.respondent_support import check_axe
+from tests.surveys.kinds import matrix_support as m
+from testsupport.factories import ensure_user, make_survey, submit
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+ALL = m.matrix_questions()
+PASSWORD = "pw-matrix-12345"
+
+
+def _survey(username: str) -> Any:
+    return make_survey(ensure_user(username, PASSWORD), m.survey_body())
+
+
+def _labels(question: dict[str, Any], translate: bool) -> list[str]:
+    words = m.spanish(question) if translate else None
+    options = question.get("options") or []
+    return [words["options"][o] if words else o for o in options]
+
+
+def _assert_every_step(page: Any, *, translate: bool, survey: Any = None) -> None:
+    """Each question's step shows its text and its option labels; without JavaScript (``survey``
+    given) a question that coins or dice cannot randomize shows why instead of its options (the
+    no-JS protocol decides, :func:`surveys.forms.physical_protocol`)."""
+    protocols = {q.key: physical_protocol(q) for q in survey.questions.all()} if survey else {}
+    for _, question, _ in ALL:
+        step = page.locator(f"#step-{question['key']}")
+        text = step.inner_text()
+        expected = m.spanish(question)["text"] if translate else question["text"]
+        assert expected in text, (question["key"], text)
+        protocol = protocols.get(question["key"])
+        if protocol is not None and not protocol.possible:
+            assert "can't be randomized without JavaScript" in text, question["key"]
+            assert protocol.reason in text, question["key"]
+            continue
+        for label in _labels(question, translate):
+            assert label in text, (question["key"], label)
+
+
+def test_with_javascript_every_kind_has_its_step(live_server, new_page):
+    survey = _survey("matrixjs")
+    page, problems = new_page()
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    page.locator(f"#step-{ALL[0][1]['key']}").wait_for()
+    _assert_every_step(page, translate=False)
+    check_axe(page, "kind matrix, JS")
+    assert problems.messages == []
+
+
+def test_without_javascript_every_kind_has_its_step(live_server, new_page):
+    survey = _survey("matrixnojs")
+    page, _ = new_page(java_script_enabled=False)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    _assert_every_step(page, translate=False, survey=survey)
+    # The form can be sent only when coins or dice can randomize every question.
+    answerable = all(physical_protocol(q).possible for q in survey.questions.all())
+    sends = page.locator("button[type=submit]", has_text="Send my answers").count()
+    assert sends == (1 if answerable else 0)
+
+
+def test_in_spanish_every_kind_has_its_translated_step(live_server, new_page):
+    survey = _survey("matrixes")
+    page, problems = new_page(locale="es-ES")
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    page.locator(f"#step-{ALL[0][1]['key']}").wait_for()
+    _assert_every_step(page, translate=True)
+    assert problems.messages == []
+
+
+def test_the_results_page_shows_every_question_after_one_report(live_server, new_page):
+    survey = _survey("matrixdash")
+    submit(survey, {q["key"]: a for _, q, a in ALL})
+    page, problems = new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/accounts/login/?next=/surveys/{survey.slug}/results/")
+    page.fill("#id_username", "matrixdash")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"**/surveys/{survey.slug}/results/")
+    main = page.locator("main").inner_text()
+    for _, question, _ in ALL:
+        assert question["text"] in main, question["key"]
+    assert problems.messages == []
