@@ -13,7 +13,7 @@ import pytest
 
 from surveys.api.estimates import estimates_body
 from surveys.forms import physical_protocol
-from surveys.models import Submission
+from surveys.models import Submission, Survey
 from tests.e2e.respondent_support import check_axe
 from tests.surveys.kinds import matrix_support as m
 from testsupport.factories import ensure_user, make_survey, submit
@@ -61,6 +61,60 @@ def test_with_javascript_every_kind_has_its_step(live_server, new_page):
     _assert_every_step(page, translate=False)
     check_axe(page, "kind matrix, JS")
     assert problems.messages == []
+
+
+def _fields(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    """(data-path, value) of every leaf of a question's JSON, as the builder names its inputs
+    (``design.p``, ``design.groups[1].p_yes``); a list of strings is one textarea, a line each."""
+    if isinstance(value, dict):
+        return [f for k, v in value.items() for f in _fields(v, f"{path}.{k}" if path else k)]
+    if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+        return [f for i, v in enumerate(value) for f in _fields(v, f"{path}[{i}]")]
+    return [(path, value)]
+
+
+def _build(card: Any, question: dict[str, Any]) -> None:
+    """Fill one builder card from the question's JSON: the selects first (they change the card),
+    then every other field by its data-path. A kind with one design (choice) hides the design
+    select: its fields are there."""
+    fields = _fields(question)
+    for path in ("kind", "design.name"):
+        select = card.locator(f'[data-path="{path}"]')
+        if path in dict(fields) and select.is_visible():
+            select.select_option(dict(fields)[path])
+    for path, value in fields:
+        if path in ("kind", "design.name"):
+            continue
+        text = "\n".join(value) if isinstance(value, list) else str(value)
+        card.locator(f'[data-path="{path}"]').fill(text)
+
+
+def test_the_builder_creates_every_kind_as_its_example(live_server, new_page):
+    ensure_user("matrixbuild", PASSWORD)
+    page, problems = new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/accounts/login/?next=/surveys/new/")
+    page.fill("#id_username", "matrixbuild")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/surveys/new/")
+    page.fill("#b-title", "Kind matrix built in the browser")
+    cards = page.locator("#questions > li")
+    for i, (_, question, _) in enumerate(ALL):
+        if i:
+            page.click("#add-question")
+        _build(cards.nth(i), question)
+    page.click("#save")
+    page.wait_for_url(lambda url: "/new/" not in url)
+    survey = Survey.objects.get(title="Kind matrix built in the browser")
+    stored = {q.key: q for q in survey.questions.all()}
+    assert list(stored) == [q["key"] for _, q, _ in ALL]
+    for _, question, _ in ALL:
+        row = stored[question["key"]]
+        assert (row.kind, row.text) == (question["kind"], question["text"])
+        assert row.options == question.get("options", row.options)
+        assert (row.design or {}) | question.get("design", {}) == (row.design or {})
+    # Only the live design preview's refusals while a card was half filled in.
+    assert all("status of 400" in msg for msg in problems.messages), problems.messages
 
 
 def _flip(step: Any, truth: str) -> None:
