@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 from surveys.api.estimates import estimates_body
 from surveys.forms import physical_protocol
@@ -38,7 +39,8 @@ def _assert_every_step(page: Any, *, translate: bool, survey: Any = None) -> Non
     """Each question's step shows its text and its option labels; without JavaScript (``survey``
     given) a question that coins or dice cannot randomize shows why instead of its options (the
     no-JS protocol decides, :func:`surveys.forms.physical_protocol`)."""
-    protocols = {q.key: physical_protocol(q) for q in survey.questions.all()} if survey else {}
+    with translation.override("en"):  # the page's language, whatever this thread had active
+        protocols = {q.key: physical_protocol(q) for q in survey.questions.all()} if survey else {}
     for _, question, _ in ALL:
         step = page.locator(f"#step-{question['key']}")
         text = step.inner_text()
