@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from dpcore.local.designs import k_rr
 from surveys.kinds.base import QuestionKind
 
 
@@ -28,7 +29,7 @@ class ChoiceKind(QuestionKind):
             "text": "Whom did you vote for?",
             "kind": self.stored_kind,
             "options": ["Alpha", "Beta", "Gamma"],
-            "design": {"name": "k_rr", "epsilon": 1.2},
+            "design": k_rr(3, 1.2).to_spec(),
         }
 
     def example_answer(self) -> object:
