@@ -220,6 +220,15 @@ class QuestionKind:
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question of this kind (the kind × surface matrix test and
+        the demo use it; a kind accepting several designs takes a design spec)."""
+        raise NotImplementedError(f"{type(self).__name__} has no example question")
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        raise NotImplementedError(f"{type(self).__name__} has no example answer")
+
     @classmethod
     def matches(cls, question: QuestionLike) -> bool:
         """True when ``question`` is of this kind (the stored kind, and for a design-selected

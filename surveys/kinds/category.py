@@ -84,3 +84,16 @@ class CategoryKind(QuestionKind):
     release_groups: ClassVar[bool] = True
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
+
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question."""
+        return {
+            "key": "region",
+            "text": "Where do you live?",
+            "kind": self.stored_kind,
+            "options": ["North", "South"],
+        }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return "South"

@@ -203,6 +203,20 @@ class CheaterDetectionKind(QuestionKind):
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question (the yes/no kind under this design)."""
+        groups = [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}]
+        return {
+            "key": "cdm",
+            "text": "I have taken a bribe.",
+            "kind": self.stored_kind,
+            "design": {"name": self.name, "groups": groups},
+        }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return {"group": 2, "report": False}
+
 
 CHEATER_CHOICES = [
     ("g1_yes", gettext_lazy("Group 1: YES")),

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from dpcore import local as rr
 from dpcore.central.release_parts import ReleasePart
+from dpcore.local.designs import k_rr
 from surveys import physical
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
@@ -26,13 +27,14 @@ from surveys.kinds._release import histogram_part
 from surveys.kinds.base import QuestionKind, QuestionLike
 from surveys.specs import Answer
 
+if TYPE_CHECKING:
+    from surveys.kinds._estimates import ChoiceEstimate
+
+
 # Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
 # for yes/no questions, so every randomized question in a default survey protects the respondent
 # equally and "total ε" is simply (number of randomized questions) × ln 3.
 DEFAULT_CHOICE_EPSILON = math.log(3)
-
-if TYPE_CHECKING:
-    from surveys.kinds._estimates import ChoiceEstimate
 
 
 class ChoiceKind(QuestionKind):
@@ -146,3 +148,17 @@ class ChoiceKind(QuestionKind):
         return histogram_part(question, share=None)
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
+
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question."""
+        return {
+            "key": "vote",
+            "text": "Whom did you vote for?",
+            "kind": self.stored_kind,
+            "options": ["Alpha", "Beta", "Gamma"],
+            "design": k_rr(3, 1.2).to_spec(),
+        }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return "Beta"

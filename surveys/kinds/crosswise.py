@@ -173,6 +173,24 @@ class CrosswiseKind(QuestionKind):
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question (the yes/no kind under this design)."""
+        innocuous = "My mother was born in January, February or March."
+        return {
+            "key": "cross",
+            "text": "I have used a fake receipt.",
+            "kind": self.stored_kind,
+            "design": {
+                "name": self.name,
+                "innocuous_prevalence": 0.25,
+                "innocuous_text": innocuous,
+            },
+        }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return True
+
 
 CROSSWISE_STEPS = [
     gettext_lazy("Think of your true answer to each of the two statements. Nobody needs a coin."),

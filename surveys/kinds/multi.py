@@ -278,6 +278,19 @@ class MultiKind(QuestionKind):
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question."""
+        return {
+            "key": "used",
+            "text": "Which have you used?",
+            "kind": self.stored_kind,
+            "options": ["Cannabis", "Cocaine", "Ecstasy"],
+        }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return {"Cannabis": True, "Cocaine": False, "Ecstasy": True}
+
 
 _MULTI_ACTIONS = {
     physical.TRUTH: gettext_lazy("tick your true answer for that option"),

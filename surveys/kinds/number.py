@@ -144,6 +144,20 @@ class NumberKind(QuestionKind):
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 
+    def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The API's JSON of an example question."""
+        return {
+            "key": "age",
+            "text": "How old are you?",
+            "kind": self.stored_kind,
+            "min": 18,
+            "max": 99,
+        }
+
+    def example_answer(self) -> object:
+        """A reported answer to :meth:`example_question` (the API's JSON)."""
+        return 41
+
 
 def mean_estimate(q: Any, counts: QuestionCounts) -> NumberEstimate:
     """Mean, standard error of the mean (sample SD / √n) and a normal interval.
