@@ -5,40 +5,30 @@ survey holds one question per cell, so each surface is visited once for the whol
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
-from dpcore.local.designs import BINARY_DESIGN_NAMES
-from surveys.export import group_column, option_column
+from surveys import designs
 from surveys.kinds.base import QuestionKind
 from surveys.kinds.registry import kinds
 
-# TODO(designs): ask the design registry for an example spec of each design once it exists;
-# until then one valid spec per design name of ``dpcore.local.designs`` (a new design without
-# one fails `test_every_design_has_an_example_spec`).
-DESIGN_EXAMPLES: dict[str, dict[str, Any]] = {
-    "forced_response": {"p_truth": 0.6, "p_yes": 0.2, "p_no": 0.2},
-    "warner": {"p": 0.75},
-    "unrelated_question": {"p": 0.5, "innocuous_prevalence": 0.5},
-    "two_probability": {"p_yes_if_trait": 0.75, "p_yes_if_not": 0.25},
-}
 
-
-def yes_no_designs() -> list[str]:
-    """The binary designs the plain yes/no kind takes: those no design-selected kind claims."""
+def yes_no_designs() -> list[dict[str, Any]]:
+    """The starting spec of every design the plain yes/no kind takes (the design registry's for
+    its shape), except those a design-selected kind owns (they are cells of their own)."""
     own_kinds = {kind.name for kind in kinds()}
-    return [name for name in BINARY_DESIGN_NAMES if name not in own_kinds]
+    starting = designs.starting_designs()
+    return [starting[n] for n in designs.design_names("yes_no") if n not in own_kinds]
 
 
 def cells() -> list[tuple[QuestionKind, dict[str, Any] | None]]:
-    """(kind, design spec or None) for every cell: design-taking kinds once per design."""
+    """(kind, design spec or None) for every cell: every kind with its default design, and each
+    kind that takes any design of its shape (yes/no) once more per design."""
     out: list[tuple[QuestionKind, dict[str, Any] | None]] = []
     for kind in kinds():
-        # TODO(kinds-data): ask the kind which designs it accepts once it owns its definition.
-        if kind.name == "yes_no":
-            out.append((kind, None))  # the default design
-            out.extend((kind, {"name": d, **DESIGN_EXAMPLES[d]}) for d in yes_no_designs())
-        else:
-            out.append((kind, None))
+        out.append((kind, None))
+        if kind.design_shape == "binary" and kind.design_names is None:
+            out.extend((kind, spec) for spec in yes_no_designs())
     return out
 
 
@@ -82,12 +72,12 @@ def spanish(question: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-# TODO(kinds-data): ask the kind for its export columns once the kinds own their exports.
 def export_columns(kind: QuestionKind, question: Mapping[str, Any]) -> list[str]:
-    """The CSV columns a question of ``kind`` exports (docs/exports.md)."""
-    key = question["key"]
-    if kind.name == "multi":
-        return [option_column(key, o) for o in question["options"]]
-    if kind.name == "cheater_detection":
-        return [key, group_column(key)]
-    return [key]
+    """The CSV columns a question of ``kind`` exports (the kind's own, docs/exports.md)."""
+    row = SimpleNamespace(
+        key=question["key"],
+        kind=question["kind"],
+        options=question.get("options") or [],
+        design=question.get("design"),
+    )
+    return [column for column, _ in kind.export_columns(row)]
