@@ -43,7 +43,7 @@ def integrity(stack: Stack, slug: str) -> dict[str, int]:
         "ORDER BY position, id",
         (survey_id,),
     )
-    # The slot layout re-derived here from the documentation of surveys.tally_layout (not
+    # The slot layout re-derived here from the documentation of surveys.collection.tally_layout (not
     # imported), so this check does not share a bug with the code it checks.
     slots: dict[tuple[str, str], int] = {}
     next_slot = 1

@@ -84,7 +84,8 @@ def _survey(n: int) -> Any:
 
 
 def _server_time(slug: str) -> tuple[float, dict[str, Any]]:
-    from surveys import analysis, selectors
+    from surveys import selectors
+    from surveys.analysis import regression as analysis
 
     start = time.perf_counter()
     survey = selectors.survey_get_for_user(user=stack.bench_owner(), slug=slug, need="view")
@@ -96,7 +97,8 @@ def _server_time(slug: str) -> tuple[float, dict[str, Any]]:
 
 def _fit_time(slug: str) -> tuple[float, int]:
     from dpcore.local.regression import fit_logistic
-    from surveys import analysis, designs
+    from surveys.analysis import regression as analysis
+    from surveys.definitions import question_designs as designs
     from surveys.models import Survey
 
     survey = Survey.objects.get(slug=slug)

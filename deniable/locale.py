@@ -3,7 +3,7 @@
 Respondent pages and the respondent endpoints (``/s/…``, the responses and invitation-check
 API) go through Django's :class:`~django.middleware.locale.LocaleMiddleware`: ``Accept-Language``
 against ``settings.LANGUAGES``, and ``Content-Language`` / ``Vary`` on the response; the view then
-narrows the choice to the survey's own languages (``surveys.views``). Researcher pages and the
+narrows the choice to the survey's own languages (``surveys.pages.views``). Researcher pages and the
 rest of the API stay in ``LANGUAGE_CODE``: their messages are part of the API contract and are
 written in English only.
 """

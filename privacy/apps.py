@@ -15,6 +15,6 @@ class PrivacyConfig(AppConfig):
 
         # The survey lists show each survey's budget left; surveys cannot import this app.
         from privacy.selectors import surveys_epsilon_remaining
-        from surveys.summaries import register_budget_remaining
+        from surveys.selectors.summaries import register_budget_remaining
 
         register_budget_remaining(surveys_epsilon_remaining)

@@ -54,7 +54,7 @@ def survey_budget(*, survey: Survey) -> dict[str, Any]:
 
 def surveys_epsilon_remaining(surveys: Sequence[Survey]) -> dict[int, float]:
     """ε remaining of each survey from the stored figures (two queries for the whole list, no
-    accountant): the survey list's "budget left" column (``surveys.summaries``)."""
+    accountant): the survey list's "budget left" column (``surveys.selectors.summaries``)."""
     used = spent.states_for_list(surveys=list(surveys))
     return {s.pk: max(0.0, s.budget_epsilon - used[s.pk]) for s in surveys}
 

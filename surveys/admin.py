@@ -2,7 +2,8 @@
 read-only.
 
 Once a survey has opened every field of its change form is read-only and its questions can be
-neither added, changed nor deleted (DESIGN §8.5; the model guard in :mod:`surveys.freeze` refuses
+neither added, changed nor deleted (DESIGN §8.5; the model guard in
+:mod:`surveys.definitions.freeze` refuses
 the same writes on every other path). Its owner is fixed after creation: there is no ownership
 transfer. The one change offered for an opened survey is the "close" action, through the same
 service as the API.

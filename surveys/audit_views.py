@@ -22,7 +22,7 @@ from audit import selectors as audit_selectors
 from audit import views as audit_views
 from deniable.negotiation import FormatNegotiationMixin
 from surveys import selectors
-from surveys.researcher_pages import survey_or_404
+from surveys.pages.researcher import survey_or_404
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
 

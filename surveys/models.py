@@ -23,8 +23,7 @@ from django.db.models import JSONField, Value
 from django.db.models.signals import pre_delete
 from django.utils import timezone
 
-from surveys.fields import SumsVectorField
-from surveys.freeze import (
+from surveys.definitions.freeze import (
     CHECKED_FIELDS,
     SurveyFrozen,
     budget_delta_error,
@@ -32,9 +31,10 @@ from surveys.freeze import (
     question_freeze_check,
     survey_freeze_errors,
 )
+from surveys.fields import SumsVectorField
 
 if TYPE_CHECKING:
-    from surveys.tally_layout import TallyLayout
+    from surveys.collection.tally_layout import TallyLayout
 
 SLUG_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no look-alikes (l/1, o/0)
 TALLY_SHARDS = 64  # see Tally: fewer concurrent submissions meet on one row lock
@@ -89,7 +89,7 @@ class Survey(models.Model):
         return f"{self.title} ({self.slug})"
 
     def _freeze_errors(self, update_fields: Any = None) -> dict[str, str]:
-        """What this save would change that the freeze refuses (surveys.freeze)."""
+        """What this save would change that the freeze refuses (surveys.definitions.freeze)."""
         if self._state.adding or self.pk is None:
             return {}
         stored = type(self).objects.filter(pk=self.pk).values(*CHECKED_FIELDS).first()
@@ -248,7 +248,8 @@ class Submission(models.Model):
 
 
 class Tally(models.Model):
-    """A sharded counter vector: the sums of ``surveys.tally_layout.submission_vector`` over the
+    """A sharded counter vector: the sums of ``surveys.collection.tally_layout.submission_vector``
+    over the
     submissions of one slice that landed in one shard, upserted in the submission's own
     statement.
 
@@ -337,7 +338,8 @@ class Collaborator(models.Model):
 def _question_pre_delete(
     sender: Any, instance: Question, origin: Any = None, **kwargs: Any
 ) -> None:
-    """Deleting a question of an opened survey is refused (surveys.freeze), by instance or by
+    """Deleting a question of an opened survey is refused (surveys.definitions.freeze), by instance
+    or by
     queryset; deleting the whole survey (the cascade's origin is the survey) is not."""
     if getattr(origin, "model", type(origin)) is Survey:
         return

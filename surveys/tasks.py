@@ -1,10 +1,11 @@
-"""Celery tasks of the surveys app. Thin: the logic lives in :mod:`surveys.analysis_jobs`."""
+"""Celery tasks of the surveys app. Thin: the logic lives in
+:mod:`surveys.analysis.regression_jobs`."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from surveys import analysis_jobs
+from surveys.analysis import regression_jobs as analysis_jobs
 
 
 @shared_task(

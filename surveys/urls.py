@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from django.urls import path
 
-from surveys import (
-    audit_views,
-    dashboard_pages,
-    invitation_pages,
-    management_pages,
-    researcher_pages,
-    views,
-)
+from surveys import audit_views
+from surveys.pages import dashboard as dashboard_pages
+from surveys.pages import invitation_pages, views
+from surveys.pages import management as management_pages
+from surveys.pages import researcher as researcher_pages
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -23,7 +20,7 @@ urlpatterns = [
     # Researchers
     path("surveys/", researcher_pages.survey_list, name="researcher-home"),
     path("surveys/new/", researcher_pages.survey_builder, name="survey-new"),
-    # A survey's pages, one per section (surveys.dashboard_pages.SECTIONS).
+    # A survey's pages, one per section (surveys.pages.dashboard.SECTIONS).
     path("surveys/<slug:slug>/", dashboard_pages.survey_section, name="survey-detail"),
     path(
         "surveys/<slug:slug>/results/",

@@ -12,7 +12,8 @@ from django.test import Client
 @pytest.mark.parametrize("error", [OperationalError, InterfaceError])
 def test_database_errors_in_a_view_answer_503_with_retry_after(error: type[Exception]) -> None:
     with mock.patch(
-        "surveys.public_survey_cache.survey_get_public", side_effect=error("server closed")
+        "surveys.collection.public_survey_cache.survey_get_public",
+        side_effect=error("server closed"),
     ):
         response = Client().post(
             "/api/v1/surveys/some-slug/responses/", data="{}", content_type="application/json"
@@ -26,7 +27,7 @@ def test_database_errors_in_a_view_answer_503_with_retry_after(error: type[Excep
 def test_other_exceptions_are_not_swallowed() -> None:
     client = Client(raise_request_exception=False)
     with mock.patch(
-        "surveys.public_survey_cache.survey_get_public", side_effect=RuntimeError("bug")
+        "surveys.collection.public_survey_cache.survey_get_public", side_effect=RuntimeError("bug")
     ):
         response = client.post(
             "/api/v1/surveys/some-slug/responses/", data="{}", content_type="application/json"

@@ -137,8 +137,8 @@ def test_the_accounting_tightness_quoted_is_the_measured_one():
 
 def test_input_limits_state_the_text_limits_of_the_code():
     from dpcore.local.designs import MAX_INNOCUOUS_TEXT
-    from surveys.specs import MAX_OPTION_LENGTH, TITLE_MAX
-    from surveys.translations import TEXT_MAX
+    from surveys.definitions.specs import MAX_OPTION_LENGTH, TITLE_MAX
+    from surveys.definitions.translations import TEXT_MAX
 
     text = (ROOT / "docs" / "input-limits.md").read_text()
     assert f"| `title` (and each translation's title) | {TITLE_MAX} characters |" in text

@@ -413,7 +413,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = DENIABLE_MAX_REQUEST_BYTES
 # Submissions accepted per survey per window (fixed window, cache-backed, fails open); 0 = off.
 DENIABLE_SUBMISSION_RATE_LIMIT = env.int("DENIABLE_SUBMISSION_RATE_LIMIT", default=6000)
 # Posts that could not be stored (invalid, no/unknown/spent token), per sender and window: they
-# never spend a survey's allowance above (surveys/admission.py, issue 21 item 13).
+# never spend a survey's allowance above (surveys/collection/admission.py, issue 21 item 13).
 DENIABLE_JUNK_RATE_LIMIT = env.int("DENIABLE_JUNK_RATE_LIMIT", default=60)
 DENIABLE_SUBMISSION_RATE_WINDOW_SECONDS = 60
 DENIABLE_RATE_LIMIT_BACKOFF_SECONDS = 30
@@ -428,6 +428,7 @@ DENIABLE_ESTIMATE_BATCH = env.int("DENIABLE_ESTIMATE_BATCH", default=10)
 # --- Product defaults -----------------------------------------------------------------------------
 DENIABLE_DEFAULT_BUDGET_EPSILON = 1.0
 DENIABLE_DEFAULT_BUDGET_DELTA = 1e-6
-# The largest survey budget ε (issue 21, item 2; surveys.freeze.budget_epsilon_error): above it a
+# The largest survey budget ε (issue 21, item 2; surveys.definitions.freeze.budget_epsilon_error):
+# above it a
 # release could use an ε at which its noise no longer hides one report.
 DENIABLE_MAX_BUDGET_EPSILON = env.float("DENIABLE_MAX_BUDGET_EPSILON", default=10.0)

@@ -134,7 +134,8 @@ def sum_sensitivity(lo: float, hi: float, step: Fraction | None = None) -> int:
     The "+1" is needed: with s = 1, B = 1, S(D) = 0.5 → U = 0 (half-even) or 1, and S(D′) = 1.5
     → U′ = 2: |U′ − U| = 2 = ⌈B/s⌉ + 1. The count n changes by exactly 1 (sensitivity 1).
     η < 1 holds for every N ≤ :func:`max_safe_respondents` (over a million with B/s < 2500).
-    Releases do not rely on it: they sum the stored answers exactly (:mod:`surveys.exact_sums`,
+    Releases do not rely on it: they sum the stored answers exactly
+    (:mod:`surveys.analysis.exact_sums`,
     η = 0), so the bound holds for any N and no release is refused because of N (a refusal that
     depends on N would itself leak N without noise).
     """

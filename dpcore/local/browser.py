@@ -10,7 +10,8 @@ are realised exactly and the others within 2⁻⁵⁴ (a 2³² grid moved p = 1e
 **The rule.** The ε the server reports for a question is never below the ε of what the page
 runs: :func:`browser_plan` computes the *realised* probabilities T/2⁵³ exactly (fractions), their
 ε in 50-digit decimal arithmetic, rounds it *up* to a float, and the reported ε is the larger of
-that and the design's nominal ε (``surveys.designs.question_epsilon``; the no-JS coin/dice
+that and the design's nominal ε (``surveys.definitions.question_designs.question_epsilon``; the
+no-JS coin/dice
 realisation is included there too). Designs a browser cannot realise (a probability that rounds
 to 0 or 1 on the grid) raise :class:`~dpcore.errors.DesignError` naming the field.
 

@@ -20,7 +20,7 @@ from privacy.models import Release
 from privacy.services.refund import release_fail
 from privacy.services.results import release_results
 from privacy.services.sensitivity import contribution_count
-from surveys.exact_sums import number_sums_exact
+from surveys.analysis.exact_sums import number_sums_exact
 from surveys.models import Question, Survey
 from surveys.selectors import NumberSums
 
@@ -41,7 +41,8 @@ def _exact_number_sums(
     survey: Survey, questions: Sequence[Question], group_by: str
 ) -> dict[str, dict[str, NumberSums]]:
     """The number questions' n and *exact* sum per group, from the stored submissions
-    (:mod:`surveys.exact_sums`: the sensitivity bound then holds for any n, so no release can
+    (:mod:`surveys.analysis.exact_sums`: the sensitivity bound then holds for any n, so no release
+    can
     fail because of how many answered)."""
     group_q = survey.questions.get(key=group_by) if group_by else None
     exact = number_sums_exact(survey=survey, questions=questions, group_by=group_q)

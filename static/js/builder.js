@@ -19,11 +19,11 @@ const list = document.getElementById("questions");
 const template = document.getElementById("question-template");
 let uid = 0;
 
-// Every design's starting values come from the server (surveys.designs.starting_designs): the
+// Every design's starting values come from the server (surveys.definitions.question_designs.starting_designs): the
 // page has no copy of any probability or ε.
 const DEFAULT_DESIGNS = data.starting_designs;
 // Each design's parameters (name, type, groups' fields) come from the server's design registry
-// (surveys.designs.builder_designs): the page has no copy of any parameter name.
+// (surveys.definitions.question_designs.builder_designs): the page has no copy of any parameter name.
 const DESIGNS = Object.fromEntries(data.designs.map((d) => [d.name, d]));
 const firstDesign = (kind) => data.designs.find((d) => d.kinds.includes(kind)).name;
 const GROUP = (p, i, k) => `design.${p}[${i}].${k}`; // a grouped design's fields: the server's error paths

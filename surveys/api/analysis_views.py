@@ -1,6 +1,7 @@
 """API v1 analysis views (docs/analysis.md, docs/api.md): regression and power.
 
-Thin like surveys.api.views: look the survey up (someone else's is a 404), call surveys.analysis
+Thin like surveys.api.views: look the survey up (someone else's is a 404), call
+surveys.analysis.regression
 or dpcore, shape; the negotiated renderer (``deniable.negotiation``) writes JSON or CSV. Group
 comparisons are part of GET …/estimates/ (``compare=true``).
 """
@@ -17,7 +18,10 @@ from rest_framework.views import APIView
 
 from deniable.api import json_object_body
 from deniable.negotiation import FormatNegotiationMixin, attachment
-from surveys import analysis, analysis_jobs, inputs, power_api, selectors
+from surveys import inputs, selectors
+from surveys.analysis import power as power_api
+from surveys.analysis import regression as analysis
+from surveys.analysis import regression_jobs as analysis_jobs
 from surveys.api.read_views import ERROR_404, ERRORS_400, SLUG
 
 
@@ -33,7 +37,8 @@ class _CoefficientOut(serializers.Serializer):
 
 
 class RegressionOut(serializers.Serializer):
-    """The regression's JSON body, for the schema (surveys.analysis.regression_body shapes it)."""
+    """The regression's JSON body, for the schema (surveys.analysis.regression.regression_body
+    shapes it)."""
 
     survey = serializers.CharField()
     outcome = serializers.CharField()

@@ -17,7 +17,9 @@ from rest_framework.views import APIView
 from audit.recording import record
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVRenderer, FiniteJSONRenderer
-from surveys import analysis, export, selectors
+from surveys import selectors
+from surveys.analysis import export
+from surveys.analysis import regression as analysis
 from surveys.api import serializers as s
 from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estimates_table
 

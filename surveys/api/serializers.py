@@ -16,10 +16,10 @@ from rest_framework import serializers
 # The error bodies, shared by every app's API (re-exported: views and privacy use them from here).
 from deniable.api_schema import ErrorSerializer as ErrorSerializer
 from deniable.api_schema import FieldErrorsSerializer as FieldErrorsSerializer
-from surveys import designs
+from surveys.definitions import question_designs as designs
 from surveys.models import Collaborator, Question, Survey
 from surveys.selectors import survey_respondent_count
-from surveys.summaries import budget_remaining
+from surveys.selectors.summaries import budget_remaining
 
 # --- Surveys (responses) ------------------------------------------------------------------------
 

@@ -33,11 +33,13 @@ from deniable.api import json_object_body
 from deniable.errors import DomainError, InvalidInput, NotFound
 from deniable.users import signed_in_user
 from dpcore import local as rr
-from surveys import designs, inputs, public_survey_cache, selectors, services
-from surveys.admission import charge_respondent_post, client_of
+from surveys import inputs, selectors, services
 from surveys.api import serializers as s
+from surveys.collection import public_survey_cache
+from surveys.collection.admission import charge_respondent_post, client_of
+from surveys.collection.ratelimit import junk_rate_check, submission_rate_check
+from surveys.definitions import question_designs as designs
 from surveys.models import Survey
-from surveys.ratelimit import junk_rate_check, submission_rate_check
 from surveys.services.invitation_check import invitation_check
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
@@ -288,7 +290,7 @@ class ResponseCreateView(APIView):
 def _submit(slug: str, data: Mapping[str, Any], client: str) -> tuple[dict[str, Any], int]:
     """One submission: the survey from the per-process cache (its open/closed state is checked
     again by the INSERT), validation, the rate limit (the survey's for what could be stored,
-    the sender's for junk: :mod:`surveys.admission`), then the service."""
+    the sender's for junk: :mod:`surveys.collection.admission`), then the service."""
     survey = public_survey_cache.survey_get_public_cached(slug=slug)
     try:
         return _submit_to(survey, data, client)
@@ -398,7 +400,7 @@ class InvitationCheckView(APIView):
             junk_rate_check(client=client_of(request))
             raise
         valid = invitation_check(survey=survey, token=token)
-        # As for submissions (surveys.admission): only checks of a usable token spend the
+        # As for submissions (surveys.collection.admission): only checks of a usable token spend the
         # survey's allowance, so a flood of made-up tokens cannot lock invitees' pages out.
         if valid:
             submission_rate_check(survey_id=survey.pk, scope="invitation_checks")

@@ -1,6 +1,6 @@
 """Input serializers: THE validator of every survey write — the JSON API, the server-rendered
 pages, management commands and tests all go through them. Each returns a frozen spec
-(:mod:`surveys.specs`) that the services take as typed keyword arguments."""
+(:mod:`surveys.definitions.specs`) that the services take as typed keyword arguments."""
 
 from surveys.inputs.access import (
     InvitationCheckRequestSerializer,

@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from deniable.input_fields import StrictCharField
 from deniable.inputs import validate_input
-from surveys.specs import MAX_TOKEN_LENGTH
+from surveys.definitions.specs import MAX_TOKEN_LENGTH
 
 TOKEN_LENGTH_MESSAGE = f"Must be the invitation token: 1 to {MAX_TOKEN_LENGTH} characters."
 

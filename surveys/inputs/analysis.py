@@ -1,6 +1,6 @@
 """Input serializers of the analysis endpoints (docs/analysis.md): the regression query
 (``GET …/regression/`` and the dashboard's regression panel) and the power body
-(``POST /api/v1/designs/power/``). Each gives a frozen spec of :mod:`surveys.specs`."""
+(``POST /api/v1/designs/power/``). Each gives a frozen spec of :mod:`surveys.definitions.specs`."""
 
 from __future__ import annotations
 
@@ -11,16 +11,16 @@ from rest_framework import serializers
 from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
 from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
-from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
+from surveys.analysis.confidence import CONFIDENCE_MESSAGE, confidence_or_none
+from surveys.definitions.specs import PowerRequest, RegressionQuery
 from surveys.inputs.previews import DesignFieldsSerializer
 from surveys.kinds import stored_kind_choices
 from surveys.kinds._definitions import definition_kind
-from surveys.specs import PowerRequest, RegressionQuery
 
 MAX_PREDICTORS = 12
 MAX_N = 10**9
 PROBABILITY_MESSAGE = "Must lie strictly between 0 and 1."
-#: A power test's significance level: 1 − a confidence level (surveys/confidence.py).
+#: A power test's significance level: 1 − a confidence level (surveys/analysis/confidence.py).
 ALPHA_MIN = 1.0 - CONFIDENCE_MAX
 ALPHA_MAX = 1.0 - CONFIDENCE_MIN
 ALPHA_MESSAGE = (

@@ -15,14 +15,15 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from dpcore import local as rr
-from surveys import designs
+from surveys.definitions import question_designs as designs
 from surveys.models import Question
 
 NOT_PRIVATE = (
     "This design is not differentially private (ε = ∞): some reported answer reveals the true "
     "one. Give every answer a non-zero chance of being reported."
 )
-#: The design names each randomized kind accepts (registry order; ``surveys.designs``).
+#: The design names each randomized kind accepts (registry order;
+# ``surveys.definitions.question_designs``).
 DESIGN_NAMES: dict[str, tuple[str, ...]] = {
     kind: designs.design_names(kind) for kind in designs.RANDOMIZED_KINDS
 }

@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from deniable.input_fields import StrictIntegerField
 from deniable.inputs import validate_input
-from surveys.specs import MAX_INVITATIONS, InvitationRequest
+from surveys.definitions.specs import MAX_INVITATIONS, InvitationRequest
 
 COUNT_MESSAGE = f"A whole number from 1 to {MAX_INVITATIONS}."
 FORMAT_MESSAGE = "One of: json, csv."

@@ -9,10 +9,15 @@ from rest_framework import serializers
 from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
 from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
-from surveys.confidence import CONFIDENCE_MESSAGE
+from surveys.analysis.confidence import CONFIDENCE_MESSAGE
+from surveys.definitions.specs import (
+    MAX_OPTION_LENGTH,
+    MAX_OPTIONS,
+    MIN_OPTIONS,
+    DesignPreviewRequest,
+)
 from surveys.kinds._definitions import definition_kind
 from surveys.models import Question
-from surveys.specs import MAX_OPTION_LENGTH, MAX_OPTIONS, MIN_OPTIONS, DesignPreviewRequest
 
 
 class DesignFieldsSerializer(serializers.Serializer):

@@ -19,11 +19,8 @@ from deniable.input_fields import (
     StrictCharField,
     StrictFloatField,
 )
-from surveys import translations
-from surveys.inputs.design_specs import DesignField, design_help_text, design_spec
-from surveys.kinds._definitions import definition_kind
-from surveys.models import Question
-from surveys.specs import (
+from surveys.definitions import translations
+from surveys.definitions.specs import (
     KEY_PATTERN,
     MAX_ABS_NUMBER,
     MAX_OPTION_LENGTH,
@@ -32,6 +29,9 @@ from surveys.specs import (
     QuestionSpec,
     ShowIf,
 )
+from surveys.inputs.design_specs import DesignField, design_help_text, design_spec
+from surveys.kinds._definitions import definition_kind
+from surveys.models import Question
 
 KEY_MESSAGE = "Use a slug: letters, digits, - or _ (at most 64 characters)."
 BOUND_MESSAGE = f"Must lie between {-MAX_ABS_NUMBER:g} and {MAX_ABS_NUMBER:g}."

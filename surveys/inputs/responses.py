@@ -19,9 +19,9 @@ from rest_framework import serializers
 
 from deniable.input_fields import StrictCharField, UUID4Field
 from deniable.inputs import ThreadFieldsMixin, validate_input
+from surveys.definitions.specs import MAX_TOKEN_LENGTH, Answer, SubmissionSpec
 from surveys.kinds import kind_of
 from surveys.models import Question, Submission
-from surveys.specs import MAX_TOKEN_LENGTH, Answer, SubmissionSpec
 
 TOKEN_MESSAGE = "Must be the invitation token string."  # noqa: S105 — a message
 RANDOMIZER_MESSAGE = "One of: browser, physical."

@@ -1,6 +1,7 @@
 """Input serializers: THE validator of every survey write (API, pages, commands, tests).
 
-Each serializer's ``validate`` returns a frozen spec (:mod:`surveys.specs`) that the services
+Each serializer's ``validate`` returns a frozen spec (:mod:`surveys.definitions.specs`) that the
+services
 take as typed keyword arguments. The rules are stated as DRF field arguments wherever they can be
 (ranges, lengths, patterns, enums), so the OpenAPI document states them too; the rules that
 depend on another field are in ``validate`` (a question's by its kind, :mod:`.questions`).
@@ -27,16 +28,9 @@ from deniable.input_fields import (
 )
 from deniable.inputs import validate_input
 from dpcore.central import calibration as calibrate
-from surveys import translations
-from surveys.freeze import budget_epsilon_error
-from surveys.inputs.design_specs import design_spec  # noqa: F401 — surveys.inputs exports it
-from surveys.inputs.questions import (
-    QuestionInSerializer,
-    show_if_references,
-    unique_keys,
-)
-from surveys.models import Survey
-from surveys.specs import (
+from surveys.definitions import translations
+from surveys.definitions.freeze import budget_epsilon_error
+from surveys.definitions.specs import (
     MAX_QUESTIONS,
     RESERVED_SLUGS,
     SLUG_MAX,
@@ -46,6 +40,13 @@ from surveys.specs import (
     SurveyChanges,
     SurveySpec,
 )
+from surveys.inputs.design_specs import design_spec  # noqa: F401 — surveys.inputs exports it
+from surveys.inputs.questions import (
+    QuestionInSerializer,
+    show_if_references,
+    unique_keys,
+)
+from surveys.models import Survey
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise  # a dev-only package: for the annotation only

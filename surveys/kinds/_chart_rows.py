@@ -1,4 +1,4 @@
-"""One row of the researcher's estimate table and chart (``surveys.charts``), from an estimate
+"""One row of the researcher's estimate table and chart (``surveys.pages.charts``), from an estimate
 entry or one of its options; each kind says which rows its estimate makes
 (``QuestionKind.chart_rows``)."""
 

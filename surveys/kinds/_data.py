@@ -15,7 +15,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from surveys.specs import Answer
+from surveys.definitions.specs import Answer
 
 #: ``slot(question key, cell value)``: the tally slot counting that cell.
 SlotOf = Callable[[str, str], int]

@@ -1,6 +1,6 @@
 """The deniability words and numbers the kinds share: a report's likelihood ratio and the belief
 it leads to, and the randomizer the page draws with (coins or a spinner). The rule is documented
-in ``docs/respondent-pages.md`` (see :mod:`surveys.protection`); each kind puts them together
+in ``docs/respondent-pages.md`` (see :mod:`surveys.pages.protection`); each kind puts them together
 (``QuestionKind.protection``).
 """
 

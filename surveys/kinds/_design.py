@@ -1,7 +1,8 @@
 """A question's ``dpcore.local`` design, built once per definition, and its accounted local ε.
 
 Inside the kinds package so a kind module can ask for its question's design without importing
-``surveys.designs`` (the glue that asks the kinds: a cycle otherwise). ``surveys.designs``
+``surveys.definitions.question_designs`` (the glue that asks the kinds: a cycle otherwise).
+``surveys.definitions.question_designs``
 re-exports every name. Formulas: docs/formulas.md#local.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 from dpcore import local as rr
 from dpcore.local import browser as rr_browser
 from dpcore.local import cheater as rr_cheater
-from surveys import physical
+from surveys.definitions import physical
 from surveys.kinds._definitions import definition_kind
 from surveys.kinds._question import QuestionLike
 from surveys.kinds.registry import kind_of

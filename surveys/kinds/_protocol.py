@@ -1,7 +1,8 @@
 """The no-JavaScript (physical) protocol's words that the kinds share: the respondent flips real
 coins (or rolls a die) and ticks only the answer the coins told them to *record*.
 
-The device and its faces come from ``surveys.physical`` (exact fractions, no dropped outcome);
+The device and its faces come from ``surveys.definitions.physical`` (exact fractions, no dropped
+outcome);
 here they become instructions. No device → the question needs JavaScript, and the page says so.
 Each kind puts the steps together (``QuestionKind.physical_protocol``).
 """
@@ -15,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dpcore.local import DEFAULT_YES_NO_SPEC, DesignError
-from surveys import physical
+from surveys.definitions import physical
 from surveys.kinds import _design as designs
 from surveys.kinds._fields import PhysicalProtocol
 
@@ -45,7 +46,8 @@ def rows(realisation: physical.Realisation, actions: Mapping[str, Any] | None = 
     actions = ACTIONS if actions is None else actions
     steps, start = [], 0
     for outcome, count in realisation.counts:
-        # Face names are marked for translation in surveys.physical (digits stay digits).
+        # Face names are marked for translation in surveys.definitions.physical (digits stay
+        # digits).
         chosen = [_(name) for name in realisation.face_names[start : start + count]]
         start += count
         if realisation.faces in (6, 36) and len(chosen) > 1:

@@ -33,7 +33,8 @@ def linear_form(question: QuestionLike) -> tuple[float, float]:
 
 
 def question_cells(question: QuestionLike) -> tuple[str, ...]:
-    """The question's tally cells, in slot order (:func:`surveys.tally_layout.question_cells`)."""
+    """The question's tally cells, in slot order
+    (:func:`surveys.collection.tally_layout.question_cells`)."""
     from surveys.kinds.registry import kind_of
 
     return tuple(kind_of(question).tally_cells(question))

@@ -11,8 +11,8 @@ from surveys.kinds._question import QuestionLike as QuestionLike
 if TYPE_CHECKING:
     from django import forms
 
+    from surveys.definitions.specs import Answer
     from surveys.kinds._data import QuestionCounts, SlotOf
-    from surveys.specs import Answer
 
 from dpcore.central.release_parts import ReleasePart
 from dpcore.central.sensitivity import Contribution
@@ -57,7 +57,7 @@ class QuestionKind:
     #: Its reports follow one linear model P(report) = c·π + d (not cheating detection's two
     #: groups and cheater share): what regression and the group comparisons need.
     linear_model: ClassVar[bool] = True
-    #: How its groups are compared (``surveys.analysis``): "binary", "categorical",
+    #: How its groups are compared (``surveys.analysis.regression``): "binary", "categorical",
     #: "per_option", or None (not compared).
     comparison: ClassVar[str | None] = None
     #: A regression predictor (answered directly): dummy-coded when it has options.
@@ -168,7 +168,7 @@ class QuestionKind:
     def protection(self, question: PageQuestion, labels: Mapping[str, str]) -> dict[str, Any]:
         """A randomized question's ``randomizer`` and per-report ``reports`` (and, when the
         kind's differ, its ``handling_text``), in the active language; see
-        :func:`surveys.protection.question_protection`."""
+        :func:`surveys.pages.protection.question_protection`."""
         return {}
 
     #: The results may be grouped by its answers (a direct question with options).
@@ -185,7 +185,8 @@ class QuestionKind:
         return {}
 
     def chart_rows(self, estimate: Any, base: dict[str, Any]) -> list[dict[str, Any]]:
-        """The researcher's table and chart rows of the question's estimate (``surveys.charts``);
+        """The researcher's table and chart rows of the question's estimate
+        (``surveys.pages.charts``);
         ``base``: the question's own columns, in every row."""
         raise NotImplementedError(self.name)
 

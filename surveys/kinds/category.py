@@ -9,12 +9,12 @@ from django import forms
 from django.utils.translation import gettext as _
 
 from dpcore.central.release_parts import ReleasePart
+from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _fields
 from surveys.kinds._data import QuestionCounts, clean_option, options_entry
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
 from surveys.kinds.base import QuestionKind, QuestionLike
-from surveys.specs import Answer
 
 if TYPE_CHECKING:
     from surveys.kinds._estimates import CategoryEstimate

@@ -15,14 +15,14 @@ from rest_framework import serializers
 
 from dpcore.central.release_parts import CheaterPart, ReleasePart
 from dpcore.local import cheater as rr_cheater
-from surveys import physical
+from surveys.definitions import physical
+from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds._data import QuestionCounts, SlotOf, estimate_fields, metadata_column
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import question_cells
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
-from surveys.specs import Answer
 
 #: Its cells: the group (drawn on the device) and the report.
 CELLS: tuple[str, ...] = ("g1_yes", "g1_no", "g2_yes", "g2_no")

@@ -12,7 +12,8 @@ from django.utils.translation import gettext as _
 from dpcore import local as rr
 from dpcore.central.release_parts import ReleasePart
 from dpcore.local.designs import k_rr
-from surveys import physical
+from surveys.definitions import physical
+from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds._data import (
@@ -25,7 +26,6 @@ from surveys.kinds._data import (
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
 from surveys.kinds.base import QuestionKind, QuestionLike
-from surveys.specs import Answer
 
 if TYPE_CHECKING:
     from surveys.kinds._estimates import ChoiceEstimate

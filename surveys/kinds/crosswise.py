@@ -14,8 +14,12 @@ from django.utils.translation import gettext_lazy
 
 from dpcore import local as rr
 from dpcore.central.release_parts import ReleasePart
-from surveys.crosswise_statements import RESPONDENTS_BY_LANGUAGE_NOTE, crosswise_statements
-from surveys.innocuous import CROSSWISE_ASSUMPTION, CROSSWISE_RESEARCHER_ASSUMPTION
+from surveys.definitions.crosswise_statements import (
+    RESPONDENTS_BY_LANGUAGE_NOTE,
+    crosswise_statements,
+)
+from surveys.definitions.innocuous import CROSSWISE_ASSUMPTION, CROSSWISE_RESEARCHER_ASSUMPTION
+from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds._data import (
@@ -30,7 +34,6 @@ from surveys.kinds._data import (
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
 from surveys.kinds.base import QuestionKind, QuestionLike, design_name
-from surveys.specs import Answer
 
 
 def rr_hint(key: str, design: Mapping[str, Any]) -> str:
@@ -61,7 +64,7 @@ class CrosswiseKind(QuestionKind):
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
     @staticmethod
     def simulated_report(spec: Mapping[str, Any], truth: bool, u: float) -> bool:
-        """A simulated report (``surveys.simulation``): no randomizer, the respondent's
+        """A simulated report (``surveys.collection.simulation``): no randomizer, the respondent's
         innocuous fact (true when ``u`` < p) is the randomness; SAME (True) when both agree."""
         return bool((u < spec["innocuous_prevalence"]) == truth)
 
@@ -75,7 +78,7 @@ class CrosswiseKind(QuestionKind):
 
     def design_notes(self) -> dict[str, Any]:
         """The crosswise ε is valid only under this assumption: said wherever ε is shown."""
-        from surveys.innocuous import CROSSWISE_ASSUMPTION
+        from surveys.definitions.innocuous import CROSSWISE_ASSUMPTION
 
         return {"assumption": CROSSWISE_ASSUMPTION}
 
@@ -96,7 +99,7 @@ class CrosswiseKind(QuestionKind):
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
         """Issue 21.9: every language's innocuous statement, each checked against the library."""
-        from surveys.crosswise_statements import crosswise_statements
+        from surveys.definitions.crosswise_statements import crosswise_statements
 
         statements = crosswise_statements(survey, question)
         return {
@@ -201,7 +204,8 @@ CROSSWISE_STEPS = [
 
 
 def assumption() -> str:
-    """The crosswise model's assumption (``surveys.innocuous``) in the active language."""
+    """The crosswise model's assumption (``surveys.definitions.innocuous``) in the active
+    language."""
     return _(CROSSWISE_ASSUMPTION)
 
 

@@ -13,7 +13,8 @@ from rest_framework import serializers
 from dpcore import local as rr
 from dpcore.central.release_parts import OptionsPart, ReleasePart
 from dpcore.local import designs as rr_designs
-from surveys import physical
+from surveys.definitions import physical
+from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds._data import (
@@ -27,7 +28,6 @@ from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import linear_form
 from surveys.kinds.base import QuestionKind, QuestionLike
 from surveys.kinds.cheater_detection import CheaterDetectionKind
-from surveys.specs import Answer
 
 if TYPE_CHECKING:
     from surveys.kinds._estimates import MultiEstimate

@@ -14,13 +14,13 @@ from deniable.input_fields import is_finite_number
 from dpcore import local as rr
 from dpcore.central.release_parts import GridSumPart, ReleasePart
 from dpcore.central.sensitivity import number_grid
+from surveys.definitions.specs import MAX_ABS_NUMBER, Answer
 from surveys.kinds import _chart_rows, _fields
 from surveys.kinds._data import QuestionCounts, SlotOf
 from surveys.kinds._estimates import NumberEstimate
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import bounds_of
 from surveys.kinds.base import QuestionKind, QuestionLike
-from surveys.specs import MAX_ABS_NUMBER, Answer
 
 
 class NumberKind(QuestionKind):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from dpcore import local as rr
 from dpcore.central.release_parts import ReleasePart
+from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds._data import (
@@ -20,7 +21,6 @@ from surveys.kinds._data import (
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
 from surveys.kinds.base import QuestionKind, QuestionLike
-from surveys.specs import Answer
 
 if TYPE_CHECKING:
     from surveys.kinds._estimates import BinaryEstimate

@@ -3,7 +3,7 @@ index fewer on submissions.
 
 Data: each submission's reports become its ``answers`` document, then every survey's tallies are
 recounted from those documents with the same slot layout the hot path uses
-(``surveys.tally_layout``), so counts are preserved exactly.
+(``surveys.collection.tally_layout``), so counts are preserved exactly.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.db import migrations, models
 
 import surveys.fields
-from surveys.tally_layout import tally_layout, tally_recount
+from surveys.collection.tally_layout import tally_layout, tally_recount
 
 SHARDS = 16
 

@@ -3,7 +3,8 @@
 Before the cap, any budget was accepted (1e308 included), and one release could then use an ε at
 which its noise no longer hides a report. New budgets are checked where they are set (the API's
 input, the admin's form); this lowers the ones already stored, once, to the cap in force when the
-migration runs. Lowering a budget is always allowed (surveys.freeze); nothing is spent by it, and a
+migration runs. Lowering a budget is always allowed (surveys.definitions.freeze); nothing is spent
+by it, and a
 survey that already spent more than the cap simply has nothing left.
 """
 

@@ -2,7 +2,7 @@
 
 Selectors return data (models, querysets, frozen dataclasses), never response bodies: the API's
 output serializers and renderers shape them (``surveys.api.estimates``), the pages' presenters
-draw them (``surveys.charts``). The modules:
+draw them (``surveys.pages.charts``). The modules:
 
 * ``surveys`` — surveys as respondents and researchers see them, and the permission resolver
   (``survey_get_for_user``, docs/teams.md);
@@ -10,7 +10,7 @@ draw them (``surveys.charts``). The modules:
 * ``counts`` — report counts per cell (releases and estimates start there);
 * ``estimates`` — debiased estimates as typed values.
 
-The per-process survey cache of the submission path is ``surveys.public_survey_cache``.
+The per-process survey cache of the submission path is ``surveys.collection.public_survey_cache``.
 """
 
 from __future__ import annotations

@@ -12,16 +12,16 @@ from fractions import Fraction
 from typing import Any
 
 from deniable.errors import InvalidInput
-from surveys.kinds import kind_of
-from surveys.models import Question, Submission, Survey
-from surveys.selectors.sql import slice_totals
-from surveys.tally_layout import (
+from surveys.collection.tally_layout import (
     RESPONDENTS_SLOT,
     question_cells,
     submission_slices,
     submission_vector,
     tally_layout,
 )
+from surveys.kinds import kind_of
+from surveys.models import Question, Submission, Survey
+from surveys.selectors.sql import slice_totals
 
 
 def questions_of(survey: Survey) -> list[Question]:
@@ -33,7 +33,7 @@ class NumberSums:
     """Sufficient statistics of a number question's answers.
 
     ``total`` is a float when read from the tallies (estimates) and the exact rational sum when
-    read from the stored submissions for a release (:mod:`surveys.exact_sums`)."""
+    read from the stored submissions for a release (:mod:`surveys.analysis.exact_sums`)."""
 
     n: int
     total: float | Fraction

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from deniable.errors import InvalidInput
-from surveys import designs
-from surveys.confidence import CONFIDENCE_MESSAGE, confidence_or_none
+from surveys.analysis.confidence import CONFIDENCE_MESSAGE, confidence_or_none
+from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
 from surveys.kinds._data import QuestionCounts
 from surveys.kinds._estimates import (  # re-exported: the typed values each kind returns
@@ -93,7 +93,7 @@ class SurveyEstimates:
 
 
 def validate_confidence(value: Any) -> float:
-    """A confidence level an interval can be computed at (surveys.confidence; strings from
+    """A confidence level an interval can be computed at (surveys.analysis.confidence; strings from
     query parameters accepted), else a 400 naming ``confidence``."""
     confidence = confidence_or_none(value)
     if confidence is None:

@@ -13,7 +13,7 @@ from deniable.errors import Forbidden, NotFound
 from deniable.users import RequestUser, signed_in
 from surveys.models import Collaborator, Question, Submission, Survey, Tally
 from surveys.selectors.sql import RespondentsSlot, respondents_subquery
-from surveys.summaries import budget_remaining
+from surveys.selectors.summaries import budget_remaining
 
 
 def _with_questions(qs: QuerySet[Survey]) -> QuerySet[Survey]:
@@ -134,7 +134,8 @@ def survey_list_for_user(*, user: RequestUser) -> QuerySet[Survey]:
 def survey_list_sorted(*, user: RequestUser, ordering: str, archived: bool) -> list[Survey]:
     """The survey list of the page and the API: archived surveys only, or all the others; each
     survey carries ``respondents``, ``budget_left`` (ε remaining, from the releases app through
-    ``surveys.summaries``) and ``role``; sorted by ``ordering`` (``surveys.inputs.ORDERINGS``,
+    ``surveys.selectors.summaries``) and ``role``; sorted by ``ordering``
+    (``surveys.inputs.ORDERINGS``,
     "-" for descending), ties newest first. Sorted here rather than in SQL because the budget
     left is computed from the ledger, not stored; a researcher's list is small."""
     member = signed_in(user)

@@ -2,7 +2,8 @@
 
 Every public function is ``<noun>_<verb>``, keyword-only, typed and transactional. Request bodies
 are validated before a service is called, by the input serializers of :mod:`surveys.inputs`
-(the API and the pages alike), which make the frozen specs of :mod:`surveys.specs`. Services raise
+(the API and the pages alike), which make the frozen specs of :mod:`surveys.definitions.specs`.
+Services raise
 the domain errors of :mod:`deniable.errors` (never DRF exceptions), so pages and the API share
 them.
 
@@ -22,6 +23,7 @@ Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
 :mod:`~surveys.services.submission_storage` (the SQL).
 """
 
+from surveys.definitions.specs import MAX_ABS_NUMBER
 from surveys.services.invitations import (
     MAX_INVITATIONS,
     InvitationCounts,
@@ -52,7 +54,6 @@ from surveys.services.surveys import (
     survey_open,
     survey_update,
 )
-from surveys.specs import MAX_ABS_NUMBER
 
 __all__ = [
     "KEY_RE",

@@ -35,11 +35,11 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from surveys.collection.tally_layout import submission_slices, submission_vector
 from surveys.models import TALLY_SHARDS, Invitation, Submission, Survey
 from surveys.selectors.surveys import estimate_batch
 from surveys.services.submission_rows import TallyIncrement, survey_tally_layout
 from surveys.services.tally_upsert import tallies_upsert
-from surveys.tally_layout import submission_slices, submission_vector
 
 # The tails, written as the partial indexes' own predicates (``submission_unsealed``,
 # ``invitation_used_unsealed``): SQLite uses a partial index only when the query's WHERE contains

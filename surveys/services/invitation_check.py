@@ -7,9 +7,9 @@ only, so it cannot tie a later response to the token.
 
 from __future__ import annotations
 
+from surveys.definitions.specs import MAX_TOKEN_LENGTH
 from surveys.models import Invitation, Survey
 from surveys.services.invitations import invitation_digest
-from surveys.specs import MAX_TOKEN_LENGTH
 
 __all__ = ["MAX_TOKEN_LENGTH", "invitation_check"]
 

@@ -34,8 +34,8 @@ from django.db.models import Count, Q
 from deniable import csv_cells
 from deniable.errors import Conflict
 from surveys import audit_details as audited
+from surveys.definitions.specs import MAX_INVITATIONS
 from surveys.models import Invitation, Survey
-from surveys.specs import MAX_INVITATIONS
 
 __all__ = [
     "MAX_INVITATIONS",  # re-exported: the limit callers have always found here

@@ -22,8 +22,8 @@ from django.db import IntegrityError, transaction
 
 from deniable.errors import Conflict, InvalidInput
 from surveys import audit_details as audited
+from surveys.definitions.specs import TITLE_MAX
 from surveys.models import Collaborator, Question, Survey
-from surveys.specs import TITLE_MAX
 
 COPY_SUFFIX = " (copy)"
 

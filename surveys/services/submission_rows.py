@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from surveys.models import Question, Survey
-from surveys.tally_layout import (
+from surveys.collection.tally_layout import (
     TallyLayout,
     tally_layout,
 )
+from surveys.models import Question, Survey
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from django.db import connection
 from django.utils.translation import gettext as _
 
 from deniable.errors import Conflict, NotFound
+from surveys.definitions.specs import Answer
 from surveys.models import Submission, Survey
 from surveys.selectors.surveys import estimate_batch
 from surveys.services.batches import submissions_publish, submissions_publish_if_due
@@ -34,7 +35,6 @@ from surveys.services.submission_storage import (
     submission_store,
     submission_store_one_statement,
 )
-from surveys.specs import Answer
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _unstored_outcome(
     outcome = _existing_outcome(submission_id, fingerprint)
     if outcome is not None:
         return outcome
-    from surveys import public_survey_cache
+    from surveys.collection import public_survey_cache
 
     public_survey_cache.invalidate(slug=survey.slug)
     if not Survey.objects.filter(pk=survey.pk).exclude(status=Survey.Status.DRAFT).exists():
@@ -114,7 +114,8 @@ def submission_create(
 ) -> SubmissionOutcome:
     """Store one respondent's *reported* answers, idempotently, in one transaction.
 
-    The arguments are a validated :class:`surveys.specs.SubmissionSpec` (``spec.kwargs()``;
+    The arguments are a validated :class:`surveys.definitions.specs.SubmissionSpec`
+    (``spec.kwargs()``;
     :class:`surveys.inputs.SubmissionRequestSerializer` checked the answers against the questions).
     Same ``submission_id`` and same body → ``duplicate`` (nothing written); same id, other body →
     409. Invite-only surveys consume the token with a conditional UPDATE (exactly-once under

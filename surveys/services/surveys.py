@@ -1,6 +1,7 @@
 """Surveys: create and update a draft, open and close it.
 
-The arguments are validated specs (:mod:`surveys.specs`, made by :mod:`surveys.inputs`, where
+The arguments are validated specs (:mod:`surveys.definitions.specs`, made by :mod:`surveys.inputs`,
+where
 every design is checked by ``dpcore.local`` and one-sided designs are refused). Once open, a
 survey's designs are frozen: reports already collected were randomized under them.
 """
@@ -16,9 +17,8 @@ from django.db import IntegrityError, transaction
 
 from deniable.errors import Conflict, InvalidInput
 from surveys import audit_details as audited
-from surveys import translations as i18n
-from surveys.models import Question, Survey
-from surveys.specs import (
+from surveys.definitions import translations as i18n
+from surveys.definitions.specs import (
     KEY_RE,
     MAX_OPTION_LENGTH,
     MAX_OPTIONS,
@@ -29,6 +29,7 @@ from surveys.specs import (
     QuestionSpec,
     SurveyChanges,
 )
+from surveys.models import Question, Survey
 
 __all__ = [  # the limits, re-exported where callers have always found them
     "KEY_RE",
@@ -97,7 +98,8 @@ def survey_create(
 ) -> Survey:
     """Create a draft survey and its questions in one transaction.
 
-    The arguments are a validated :class:`surveys.specs.SurveySpec` (``spec.kwargs()``; the
+    The arguments are a validated :class:`surveys.definitions.specs.SurveySpec` (``spec.kwargs()``;
+    the
     rules are :class:`surveys.inputs.SurveyInSerializer`'s). ``slug`` is the researcher's
     custom one (or a fixture's, such as the demo survey); an invalid or taken one is refused.
     """
@@ -147,7 +149,8 @@ def _save_with_slug(survey: Survey) -> None:
 
 @audited.records("survey.update", detail=audited.survey_changes)
 def survey_update(*, survey: Survey, changes: SurveyChanges) -> Survey:
-    """Update a *draft* survey with validated changes (:class:`surveys.specs.SurveyChanges`);
+    """Update a *draft* survey with validated changes
+    (:class:`surveys.definitions.specs.SurveyChanges`);
     ``changes.questions``, when given, replaces all questions.
 
     Once open, designs are frozen: reports already collected were randomized under them.

@@ -13,8 +13,8 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from surveys.collection.tally_layout import tally_layout, tally_recount
 from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
-from surveys.tally_layout import tally_layout, tally_recount
 
 CHUNK = 5000
 

@@ -1,9 +1,9 @@
 """Every CSS class the account and registration templates use is defined in static/css/site.css
-(the scanner of tests/surveys/test_researcher_css.py, over these templates)."""
+(the scanner of tests/surveys/pages/test_researcher_css.py, over these templates)."""
 
 from __future__ import annotations
 
-from tests.surveys.test_researcher_css import ROOT, defined_classes, template_classes
+from tests.surveys.pages.test_researcher_css import ROOT, defined_classes, template_classes
 
 TEMPLATES = sorted((ROOT / "templates" / "accounts").glob("*.html")) + sorted(
     (ROOT / "templates" / "registration").glob("*.html")

@@ -118,7 +118,7 @@ def contrast(fg: str, bg: str) -> float:
 def memo_key(survey: Any, name: str) -> str:
     """The localStorage key of memo entry ``name`` (a question key, ``~submission``, ``~done``)
     of an open survey: ``deniable:<memo_scope>:<name>``, the scope being the survey's identity
-    and designs (surveys/respond_memo.py), never its slug."""
-    from surveys.respond_memo import memo_scope
+    and designs (surveys/collection/respond_memo.py), never its slug."""
+    from surveys.collection.respond_memo import memo_scope
 
     return f"deniable:{memo_scope(survey, list(survey.questions.all()))}:{name}"

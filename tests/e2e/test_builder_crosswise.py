@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from tests.e2e.test_researcher_pages import SHOTS, make_survey, researcher_page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

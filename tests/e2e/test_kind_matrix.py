@@ -13,8 +13,8 @@ import pytest
 from django.utils import translation
 
 from surveys.api.estimates import estimates_body
-from surveys.forms import physical_protocol
 from surveys.models import Submission, Survey
+from surveys.pages.forms import physical_protocol
 from tests.e2e.respondent_support import check_axe
 from tests.surveys.kinds import matrix_support as m
 from testsupport.factories import ensure_user, make_survey, submit
@@ -38,7 +38,7 @@ def _labels(question: dict[str, Any], translate: bool) -> list[str]:
 def _assert_every_step(page: Any, *, translate: bool, survey: Any = None) -> None:
     """Each question's step shows its text and its option labels; without JavaScript (``survey``
     given) a question that coins or dice cannot randomize shows why instead of its options (the
-    no-JS protocol decides, :func:`surveys.forms.physical_protocol`)."""
+    no-JS protocol decides, :func:`surveys.pages.forms.physical_protocol`)."""
     with translation.override("en"):  # the page's language, whatever this thread had active
         protocols = {q.key: physical_protocol(q) for q in survey.questions.all()} if survey else {}
     for _, question, _ in ALL:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from surveys.demo_translations import with_spanish
+from surveys.definitions.demo_translations import with_spanish
 from surveys.management.commands.seed_demo import DEMO_SURVEY, VOTE_OPTIONS
 from surveys.models import Submission
 from tests.e2e.respondent_support import check_axe, no_sideways_scroll

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from surveys.demo_translations import DEMO_ES
+from surveys.definitions.demo_translations import DEMO_ES
 from tests.i18n.test_catalogues import LOCALE, _parse_po
 
 USTED = [

@@ -15,7 +15,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from dpcore import local as rr
-from surveys import services, simulation
+from surveys import services
+from surveys.collection import simulation
 from testsupport import factories
 
 # transaction=True: each submission commits on its own, as in production. Inside one long test

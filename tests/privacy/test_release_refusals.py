@@ -17,9 +17,9 @@ from django.db import connection
 from dpcore.central import sensitivity as release_math
 from privacy import services
 from privacy.models import LedgerEntry, Release
+from surveys.collection.tally_layout import tally_layout
 from surveys.models import Submission, Tally
 from surveys.services import survey_open
-from surveys.tally_layout import tally_layout
 from testsupport import factories
 from testsupport.factories import make_user, survey_create
 

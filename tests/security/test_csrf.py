@@ -75,7 +75,7 @@ def test_invitations_form(world):
 def test_no_js_respond_form_is_exempt_and_sets_no_cookie(world):
     """Respondents have no session, so there is nothing for CSRF to protect; the page sets no
     ``csrftoken`` cookie and the post works without a token (issue 11 §10; the rationale is in
-    surveys.views.respond_submit). Before: a year-long cookie and a 403 without the token."""
+    surveys.pages.views.respond_submit). Before: a year-long cookie and a 403 without the token."""
     client = _browser()
     page = client.get(reverse("respond", args=[world.survey.slug]))
     assert page.status_code == 200 and "csrftoken" not in page.cookies

@@ -404,7 +404,8 @@ def test_static_files_keep_their_cache_headers():
 def test_respondents_get_no_session_cookie(world):
     """SESSION_SAVE_EVERY_REQUEST must not start sessions for respondents: nothing links two of
     their requests. Nor does a CSRF cookie any more (issue 11 §10: a year-long ``csrftoken`` rode
-    on every submission; the respondent paths are CSRF-exempt, surveys.views.respond_submit)."""
+    on every submission; the respondent paths are CSRF-exempt,
+    surveys.pages.views.respond_submit)."""
     client = Client()
     responses = [
         client.get(reverse("respond", args=[world.survey.slug])),

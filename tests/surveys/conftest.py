@@ -12,9 +12,10 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from surveys import ratelimit, services
+from surveys import services
+from surveys.collection import ratelimit
+from surveys.collection.public_survey_cache import invalidate as public_survey_cache_invalidate
 from surveys.models import Survey
-from surveys.public_survey_cache import invalidate as public_survey_cache_invalidate
 from testsupport.factories import api_client, make_survey, make_user, survey_body
 
 

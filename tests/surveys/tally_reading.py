@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from surveys.collection.tally_layout import tally_layout
 from surveys.models import Survey, Tally
-from surveys.tally_layout import tally_layout
 
 
 def tally_totals() -> dict[tuple[int, str, str], list[float]]:

@@ -43,7 +43,7 @@ def test_seed_demo_is_idempotent_and_has_every_kind():
     assert score["min"] == 1 and score["max"] == 5 and score["std_error"] > 0
     # Every question, the Likert one included, can be randomized with coins and dice: the
     # demo's no-JavaScript page can send.
-    from surveys.forms import physical_protocol
+    from surveys.pages.forms import physical_protocol
 
     assert all(physical_protocol(q).possible for q in survey.questions.all())
     assert Question.objects.filter(survey=survey, design__name="cheater_detection").exists()

@@ -25,10 +25,10 @@ from django.test.utils import CaptureQueriesContext
 
 from surveys import services
 from surveys.api.estimates import estimates_body
+from surveys.collection.tally_layout import submission_slices
 from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
 from surveys.services.submission_rows import survey_tally_layout
 from surveys.services.tallies import tallies_rebuild
-from surveys.tally_layout import submission_slices
 from tests.surveys.tally_reading import slice_counts
 from testsupport import factories
 from testsupport.factories import full_answers, make_survey, new_id, submit, survey_body

@@ -1,11 +1,12 @@
-"""The app's view of the dpcore design registry (surveys.designs, surveys.inputs.design_specs):
+"""The app's view of the dpcore design registry (surveys.definitions.question_designs,
+surveys.inputs.design_specs):
 the names each kind accepts, the schema and help generated from it, and the rule that a grouped
 design is offered only once a question kind is registered under its name."""
 
 from __future__ import annotations
 
 from dpcore.local.designs import registered
-from surveys import designs
+from surveys.definitions import question_designs as designs
 from surveys.inputs import design_specs
 from surveys.kinds.registry import kinds
 

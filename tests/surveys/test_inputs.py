@@ -20,7 +20,7 @@ from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from privacy import services as privacy_services
 from privacy.specs import ReleaseSpec
 from surveys import inputs, services
-from surveys.specs import KEY_PATTERN, KEY_RE, QuestionSpec, SubmissionSpec, SurveySpec
+from surveys.definitions.specs import KEY_PATTERN, KEY_RE, QuestionSpec, SubmissionSpec, SurveySpec
 from testsupport import factories
 from testsupport.factories import full_answers, new_id, survey_body
 

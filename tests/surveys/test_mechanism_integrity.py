@@ -13,9 +13,9 @@ from django.test import Client
 from django.urls import reverse
 
 from dpcore.local import browser as rr_browser
-from surveys import designs
-from surveys.forms import physical_protocol
+from surveys.definitions import question_designs as designs
 from surveys.models import Question
+from surveys.pages.forms import physical_protocol
 from surveys.services import survey_open
 from testsupport.factories import survey_create
 

@@ -18,8 +18,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from surveys import selectors
+from surveys.collection.tally_layout import tally_layout
 from surveys.models import TALLY_SHARDS, Submission, Survey, Tally
-from surveys.tally_layout import tally_layout
 
 BEFORE = [("surveys", "0002_report_submission_index_covered_by_unique")]
 AFTER = [("surveys", "0003_answers_on_submission_tally_vectors")]

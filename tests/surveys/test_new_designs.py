@@ -268,9 +268,10 @@ def test_dashboard_states_the_crosswise_assumption(client, alice):
 
 
 def test_the_words_never_call_a_crosswise_question_randomized(alice, client):
-    """The thank-you lists and counts (surveys.protection.survey_handling): a crosswise question
+    """The thank-you lists and counts (surveys.pages.protection.survey_handling): a crosswise
+    question
     draws nothing, so it is neither "randomized on this device" nor "sent exactly as entered"."""
-    from surveys.protection import survey_handling
+    from surveys.pages.protection import survey_handling
 
     survey = factories.make_survey(alice, BODY)
     questions = list(survey.questions.all())

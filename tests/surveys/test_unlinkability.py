@@ -24,8 +24,8 @@ from django.test import override_settings
 
 from deniable.errors import Conflict
 from surveys import selectors, services
+from surveys.analysis.export import export_csv
 from surveys.api.estimates import estimates_body
-from surveys.export import export_csv
 from surveys.models import Invitation, Submission, Survey
 from surveys.services.invitations import invitation_digest
 from testsupport import factories

@@ -1,8 +1,8 @@
 /* The builder's crosswise helpers (issues 21.9 and 22.9), pure so that node --test checks them
  * (tests/js/crosswise.test.mjs):
- * - `checkStatement`: is a statement the built-in library's (surveys/innocuous.py, sent in the
+ * - `checkStatement`: is a statement the built-in library's (surveys/definitions/innocuous.py, sent in the
  *   page's data island with its vetted translations `texts`) in that language, with its source
- *   prevalence? The server applies the same rule (surveys/crosswise_statements.py) on the
+ *   prevalence? The server applies the same rule (surveys/definitions/crosswise_statements.py) on the
  *   dashboard and in the exports; the builder only warns early.
  * - `prevalenceOnDesignChange`: the prevalence a design starts with when it is chosen (crosswise:
  *   the chosen statement's, never the unrelated question's 0.5).

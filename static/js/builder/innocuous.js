@@ -1,5 +1,5 @@
 /* The crosswise question's innocuous statement in the builder (issues 21.9, 22.9): the library
- * picker (surveys/innocuous.py: each statement with its prevalence and source; picking one fills
+ * picker (surveys/definitions/innocuous.py: each statement with its prevalence and source; picking one fills
  * the statement and its prevalence, "Write your own" leaves both to the researcher), the
  * verified/unverified line under it, and the prevalence filled in when Crosswise is chosen.
  */

@@ -1,7 +1,7 @@
 /* The respondent page's words, in the page's language.
  *
  * The script has no text of its own: the server renders its strings, translated, into the JSON
- * data island `respond-strings` (surveys/respond_strings.py; CSP stays strict), which the page's
+ * data island `respond-strings` (surveys/pages/respond_strings.py; CSP stays strict), which the page's
  * entry (respond.js) hands to `useStrings` before anything is shown. `{name}` marks a value
  * filled in here. Numbers are formatted in the page's language (<html lang>).
  */

@@ -44,7 +44,7 @@ function pageMemory() {
 
 /**
  * Start the respondent page. `root`: the document (anything with querySelector holding the
- * template's nodes); `data`: the `survey-data` island's content (surveys/views.py). Does nothing
+ * template's nodes); `data`: the `survey-data` island's content (surveys/pages/views.py). Does nothing
  * (the no-JS physical page stays) without data, the form or Web Crypto.
  */
 export function mount(root, data) {

@@ -3,7 +3,7 @@
  * Display only. The draw has already happened (rr/randomizer.js) and been memoized (rr/memo.js)
  * before anything here runs; nothing here draws randomness. Every number shown — the spinner's
  * slices and their percentages, the sentences about protection — comes from the server
- * (surveys/protection.py, `q.protection`): the page never derives a probability to explain it.
+ * (surveys/pages/protection.py, `q.protection`): the page never derives a probability to explain it.
  */
 
 import { t } from "./i18n.js";
@@ -25,7 +25,7 @@ function el(tag, className, text) {
 // first coin tails → the truth; heads, then a second coin: heads YES, tails NO.
 const COIN_FACES = { truth: ["tails"], yes: ["heads", "heads"], no: ["heads", "tails"] };
 
-// The spinner slice a draw landed in (branch names as surveys/protection.py labels them).
+// The spinner slice a draw landed in (branch names as surveys/pages/protection.py labels them).
 function sectorOf(outcome) {
   if (outcome.branch === "innocuous") return outcome.reported ? "innocuous-yes" : "innocuous-no";
   return outcome.branch;

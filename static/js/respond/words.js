@@ -11,7 +11,7 @@ export const quoted = (q, v) => t("quoted", { label: q.labels?.[v] ?? v });
 /** YES or NO. */
 export const yesNo = (v) => t(v ? "yes" : "no");
 
-/** The server's words for what the report `key` reveals (surveys/protection.py). */
+/** The server's words for what the report `key` reveals (surveys/pages/protection.py). */
 export const reveals = (q, key) => q.protection.reports[key]?.text ?? "";
 
 /** The summary line of a randomized answer: what is sent, its ε and what it reveals. */

@@ -13,7 +13,7 @@
  * Only reported values (and the submission id / done flag) are stored, never a true answer.
  * Keys: `deniable:<scope>:<question key>`; question keys are slugs, so the "~"-prefixed names
  * below never collide with them. The scope is the survey's identity and designs as the server
- * names them (`memo_scope`, surveys/respond_memo.py), plus the invitation's tag on invite-only
+ * names them (`memo_scope`, surveys/collection/respond_memo.py), plus the invitation's tag on invite-only
  * surveys (respond.js) — never the slug, which a new survey can take over (issue 21 item 8).
  */
 

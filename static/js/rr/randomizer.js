@@ -2,7 +2,7 @@
  * (docs/privacy-model.md#designs, docs/formulas.md#browser-thresholds).
  *
  * Pure: no DOM, no storage, no network, no clock. Everything it needs is passed in:
- *  - the question as the server rendered it (surveys/views.py `_question_data`): `design.name`,
+ *  - the question as the server rendered it (surveys/pages/views.py `_question_data`): `design.name`,
  *    `options` and `thresholds`, the integers T ∈ (0, 2⁵³) computed by
  *    privacy/rr_browser.py (`browser_plan`);
  *  - `fill`, a random source with the contract of `crypto.getRandomValues`: it fills a

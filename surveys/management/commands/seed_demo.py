@@ -3,7 +3,8 @@
 Idempotent: the user, the survey (slug ``demo``) and the respondents are created once. Respondents
 are *simulated* with a seeded numpy Generator (reproducible; this is a demo, not privacy noise):
 each draws true answers from known prevalences, applies the exact randomization protocol of each
-question's design (``surveys.simulation``), and the reports go through ``submission_create`` — the
+question's design (``surveys.collection.simulation``), and the reports go through
+``submission_create`` — the
 same validation, reports and tally upserts as a real submission. Submission ids come from the same
 Generator, so a re-run would be answered "duplicate" rather than double-counted.
 """
@@ -19,9 +20,11 @@ from django.urls import NoReverseMatch, reverse
 
 from accounts.services import api_token_replace
 from dpcore.local import default_yes_no_spec
-from surveys import designs, inputs, services, simulation
-from surveys.demo_translations import with_spanish
-from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys import inputs, services
+from surveys.collection import simulation
+from surveys.definitions import question_designs as designs
+from surveys.definitions.demo_translations import with_spanish
+from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from surveys.models import Survey
 from surveys.selectors import survey_respondent_count
 

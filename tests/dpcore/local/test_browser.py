@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from dpcore import local as rr
 from dpcore.local import browser as rr_browser
-from surveys import designs, physical
+from surveys.definitions import physical
+from surveys.definitions import question_designs as designs
 
 GRID = 2**53
 

@@ -196,7 +196,7 @@ def test_an_empty_group_gives_no_estimate():
 def test_browser_thresholds_and_no_js_protocol_are_each_groups_forced_response():
     from fractions import Fraction
 
-    from surveys import physical
+    from surveys.definitions import physical
 
     design = cheater.cheater_detection(
         [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 1 / 6, "p_no": 1 / 6}]

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from dpcore import local as rr
 from dpcore.local import browser
-from surveys import designs, physical
+from surveys.definitions import physical
+from surveys.definitions import question_designs as designs
 
 
 def _eps(a: float, b: float) -> float:

@@ -135,7 +135,7 @@ def test_intercept_only_model_is_the_clipped_prevalence_logit(api, loaded) -> No
 def test_above_the_sync_limit_a_background_job_with_progress(api, loaded, settings, monkeypatch):
     from django.core.cache import cache
 
-    from surveys import analysis_jobs
+    from surveys.analysis import regression_jobs as analysis_jobs
     from surveys.tasks import regression_compute
 
     cache.clear()
@@ -162,7 +162,8 @@ def test_above_the_sync_limit_a_background_job_with_progress(api, loaded, settin
 def test_background_job_failure_is_503_then_retried(api, loaded, settings, monkeypatch):
     from django.core.cache import cache
 
-    from surveys import analysis, analysis_jobs
+    from surveys.analysis import regression as analysis
+    from surveys.analysis import regression_jobs as analysis_jobs
 
     cache.clear()  # job states live in the cache (this test's Redis database or locmem)
     survey, _ = loaded

@@ -1,7 +1,7 @@
 """Every endpoint taking ``confidence`` answers 200 with computable intervals or a 400 naming
 ``confidence``, never a 500 (DESIGN §8.4; issue 21 item 14: ``0.9999999999999999`` made
 ``0.5 + c/2`` round to 1, z = ∞, a 500). The rule lives in dpcore.validation (CONFIDENCE_MIN,
-CONFIDENCE_MAX) and surveys/confidence.py."""
+CONFIDENCE_MAX) and surveys/analysis/confidence.py."""
 
 from __future__ import annotations
 

@@ -102,7 +102,8 @@ def test_response_malformed_json(anon, survey):
 
 def test_a_slug_recreated_within_the_cache_time_gets_the_new_survey(alice, anon):
     """Seam: the submission path caches the survey by slug for a few seconds
-    (surveys/public_survey_cache.py). A survey deleted and recreated under the same custom slug
+    (surveys/collection/public_survey_cache.py). A survey deleted and recreated under the same
+    custom slug
     within that time answered 404 "No such survey." (found by the memo-scope Chromium test), and
     the cached questions were the deleted survey's. The stale entry is now read afresh once and
     the answer validated against the new survey."""

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from surveys.definitions.specs import MAX_OPTION_LENGTH, TITLE_MAX
+from surveys.definitions.translations import TEXT_MAX
 from surveys.models import Survey
-from surveys.specs import MAX_OPTION_LENGTH, TITLE_MAX
-from surveys.translations import TEXT_MAX
 from tests.surveys.api.support import API
 
 pytestmark = pytest.mark.django_db

@@ -76,7 +76,8 @@ def test_simulated_respondents_recover_pi_and_gamma(api, anon):
     "no"), β = 0.55 honest no.
 
     λ₁ = π·¾ + β·¼ = 0.3625, λ₂ = π·¾ + β·½ = 0.5; A = [[¾, ¼], [¾, ½]], det A = 3/16, so
-    A⁻¹ = [[8/3, −4/3], [−4, 4]]; π̂ = 8/3·λ̂₁ − 4/3·λ̂₂ and γ̂ = 1 − π̂ − β̂ = 1 + 4/3·λ̂₁ − 8/3·λ̂₂.
+    A⁻¹ = [[8/3, −4/3], [−4, 4]]; π̂ = 8/3·λ̂₁ − 4/3·λ̂₂ and γ̂ = 1 − π̂ − β̂ = 1 + 4/3·λ̂₁ −
+    8/3·λ̂₂.
     With n_i ≈ 1000: Var π̂ ≈ (64/9·0.2311 + 16/9·0.25)/1000 ⇒ SE ≈ 0.046; Var γ̂ ≈ (16/9·0.2311 +
     64/9·0.25)/1000 ⇒ SE ≈ 0.047. Tolerance 5 SE (≈ 0.23): a false failure below 10⁻⁶."""
     survey = open_survey(api)
@@ -166,10 +167,11 @@ def test_hostile_answers_are_400_never_500(api, anon, answer):
 
 @pytest.mark.django_db(False)
 def test_simulated_device_reports_at_the_model_rates():
-    """surveys.simulation.randomize_cheater at π = 0.1, γ = 0.15, β = 0.75 (seed_demo's truth):
+    """surveys.collection.simulation.randomize_cheater at π = 0.1, γ = 0.15, β = 0.75 (seed_demo's
+    truth):
     λ₁ = 0.1·¾ + 0.75·¼ = 0.2625, λ₂ = 0.1·¾ + 0.75·½ = 0.45. 20 000 draws, ~10 000 per group:
     SE ≤ √(¼/10 000) = 0.005; tolerance 5 SE."""
-    from surveys.simulation import randomize_cheater
+    from surveys.collection.simulation import randomize_cheater
 
     rng = np.random.default_rng(1998)
     n, yes = [0, 0], [0, 0]

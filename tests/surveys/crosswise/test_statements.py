@@ -4,7 +4,7 @@ The attack: the English innocuous statement is a vetted library one (p = ¼, ε 
 Spanish one is true for everyone ("Tengo un nombre."), so a Spanish respondent's SAME/DIFFERENT is
 their true answer — while the dashboard, the export metadata and the reports export showed only
 the English statement and ε = ln 3. Every language's statement must be shown, and a statement
-that is not the library's (``surveys/innocuous.py``, with its source prevalence) marked
+that is not the library's (``surveys/definitions/innocuous.py``, with its source prevalence) marked
 unverified, in each of those places.
 """
 
@@ -15,8 +15,8 @@ import json
 
 import pytest
 
-from surveys.crosswise_statements import crosswise_statements, statement_check
-from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys.definitions.crosswise_statements import crosswise_statements, statement_check
+from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from tests.surveys.api.support import open_survey, url
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
-from surveys import designs
+from surveys.definitions import question_designs as designs
 from surveys.kinds.base import QuestionKind
 from surveys.kinds.registry import kinds
 

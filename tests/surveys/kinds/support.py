@@ -10,11 +10,11 @@ from rest_framework import serializers
 
 from deniable.errors import InvalidInput
 from deniable.inputs import validate_input
+from surveys.collection.tally_layout import submission_vector, tally_layout
+from surveys.definitions.specs import QuestionSpec
 from surveys.inputs.questions import QuestionInSerializer
 from surveys.kinds._data import QuestionCounts
 from surveys.models import Question
-from surveys.specs import QuestionSpec
-from surveys.tally_layout import submission_vector, tally_layout
 
 
 def definition(**fields: Any) -> QuestionSpec:
@@ -59,7 +59,7 @@ def vector(q: Question, answer: Any) -> dict[str, float]:
 def counts(q: Question, cells: dict[str, int], **moments: Any) -> QuestionCounts:
     """What the estimates selector hands a kind: the counts, and the question's header and
     design as the selector computes them."""
-    from surveys import designs
+    from surveys.definitions import question_designs as designs
     from surveys.selectors.estimates import question_header
 
     return QuestionCounts(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from surveys.collection.tally_layout import submission_slices, tally_layout
 from surveys.kinds import kind_of
-from surveys.tally_layout import submission_slices, tally_layout
 from tests.surveys.kinds.support import (
     clean_error,
     counts,

@@ -9,7 +9,7 @@ from django.utils import translation
 
 from surveys.kinds import kind_of
 from surveys.kinds.crosswise import CROSSWISE_LABEL, CROSSWISE_STEPS
-from surveys.protection import survey_handling
+from surveys.pages.protection import survey_handling
 from tests.surveys.kinds.pages_support import form_field, question, template_source, values
 
 DESIGN = {"name": "crosswise", "innocuous_prevalence": 0.25, "innocuous_text": "Born in spring."}
@@ -65,8 +65,10 @@ def test_its_statement_is_translated_with_the_survey() -> None:
 
 
 def test_no_device_realises_it() -> None:
-    """``surveys.physical`` lists the designs a device runs; crosswise is not one of them."""
-    from surveys import designs, physical
+    """``surveys.definitions.physical`` lists the designs a device runs; crosswise is not one of
+    them."""
+    from surveys.definitions import physical
+    from surveys.definitions import question_designs as designs
 
     design = designs.question_design(question("yes_no", DESIGN))
     assert physical.physical_realisation(design) is None

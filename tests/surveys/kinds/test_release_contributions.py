@@ -10,7 +10,7 @@ import pytest
 
 from dpcore.central.release_parts import CheaterPart, GridSumPart, HistogramPart, OptionsPart
 from dpcore.central.sensitivity import Contribution, multi_sensitivities, sum_sensitivity
-from surveys import designs
+from surveys.definitions import question_designs as designs
 from surveys.kinds.registry import kind_of, kinds
 from surveys.models import Question
 

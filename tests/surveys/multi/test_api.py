@@ -164,7 +164,7 @@ def test_simulated_respondents_are_debiased_per_option(api):
     """n = 600 respondents with true prevalences (0.1, 0.4, 0.7), each option randomized
     independently by the coin design (truth ½, yes ¼, no ¼). λ = ½π + ¼; SE(π̂) = √(λ(1−λ)/n)/½
     ≤ 0.041 at n = 600. Tolerance 5 SE: a false failure below 10⁻⁵ per option."""
-    from surveys import simulation
+    from surveys.collection import simulation
     from testsupport import factories as boundary
 
     survey = open_survey(api)
@@ -234,9 +234,10 @@ def test_design_preview_sums_epsilon_over_the_options(api):
 
 
 def test_one_list_of_randomized_kinds():
-    """surveys.designs keeps its own tuple (no model import); it must match the model's, or a
+    """surveys.definitions.question_designs keeps its own tuple (no model import); it must match the
+    model's, or a
     kind the model calls randomized would get no design (the bug issue 16 found for multi)."""
-    from surveys import designs
+    from surveys.definitions import question_designs as designs
     from surveys.inputs.design_specs import DESIGN_NAMES
     from surveys.models import Question
 

@@ -143,7 +143,7 @@ def test_a_spinner_names_its_sectors_by_the_box_they_leave():
     """A forced-response spinner for a multi question: the YES/NO sectors read Ticked/Empty
     (by branch, in the page's language), the truth sector is unchanged."""
     from surveys.models import Question
-    from surveys.protection import question_protection
+    from surveys.pages.protection import question_protection
 
     q = Question(
         key="m",

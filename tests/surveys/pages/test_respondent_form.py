@@ -105,7 +105,7 @@ def test_no_js_form_errors_rerender_with_messages(client, survey):
 def test_no_js_form_needs_no_csrf_cookie(survey):
     """Issue 11 §10: the respondent page sets no CSRF cookie (a year-long identifier riding on
     every submission) and the no-JS post needs none: respondents carry no ambient authority for
-    a forged post to borrow (surveys.views.respond_submit). Before: 403 without the token."""
+    a forged post to borrow (surveys.pages.views.respond_submit). Before: 403 without the token."""
     client = Client(enforce_csrf_checks=True)
     page = client.get(reverse("respond", args=[survey.slug]))
     assert page.status_code == 200

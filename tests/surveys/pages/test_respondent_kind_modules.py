@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from surveys.innocuous import INNOCUOUS_STATEMENTS
+from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from surveys.kinds import kind_named, kinds
 from tests.surveys.cheater.support import DESIGN as CHEATER_DESIGN
 from tests.surveys.pages.support import ALL_KINDS, make_survey

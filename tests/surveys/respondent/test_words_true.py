@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from surveys.respond_strings import respond_strings
+from surveys.pages.respond_strings import respond_strings
 from tests.surveys.respondent.support import (
     CATEGORY,
     COIN,
@@ -86,7 +86,10 @@ def _make(alice, questions):
     from surveys.services import survey_open
 
     survey = make(alice, questions, open_=False)
-    survey.languages = ["en", "es"]  # set while a draft: frozen once open (surveys/freeze.py)
+    survey.languages = [
+        "en",
+        "es",
+    ]  # set while a draft: frozen once open (surveys/definitions/freeze.py)
     survey.save(update_fields=["languages"])
     survey_open(survey=survey)
     return survey

@@ -11,8 +11,9 @@ from django.test.utils import CaptureQueriesContext
 
 from deniable.errors import InvalidInput
 from dpcore import local as rr
-from surveys import designs, selectors
+from surveys import selectors
 from surveys.api.estimates import estimates_body
+from surveys.definitions import question_designs as designs
 from surveys.models import Submission, Tally
 from tests.surveys.selectors.support import populate
 

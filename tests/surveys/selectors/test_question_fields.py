@@ -13,8 +13,8 @@ import pytest
 from deniable.renderers import csv_text
 from dpcore.local.designs import KRRDesign
 from dpcore.local.ordinal import estimate_mean_score
+from surveys.analysis.export import export_csv
 from surveys.api.estimates import estimates_body, estimates_table
-from surveys.export import export_csv
 from testsupport import factories
 
 pytestmark = pytest.mark.django_db
@@ -113,7 +113,7 @@ def test_release_counts_n_per_question(survey, alice):
 
 
 def test_export_metadata_says_why_a_cell_may_be_empty(survey):
-    from surveys.export import export_metadata
+    from surveys.analysis.export import export_metadata
 
     columns = {c["key"]: c for c in export_metadata(survey)["columns"]}
     assert columns["kids"]["show_if"] == {"key": "age", "in": ["old"]}

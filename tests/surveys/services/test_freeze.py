@@ -1,4 +1,5 @@
-"""The model-level freeze (surveys.freeze; issue 21, item 1): every save path, not only the API's
+"""The model-level freeze (surveys.definitions.freeze; issue 21, item 1): every save path, not only
+the API's
 service, refuses to send an opened survey back to draft, raise its budget, or change its
 questions, designs or texts. Shell-free paths (admin forms and actions, commands) all end in
 these saves."""
@@ -9,7 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from surveys.freeze import SurveyFrozen
+from surveys.definitions.freeze import SurveyFrozen
 from surveys.models import Question, Survey
 from surveys.services import survey_close
 from testsupport.factories import make_survey, make_user, reload, survey_body

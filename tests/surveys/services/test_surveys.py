@@ -10,7 +10,8 @@ import pytest
 from django.utils import timezone
 
 from deniable.errors import Conflict, InvalidInput
-from surveys import designs, services
+from surveys import services
+from surveys.definitions import question_designs as designs
 from surveys.models import Question, Survey
 from testsupport import factories
 from testsupport.factories import survey_body

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from surveys import inputs
-from surveys.demo_translations import with_spanish
+from surveys.definitions.demo_translations import with_spanish
 from surveys.management.commands.seed_demo import DEMO_SURVEY
 
 

@@ -52,7 +52,7 @@ export const validReport = (q, v) =>
 
 export const possibleReports = () => [1, 2].flatMap((group) => [true, false].map((report) => ({ group, report })));
 
-/** The question as the drawn group shows it: that group's spinner (surveys/protection.py). */
+/** The question as the drawn group shows it: that group's spinner (surveys/pages/protection.py). */
 export function drawnView(q, outcome) {
   if (!outcome.group) return q;
   const randomizer = q.protection.randomizer.groups[outcome.group - 1];

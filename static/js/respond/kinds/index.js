@@ -1,6 +1,6 @@
 /* The respondent page's question kinds: one module per kind of surveys/kinds/ (its
  * `QuestionKind.js_module`), each exporting the same small interface, found by the kind's name
- * as the server gives it (`kind_name` in the page's data island, surveys/views.py).
+ * as the server gives it (`kind_name` in the page's data island, surveys/pages/views.py).
  *
  * The interface (a missing hook takes the default below):
  *  - `name`: the kind's registry name;

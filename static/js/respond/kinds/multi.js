@@ -6,7 +6,7 @@
  * the question's yes/no design (`randomizeMulti` below: one independent draw per option through
  * rr/randomizer.js, Web Crypto), memoized before anything is shown (rr/memo.js). The ticks are cleared at
  * once; only `{ option: reported }` is kept and sent. No animation: the per-option results are
- * listed, with the words the server wrote for a ticked and an empty box (surveys/protection.py).
+ * listed, with the words the server wrote for a ticked and an empty box (surveys/pages/protection.py).
  */
 
 import { checkedThresholds, randomize } from "../../rr/randomizer.js";

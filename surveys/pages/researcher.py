@@ -1,0 +1,167 @@
+"""Researcher read pages: the survey list and the builder (the survey's own pages, one per
+section, are :mod:`surveys.pages.dashboard`).
+
+Thin: fetch through ``surveys.selectors``, hand the data to the presenters of
+``surveys.pages.charts``
+and render. Every API URL a page's script calls is rendered here with ``reverse()`` (the scripts
+read them from the page's JSON data or ``data-*`` attributes and never write one themselves).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from deniable.errors import Forbidden, NotFound
+from surveys.definitions import question_designs as designs
+from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
+from surveys.definitions.specs import TITLE_MAX
+from surveys.definitions.translations import TEXT_MAX
+from surveys.inputs import ORDERINGS
+from surveys.kinds import kind_of
+from surveys.models import Question, Survey
+from surveys.pages.forms import design_spec
+from surveys.selectors import Need, survey_get_for_user, survey_list_sorted
+
+
+def survey_or_404(request: HttpRequest, slug: str, need: Need) -> Survey:
+    """The survey if the user's role allows ``need`` (docs/teams.md#roles): a 404 page outside
+    the survey's team (existence is not leaked), a 403 page for a member without the role."""
+    try:
+        return survey_get_for_user(user=request.user, slug=slug, need=need)
+    except NotFound as exc:
+        raise Http404("No such survey.") from exc
+    except Forbidden as exc:
+        raise PermissionDenied(exc.detail) from exc
+
+
+# The list's sortable columns: (query value, heading).
+LIST_COLUMNS = [
+    ("title", "Title"),
+    ("status", "Status"),
+    ("responses", "Responses"),
+    ("budget_left", "Budget left (ε)"),
+    ("created", "Created"),
+]
+
+
+def _sort_links(ordering: str, archived: bool) -> list[dict[str, Any]]:
+    """Each column heading's link: sorts by it, or reverses it when it is the current sort
+    (plain links: sorting works without JavaScript)."""
+    current = ordering.lstrip("-")
+    descending = ordering.startswith("-")
+    links = []
+    for name, label in LIST_COLUMNS:
+        next_desc = (not descending) if name == current else name in ("created", "responses")
+        query = {"ordering": f"-{name}" if next_desc else name}
+        if archived:
+            query["archived"] = "true"
+        links.append(
+            {
+                "name": name,
+                "label": label,
+                "href": "?" + urlencode(query),
+                "sorted": ("descending" if descending else "ascending") if name == current else "",
+            }
+        )
+    return links
+
+
+@login_required
+@require_GET
+def survey_list(request: HttpRequest) -> HttpResponse:
+    ordering = request.GET.get("ordering") or "-created"
+    if ordering.lstrip("-") not in ORDERINGS:
+        ordering = "-created"  # a hand-edited link: the default order rather than an error page
+    archived = request.GET.get("archived") == "true"
+    surveys = survey_list_sorted(user=request.user, ordering=ordering, archived=archived)
+    context = {
+        "surveys": surveys,
+        "archived": archived,
+        "ordering": ordering,
+        "columns": _sort_links(ordering, archived),
+    }
+    return render(request, "surveys/list.html", context)
+
+
+def _builder_question(q: Question) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": q.key, "text": q.text, "kind": q.kind}
+    out.update(kind_of(q).builder_fields(q))  # options, or a number's bounds
+    if q.is_randomized:
+        out["design"] = design_spec(q)
+    out["required"] = q.required
+    if q.show_if:
+        out["show_if"] = {"key": q.show_if["key"], "in": list(q.show_if["in"])}
+    if q.ordered:
+        out["ordered"] = True
+    return out
+
+
+def _builder_survey(survey: Survey | None) -> dict[str, Any]:
+    """The builder's starting values: the draft's, or the defaults of a new survey."""
+    if survey is None:
+        return {
+            "title": "",
+            "description": "",
+            "access": Survey.Access.OPEN,
+            "planned_n": 1000,
+            "closes_at": None,
+            "response_cap": None,
+            "budget": {"epsilon": 1.0, "delta": 1e-6},
+            "questions": [],
+            "languages": [],
+            "translations": {},
+        }
+    return {
+        "title": survey.title,
+        "description": survey.description,
+        "access": survey.access,
+        "planned_n": survey.planned_n,
+        "closes_at": survey.closes_at.isoformat() if survey.closes_at else None,
+        "response_cap": survey.response_cap,
+        "budget": {"epsilon": survey.budget_epsilon, "delta": survey.budget_delta},
+        "questions": [_builder_question(q) for q in survey.questions.all()],
+        "languages": list(survey.languages or []),
+        "translations": dict(survey.translations or {}),
+    }
+
+
+@login_required
+@require_GET
+def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpResponse:
+    survey = survey_or_404(request, slug, "edit") if slug else None
+    if survey is not None and survey.status != Survey.Status.DRAFT:
+        messages.warning(
+            request, "Only draft surveys can be edited: an open survey's designs are fixed."
+        )
+        return redirect("survey-detail", slug=survey.slug)
+    data: dict[str, Any] = {
+        "slug": survey.slug if survey else None,
+        "create_url": reverse("api-surveys"),
+        "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
+        "preview_url": reverse("api-design-preview"),
+        "power_url": reverse("api-design-power"),  # static/js/power/live.js
+        "starting_designs": designs.starting_designs(),
+        # Each design's parameters (dpcore.local.designs): the builder has no copy of their names.
+        "designs": designs.builder_designs(),
+        # The yes/no designs a multi question may use (the rest are refused for multi).
+        "multi_design_names": list(designs.MULTI_DESIGN_NAMES),
+        "innocuous_statements": INNOCUOUS_STATEMENTS,
+        "detail_url_template": reverse("survey-detail", args=["__slug__"]),
+        "survey": _builder_survey(survey),
+        # static/js/builder/translations.js: the languages a survey may declare, by name.
+        "language_choices": [[code, str(name)] for code, name in settings.LANGUAGES],
+    }
+    # The text limits the builder counts against (the API's: surveys.definitions.specs,
+    # surveys.definitions.translations).
+    limits = {"title_max": TITLE_MAX, "text_max": TEXT_MAX}
+    return render(request, "surveys/builder.html", {"survey": survey, "data": data, **limits})
