@@ -14,6 +14,7 @@ from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
 from accounts.services import TokenRefused, api_token_authenticate
+from deniable.errors import ErrorCode
 
 KEYWORD = "Token"
 # Longer than any key we issue (48 characters); refused before hashing or querying.
@@ -27,14 +28,15 @@ class ApiTokenAuthentication(BaseAuthentication):
             return None
         if len(parts) != 2:
             raise AuthenticationFailed(
-                "Invalid Authorization header: expected 'Token <key>'.", code="invalid_token"
+                "Invalid Authorization header: expected 'Token <key>'.",
+                code=ErrorCode.INVALID_TOKEN,
             )
         try:
             key = parts[1].decode("ascii")
         except UnicodeError:
-            raise AuthenticationFailed("Invalid token.", code="invalid_token") from None
+            raise AuthenticationFailed("Invalid token.", code=ErrorCode.INVALID_TOKEN) from None
         if len(key) > MAX_KEY_LENGTH:
-            raise AuthenticationFailed("Invalid token.", code="invalid_token")
+            raise AuthenticationFailed("Invalid token.", code=ErrorCode.INVALID_TOKEN)
         try:
             token = api_token_authenticate(key=key)
         except TokenRefused as exc:

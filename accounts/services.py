@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from accounts import keys
 from accounts.models import ApiToken, SignupInvitation
-from deniable.errors import Conflict, DomainError, InvalidInput, NotFound
+from deniable.errors import Conflict, DomainError, ErrorCode, InvalidInput, NotFound
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def api_token_create(*, user: User, name: str, expires_in_days: int | None = Non
             raise Conflict(
                 f"You have {active} unexpired API tokens, the most allowed: revoke one "
                 "first (the API tokens page, or DELETE on the token list's entries).",
-                code="too_many_tokens",
+                code=ErrorCode.TOO_MANY_TOKENS,
             )
         key = keys.new_key(keys.API_TOKEN_PREFIX)
         now = timezone.now()
@@ -65,7 +65,7 @@ def api_token_replace(*, user: User, name: str) -> IssuedToken:
 
 class TokenRefused(DomainError):
     status_code = 401
-    code = "authentication_failed"
+    code = ErrorCode.AUTHENTICATION_FAILED
 
 
 def api_token_authenticate(*, key: str, today: date | None = None) -> ApiToken:
@@ -75,14 +75,14 @@ def api_token_authenticate(*, key: str, today: date | None = None) -> ApiToken:
     """
     token = ApiToken.objects.select_related("user").filter(digest=keys.digest(key)).first()
     if token is None:
-        raise TokenRefused("Invalid token (unknown or revoked).", code="invalid_token")
+        raise TokenRefused("Invalid token (unknown or revoked).", code=ErrorCode.INVALID_TOKEN)
     if token.is_expired:
         raise TokenRefused(
             f"The token expired on {token.expires:%Y-%m-%d}: create a new one.",
-            code="token_expired",
+            code=ErrorCode.TOKEN_EXPIRED,
         )
     if not token.user.is_active:
-        raise TokenRefused("The account is disabled.", code="account_disabled")
+        raise TokenRefused("The account is disabled.", code=ErrorCode.ACCOUNT_DISABLED)
     today = today or timezone.localdate()
     if token.last_used != today:
         ApiToken.objects.filter(pk=token.pk).update(last_used=today)
@@ -126,7 +126,7 @@ def signup_invitation_create(
 
 class InvitationRefused(DomainError):
     status_code = 400
-    code = "invitation_refused"
+    code = ErrorCode.INVITATION_REFUSED
 
 
 def signup_invitation_check(*, token: str, lock: bool = False) -> SignupInvitation:
@@ -137,19 +137,19 @@ def signup_invitation_check(*, token: str, lock: bool = False) -> SignupInvitati
         raise InvitationRefused(
             "This invitation link is not valid. Check that you copied all of it, or ask the "
             "administrator for a new one.",
-            code="invitation_unknown",
+            code=ErrorCode.INVITATION_UNKNOWN,
         )
     if invitation.used is not None:
         raise InvitationRefused(
             "This invitation link has already been used. Log in, or reset your password if "
             "you forgot it.",
-            code="invitation_used",
+            code=ErrorCode.INVITATION_USED,
         )
     if invitation.is_expired:
         raise InvitationRefused(
             f"This invitation link expired on {invitation.expires:%Y-%m-%d}. Ask the "
             "administrator for a new one.",
-            code="invitation_expired",
+            code=ErrorCode.INVITATION_EXPIRED,
         )
     return invitation
 
@@ -171,7 +171,7 @@ def researcher_signup(
         elif not settings.DENIABLE_OPEN_SIGNUP:
             raise InvitationRefused(
                 "Sign-up is by invitation only: ask an administrator for a link.",
-                code="invitation_required",
+                code=ErrorCode.INVITATION_REQUIRED,
             )
         if get_user_model().objects.filter(username__iexact=username).exists():
             raise InvalidInput.single("username", "A user with that username already exists.")

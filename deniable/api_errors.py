@@ -14,7 +14,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from deniable.errors import DomainError
+from deniable.errors import DomainError, ErrorCode
 
 NON_FIELD = "non_field_errors"
 
@@ -77,5 +77,5 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """``handler404``: a JSON error body under ``/api/`` (a URL no route matches, e.g. a slug
     with characters a slug cannot have), Django's page elsewhere."""
     if request.path.startswith("/api/"):
-        return JsonResponse({"error": "not_found", "detail": "Not found."}, status=404)
+        return JsonResponse({"error": ErrorCode.NOT_FOUND, "detail": "Not found."}, status=404)
     return defaults.page_not_found(request, exception)

@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from deniable.errors import ErrorCode
+
 logger = logging.getLogger(__name__)
 
 
@@ -27,12 +29,13 @@ class RequestSizeLimitMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return JsonResponse(
-                {"error": "bad_request", "detail": "Content-Length is not a number."}, status=400
+                {"error": ErrorCode.BAD_REQUEST, "detail": "Content-Length is not a number."},
+                status=400,
             )
         if length > limit:
             return JsonResponse(
                 {
-                    "error": "request_too_large",
+                    "error": ErrorCode.REQUEST_TOO_LARGE,
                     "detail": f"The request body is {length} bytes; the limit is {limit}.",
                 },
                 status=413,
@@ -69,7 +72,7 @@ class DatabaseUnavailableMiddleware:
         logger.warning("database unavailable (%s): answered 503", type(exception).__name__)
         response = JsonResponse(
             {
-                "error": "unavailable",
+                "error": ErrorCode.UNAVAILABLE,
                 "detail": "The service is briefly unavailable; try again in a few seconds.",
             },
             status=503,

@@ -26,6 +26,8 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from deniable.errors import ErrorCode
+
 SESSION_AUTH_STARTED_KEY = "_deniable_auth_started"
 
 
@@ -99,7 +101,9 @@ def lockout_response(
         f"Try again in {minutes} minutes." if minutes else "Ask an administrator to unlock it."
     )
     if request.path.startswith("/api/"):
-        response: HttpResponse = JsonResponse({"error": "locked_out", "detail": detail}, status=429)
+        response: HttpResponse = JsonResponse(
+            {"error": ErrorCode.LOCKED_OUT, "detail": detail}, status=429
+        )
     else:
         response = render(
             request,

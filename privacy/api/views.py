@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from deniable.api import CheckedJSONParser, json_object_body
-from deniable.errors import Conflict
+from deniable.errors import Conflict, ErrorCode
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVTable
 from deniable.users import signed_in
@@ -139,7 +139,9 @@ class ReleaseDetailView(FormatNegotiationMixin, APIView):
         if fmt == "csv":
             if release.status != Release.Status.DONE:
                 raise Conflict(
-                    "The release has no results yet.", code="not_ready", status=release.status
+                    "The release has no results yet.",
+                    code=ErrorCode.NOT_READY,
+                    status=release.status,
                 )
             table = CSVTable(s.CSV_COLUMNS, [s.csv_row(row) for row in s.release_csv_rows(release)])
             return attachment(Response(table), _filename(release, "csv"))

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from deniable.errors import Conflict
+from deniable.errors import Conflict, ErrorCode
 from dpcore.central import accounting, ledger_state
 from privacy.audit_details import records, release_requested
 from privacy.models import BudgetState, LedgerEntry, Release
@@ -151,7 +151,7 @@ def _charge(
             # Read-only (docs/teams.md#archiving): unarchive to publish anything new.
             raise Conflict(
                 "The survey is archived: it is read-only. Unarchive it to request a release.",
-                code="survey_archived",
+                code=ErrorCode.SURVEY_ARCHIVED,
             )
         if plan.request_id is not None:
             existing = Release.objects.filter(survey=locked, request_id=plan.request_id).first()
@@ -164,7 +164,7 @@ def _charge(
             raise Conflict(
                 f"This release would bring the composed ε to {charge.after.epsilon:.6g} "
                 f"({charge.after.method}), over the survey's budget of {locked.budget_epsilon:g}.",
-                code="budget_exceeded",
+                code=ErrorCode.BUDGET_EXCEEDED,
                 remaining=_remaining(locked, charge.before.epsilon),
             )
         release = Release.objects.create(

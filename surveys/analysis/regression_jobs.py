@@ -17,6 +17,7 @@ from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 
+from deniable.errors import ErrorCode
 from surveys.analysis import regression as analysis
 from surveys.definitions.specs import RegressionQuery
 from surveys.models import Survey
@@ -78,5 +79,5 @@ def regression_or_job(
         return 200, state["body"]
     if state.get("status") == "failed":
         cache.delete(key)  # the next request tries again
-        return 503, {"error": "regression_failed", "detail": state.get("detail", "")}
+        return 503, {"error": ErrorCode.REGRESSION_FAILED, "detail": state.get("detail", "")}
     return 202, {**{k: v for k, v in state.items() if k != "body"}, "url": url}

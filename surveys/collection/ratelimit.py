@@ -32,7 +32,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils.translation import gettext as _
 
-from deniable.errors import DomainError
+from deniable.errors import DomainError, ErrorCode
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ _cache_down_until = 0.0  # process-local circuit breaker (monotonic seconds)
 
 class RateLimited(DomainError):
     status_code = 429
-    code = "rate_limited"
+    code = ErrorCode.RATE_LIMITED
 
 
 def _window_seconds() -> int:

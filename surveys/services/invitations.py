@@ -32,7 +32,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from deniable import csv_cells
-from deniable.errors import Conflict
+from deniable.errors import Conflict, ErrorCode
 from surveys import audit_details as audited
 from surveys.definitions.specs import MAX_INVITATIONS
 from surveys.models import Invitation, Survey
@@ -78,12 +78,12 @@ def invitations_create(*, survey: Survey, count: int) -> list[str]:
         raise Conflict(
             "This survey is open to anyone with the link; set access to 'invite' to use "
             "invitation tokens.",
-            code="not_invite_only",
+            code=ErrorCode.NOT_INVITE_ONLY,
         )
     if survey.status == Survey.Status.CLOSED:
-        raise Conflict("The survey is closed.", code="survey_closed")
+        raise Conflict("The survey is closed.", code=ErrorCode.SURVEY_CLOSED)
     if survey.status == Survey.Status.ARCHIVED:
-        raise Conflict("The survey is archived: it is read-only.", code="survey_archived")
+        raise Conflict("The survey is archived: it is read-only.", code=ErrorCode.SURVEY_ARCHIVED)
     tokens = [secrets.token_urlsafe(16) for _ in range(count)]
     with transaction.atomic():
         Invitation.objects.bulk_create(
@@ -108,7 +108,7 @@ def invitations_revoke(*, survey: Survey) -> int:
     """Revoke every unused token of the survey; returns how many were revoked. An archived
     survey is read-only (its unused tokens already work nowhere: it accepts no answers)."""
     if survey.status == Survey.Status.ARCHIVED:
-        raise Conflict("The survey is archived: it is read-only.", code="survey_archived")
+        raise Conflict("The survey is archived: it is read-only.", code=ErrorCode.SURVEY_ARCHIVED)
     with transaction.atomic():
         unused = Invitation.objects.filter(survey=survey, used=False)
         # sealed: a revocation is the researcher's act, not a respondent's, and is shown at once;

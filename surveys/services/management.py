@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from deniable.errors import Conflict, InvalidInput
+from deniable.errors import Conflict, ErrorCode, InvalidInput
 from surveys import audit_details as audited
 from surveys.definitions.specs import TITLE_MAX
 from surveys.models import Collaborator, Question, Survey
@@ -59,7 +59,7 @@ def survey_duplicate(*, survey: Survey, owner: User) -> Survey:
     return copy
 
 
-def _transition(survey: Survey, source: str, target: str, refusal: str, code: str) -> Survey:
+def _transition(survey: Survey, source: str, target: str, refusal: str, code: ErrorCode) -> Survey:
     with transaction.atomic():
         locked = Survey.objects.select_for_update().get(pk=survey.pk)
         if locked.status != source:
@@ -80,7 +80,7 @@ def survey_archive(*, survey: Survey) -> Survey:
         Survey.Status.CLOSED,
         Survey.Status.ARCHIVED,
         "Only a closed survey can be archived (this one is {status}): close it first.",
-        "not_closed",
+        ErrorCode.NOT_CLOSED,
     )
 
 
@@ -93,7 +93,7 @@ def survey_unarchive(*, survey: Survey) -> Survey:
         Survey.Status.ARCHIVED,
         Survey.Status.CLOSED,
         "Only an archived survey can be unarchived (this one is {status}).",
-        "not_archived",
+        ErrorCode.NOT_ARCHIVED,
     )
 
 
@@ -118,7 +118,7 @@ def survey_delete(*, survey: Survey, confirm: Any) -> None:
         if locked.status == Survey.Status.OPEN:
             raise Conflict(
                 "Close the survey before deleting it: it is still accepting answers.",
-                code="survey_open",
+                code=ErrorCode.SURVEY_OPEN,
             )
         # Django collects the cascade (questions, submissions, tallies, invitations,
         # collaborators; the releases app's releases and ledger entries) in this transaction.

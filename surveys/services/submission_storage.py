@@ -22,7 +22,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from deniable.errors import Conflict, InvalidInput
+from deniable.errors import Conflict, ErrorCode, InvalidInput
 from surveys.models import Invitation, Submission, Survey
 from surveys.selectors.surveys import survey_respondent_count, unsealed_count
 from surveys.services.batches import tail_reorder_sqlite
@@ -134,7 +134,7 @@ def submission_store(
             if _respondents(survey) >= survey.response_cap:
                 raise Conflict(
                     _("This survey has reached its number of responses."),
-                    code="response_cap_reached",
+                    code=ErrorCode.RESPONSE_CAP_REACHED,
                 )
         with connection.cursor() as cursor:
             cursor.execute(_submission_insert_sql(), submission_params)
@@ -158,9 +158,11 @@ def submission_store(
                             "This invitation was withdrawn by the researcher, so it can no "
                             "longer be used."
                         ),
-                        code="token_revoked",
+                        code=ErrorCode.TOKEN_REVOKED,
                     )
-                raise Conflict(_("This invitation has already been used."), code="token_used")
+                raise Conflict(
+                    _("This invitation has already been used."), code=ErrorCode.TOKEN_USED
+                )
         tail_reorder_sqlite(survey=survey)
     return True
 

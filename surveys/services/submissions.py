@@ -24,7 +24,7 @@ from typing import Literal
 from django.db import connection
 from django.utils.translation import gettext as _
 
-from deniable.errors import Conflict, NotFound
+from deniable.errors import Conflict, ErrorCode, NotFound
 from surveys.definitions.specs import Answer
 from surveys.models import Submission, Survey
 from surveys.selectors.surveys import estimate_batch
@@ -67,7 +67,7 @@ def _existing_outcome(submission_id: uuid.UUID, fingerprint: str) -> SubmissionO
         return SubmissionOutcome(submission_id=submission_id, status="duplicate")
     raise Conflict(
         _("A different submission with this submission_id was already received."),
-        code="duplicate_conflict",
+        code=ErrorCode.DUPLICATE_CONFLICT,
     )
 
 
@@ -76,7 +76,7 @@ def _invitation_digest(survey: Survey, token: str | None) -> str | None:
     if survey.access != Survey.Access.INVITE:
         return None
     if not token:
-        raise Conflict(_("This survey needs an invitation token."), code="token_required")
+        raise Conflict(_("This survey needs an invitation token."), code=ErrorCode.TOKEN_REQUIRED)
     return invitation_digest(token)
 
 
@@ -85,7 +85,7 @@ def _closed_outcome(submission_id: uuid.UUID, fingerprint: str) -> SubmissionOut
     outcome = _existing_outcome(submission_id, fingerprint)
     if outcome is not None:
         return outcome
-    raise Conflict(_("This survey is closed."), code="survey_closed")
+    raise Conflict(_("This survey is closed."), code=ErrorCode.SURVEY_CLOSED)
 
 
 def _unstored_outcome(
@@ -101,7 +101,7 @@ def _unstored_outcome(
     public_survey_cache.invalidate(slug=survey.slug)
     if not Survey.objects.filter(pk=survey.pk).exclude(status=Survey.Status.DRAFT).exists():
         raise NotFound("No such survey.")
-    raise Conflict(_("This survey is closed."), code="survey_closed")
+    raise Conflict(_("This survey is closed."), code=ErrorCode.SURVEY_CLOSED)
 
 
 def submission_create(

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from deniable.errors import Conflict, InvalidInput
+from deniable.errors import Conflict, ErrorCode, InvalidInput
 from surveys import audit_details as audited
 from surveys.definitions import translations as i18n
 from surveys.definitions.specs import (
@@ -161,11 +161,11 @@ def survey_update(*, survey: Survey, changes: SurveyChanges) -> Survey:
             if changes.values.get("slug", locked.slug) != locked.slug:
                 raise Conflict(
                     "The slug is fixed once the survey is open: respondents' links use it.",
-                    code="slug_fixed",
+                    code=ErrorCode.SLUG_FIXED,
                 )
             raise Conflict(
                 "Only draft surveys can be edited: the designs of an open survey are fixed.",
-                code="not_draft",
+                code=ErrorCode.NOT_DRAFT,
             )
         if "slug" in changes.values:
             _slug_free(changes.values["slug"], survey=locked)
@@ -194,10 +194,10 @@ def _survey_transition(*, survey: Survey, source: str, target: str, verb: str) -
         if locked.status != source:
             raise Conflict(
                 f"Cannot {verb} a survey that is {locked.status} (only a {source} one).",
-                code="invalid_transition",
+                code=ErrorCode.INVALID_TRANSITION,
             )
         if target == Survey.Status.OPEN and not locked.questions.exists():
-            raise Conflict("Add at least one question before opening.", code="no_questions")
+            raise Conflict("Add at least one question before opening.", code=ErrorCode.NO_QUESTIONS)
         locked.status = target
         locked.save(update_fields=["status"])
     survey.status = target

@@ -14,6 +14,7 @@
  * page when imported.
  */
 
+import { ErrorCode } from "../lib/error_codes.js";
 import { errorText as httpErrorText, request as httpRequest } from "../lib/http.js";
 import { chosenMechanism, leaveOutGroupBy, requestBody, showMechanismParams } from "./form.js";
 import { renderHistory } from "./history.js";
@@ -303,7 +304,7 @@ export function releasesPanel(root) {
           loadBudget().then(() => {
             poll(r.data.url);
           });
-        } else if (r.status === 409 && r.data.error === "budget_exceeded") {
+        } else if (r.status === 409 && r.data.error === ErrorCode.BUDGET_EXCEEDED) {
           delete form.dataset.requestId;
           show(
             errorBox,
