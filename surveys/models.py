@@ -7,9 +7,9 @@ What is stored is deliberately thin (docs/privacy-model.md#unlinkability):
   IP address, no user agent, no time of day;
 * an ``Invitation`` is an HMAC digest, a used flag and a revoked flag, in a table with no link to
   submissions;
-* ``Tally`` rows are counter vectors maintained in the submission's own statement, so estimates
-  never scan submissions. They are sharded so concurrent submissions rarely wait on the same
-  row lock.
+* ``Tally`` rows are counter vectors added to when a batch of k submissions is published
+  (``surveys.services.batches``), so estimates never scan submissions. They are sharded so
+  concurrent batch publications rarely wait on the same row lock.
 """
 
 from __future__ import annotations
@@ -249,9 +249,8 @@ class Submission(models.Model):
 
 class Tally(models.Model):
     """A sharded counter vector: the sums of ``surveys.collection.tally_layout.submission_vector``
-    over the
-    submissions of one slice that landed in one shard, upserted in the submission's own
-    statement.
+    over the published submissions of one slice that landed in one shard, added to when a batch
+    is published (``surveys.services.batches``, one statement), never by a lone submission.
 
     ``group_key``/``group_value`` "" is the slice of all respondents; otherwise a category
     question and one of its options (for ``group_by``). The estimate for a slice is the

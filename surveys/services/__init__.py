@@ -13,8 +13,10 @@ Privacy invariants enforced here (docs/privacy-model.md#unlinkability):
 * a submission stores a random client UUID, the randomizer and the date; nothing about the client;
 * invitation tokens are stored only as HMAC-SHA256 digests and consumed with one conditional
   ``UPDATE``, so a token is accepted exactly once even under concurrent posts;
-* tallies are upserted in the submission's own transaction with one statement, so estimates never
-  read reports and a rejected submission leaves no trace.
+* a submission never touches the tallies: once k unsealed submissions wait, their batch is
+  published in its own transaction (:mod:`~surveys.services.batches`), adding its summed vectors
+  to the tallies in one statement (:mod:`~surveys.services.tally_upsert`), so estimates never read
+  reports, a rejected submission leaves no trace, and no tally moves by one respondent.
 
 Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
 :mod:`~surveys.services.management` (duplicate, archive, delete, collaborators),

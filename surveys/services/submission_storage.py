@@ -36,7 +36,8 @@ _SUBMISSION_TYPES = ("uuid", "varchar", "date", "varchar", "jsonb", "bigint", "v
 def _submission_insert_sql(types: Sequence[str] | None = None) -> str:
     """INSERT the submission only if its survey still accepts answers and its id is new.
 
-    The survey may come from a per-process cache (``selectors.survey_get_public_cached``), so
+    The survey may come from a per-process cache
+    (``surveys.collection.public_survey_cache.survey_get_public_cached``), so
     the authoritative "is it open?" check is this statement's WHERE: closing a survey takes
     effect at once. ``ON CONFLICT DO NOTHING`` replaces the look-up-then-insert (and its
     savepoint): a retried id inserts nothing and is answered by

@@ -1,9 +1,10 @@
 """Rebuilding a survey's counter vectors from its stored submissions.
 
-The hot path keeps tallies current in each submission's own statement; a rebuild is for
-operations (after a restore, a migration or a bulk load) and for checking that the counters equal
-a recount. Each submission's shard is derived from its id here (the hot path draws it at random):
-only the sum over shards means anything.
+Published batches keep the tallies current (``surveys.services.batches``: k submissions at a
+time, one upsert statement); a rebuild is for operations (after a restore, a migration or a
+bulk load) and for checking that the counters equal a recount. Each submission's shard is
+derived from its id here (a batch's publication draws it at random): only the sum over shards
+means anything.
 """
 
 from __future__ import annotations
