@@ -32,7 +32,7 @@ from django_otp.models import Device
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from deniable.errors import DomainError
+from deniable.errors import DomainError, ErrorCode
 
 RECOVERY_CODES = 10
 TOTP_NAME = "Authenticator app"
@@ -43,7 +43,7 @@ class OtpRequired(DomainError):
     """401 from the token API: this account needs its code (DESIGN §8.8)."""
 
     status_code = 401
-    code = "otp_required"
+    code = ErrorCode.OTP_REQUIRED
 
 
 def required_for(user: User) -> bool:

@@ -18,6 +18,7 @@ from django.urls import Resolver404, resolve
 from django.utils.http import urlencode
 
 from accounts import two_factor as tf
+from deniable.errors import ErrorCode
 from deniable.users import signed_in
 
 #: Routes a half-logged-in session may use: the two-factor pages, logging out, and the paths of
@@ -70,7 +71,10 @@ class TwoFactorGateMiddleware:
             return None
         if request.path.startswith("/api/"):
             return JsonResponse(
-                {"error": "otp_required", "detail": "Enter your two-factor code on the site."},
+                {
+                    "error": ErrorCode.OTP_REQUIRED,
+                    "detail": "Enter your two-factor code on the site.",
+                },
                 status=401,
             )
         target = "two-factor-verify" if tf.enrolled(user) else "two-factor"

@@ -28,6 +28,9 @@ class ErrorCode(StrEnum):
     INVALID_TOKEN = "invalid_token"  # noqa: S105 (an error code, not a secret)
     TOKEN_EXPIRED = "token_expired"  # noqa: S105 (an error code, not a secret)
     ACCOUNT_DISABLED = "account_disabled"
+    # two-factor login (accounts.two_factor, DESIGN §8.8)
+    OTP_REQUIRED = "otp_required"
+    OTP_INVALID = "otp_invalid"
     # 403, 404
     FORBIDDEN = "forbidden"
     NOT_FOUND = "not_found"

@@ -17,7 +17,7 @@ from accounts import inputs, selectors, services, two_factor
 from accounts.api import serializers as s
 from deniable.api import json_object_body
 from deniable.api_schema import ErrorSerializer, FieldErrorsSerializer
-from deniable.errors import InvalidInput
+from deniable.errors import ErrorCode, InvalidInput
 from deniable.users import signed_in_user
 
 ERRORS_400 = OpenApiResponse(FieldErrorsSerializer, description="Invalid input, per field.")
@@ -35,7 +35,9 @@ def _second_factor(request: Request, user: Any, otp: str) -> None:
     if not otp:
         raise two_factor.OtpRequired("This account has two-factor login on: send the code as otp.")
     if two_factor.check_code(request._request, user, otp) is None:
-        raise two_factor.OtpRequired("The two-factor code is not valid.", code="otp_invalid")
+        raise two_factor.OtpRequired(
+            "The two-factor code is not valid.", code=ErrorCode.OTP_INVALID
+        )
 
 
 class AuthTokenView(APIView):

@@ -13,7 +13,9 @@ from pathlib import Path
 import environ
 from csp.constants import NONCE, NONE, SELF
 
+from deniable.settings.logs import logging_settings
 from deniable.settings.mail import email_settings
+from deniable.settings.openapi import OPENAPI_SETTINGS
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(environ.Env().str("DENIABLE_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -316,37 +318,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "deniable.api_errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
-SPECTACULAR_SETTINGS = {
-    "TITLE": "Deniable API",
-    "DESCRIPTION": "Randomized-response surveys with local and central differential privacy.",
-    "VERSION": "1.0.0",
-    "SERVE_INCLUDE_SCHEMA": False,
-    # Swagger UI assets are served from our own static files, not a CDN (CSP, offline installs).
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
-    # 401/403 on authenticated operations, 413 on those with a body (deniable/openapi.py).
-    "POSTPROCESSING_HOOKS": [
-        "drf_spectacular.hooks.postprocess_schema_enums",
-        "deniable.openapi.add_common_error_responses",
-    ],
-    # Stable enum component names (several serializers share field names such as "status").
-    "ENUM_NAME_OVERRIDES": {
-        "SurveyStatusEnum": "surveys.models.Survey.Status",
-        "SurveyAccessEnum": "surveys.models.Survey.Access",
-        "QuestionKindEnum": "surveys.models.Question.Kind",
-        # yes_no | choice: the design preview's and the power request's "kind" (one name).
-        "RandomizedKindEnum": "surveys.models.Question.RANDOMIZED_KINDS",
-        # yes_no | choice: the power calculator's "kind" (multi options are yes/no there).
-        "PowerKindEnum": "surveys.inputs.analysis.POWER_KINDS",
-        "RandomizerEnum": "surveys.models.Submission.Randomizer",
-        "ReleaseStatusEnum": "privacy.models.Release.Status",
-        "ReleaseMechanismEnum": "privacy.models.Release.Mechanism",
-        "CollaboratorRoleEnum": "surveys.models.Collaborator.Role",
-        # owner | editor | viewer: the requester's role on a survey (docs/teams.md#roles).
-        "SurveyRoleEnum": "surveys.api.serializers.SURVEY_ROLES",
-    },
-}
+SPECTACULAR_SETTINGS = OPENAPI_SETTINGS  # deniable/settings/openapi.py
 
 # --- Accounts (docs/accounts.md) ---------------------------------------------------------------
 # Anyone may create a researcher account at /accounts/signup/ when on; else by invitation only.
@@ -379,30 +351,7 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Deniable <deniable@l
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # --- Logging: never answers, tokens, IPs or user agents -------------------------------------------
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "filters": {
-        "drop_query_strings": {"()": "deniable.log_filters.DropQueryStrings"},
-        "drop_respondent_requests": {"()": "deniable.log_filters.DropRespondentRequests"},
-    },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {
-        # runserver's request log prints the client address; keep it quiet. Its 4xx/5xx lines
-        # (what `make run` prints) keep method, path and status, never the query string: a
-        # logger-level filter, so every handler sees the redacted record.
-        "django.server": {
-            "handlers": ["console"],
-            "level": "WARNING",
-            "propagate": False,
-            "filters": ["drop_query_strings", "drop_respondent_requests"],
-        },
-        # Its 4xx/5xx lines ("Not Found: /s/…") on respondent routes would time each respondent.
-        "django.request": {"filters": ["drop_respondent_requests"]},
-    },
-}
+LOGGING = logging_settings(level=env.str("LOG_LEVEL", default="INFO"))
 # Log respondent routes (gunicorn, django.request, django.server) anyway: debugging only.
 DENIABLE_LOG_RESPONDENT_REQUESTS = env.bool("DENIABLE_LOG_RESPONDENT_REQUESTS", default=False)
 

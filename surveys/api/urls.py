@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.urls import path
 
 from surveys import audit_views
-from surveys.api import analysis_views, management_views, read_views, views
+from surveys.api import analysis_views, invitation_views, management_views, read_views, views
 
 urlpatterns = [
     path("designs/preview/", views.DesignPreviewView.as_view(), name="api-design-preview"),
@@ -42,17 +42,17 @@ urlpatterns = [
     ),
     path(
         "surveys/<slug:slug>/invitations/",
-        views.InvitationCreateView.as_view(),
+        invitation_views.InvitationCreateView.as_view(),
         name="api-survey-invitations",
     ),
     path(
         "surveys/<slug:slug>/invitations/check/",
-        views.InvitationCheckView.as_view(),
+        invitation_views.InvitationCheckView.as_view(),
         name="api-survey-invitations-check",
     ),
     path(
         "surveys/<slug:slug>/invitations/revoke/",
-        views.InvitationRevokeView.as_view(),
+        invitation_views.InvitationRevokeView.as_view(),
         name="api-survey-invitations-revoke",
     ),
     path(
