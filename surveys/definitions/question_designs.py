@@ -98,13 +98,16 @@ def design_names(kind: str) -> tuple[str, ...]:
 
 
 def starting_designs() -> dict[str, dict[str, Any]]:
-    """Each registered design's starting spec, for the builder's data island (the browser has
-    no copy of any design or probability). A design that shows an innocuous statement starts with
-    the library's first (surveys.definitions.innocuous), and its prevalence if the design states
-    one."""
+    """Each offered design's starting spec (:func:`app_designs`), for the builder's data island
+    (the browser has no copy of any design or probability). A design that shows an innocuous
+    statement starts with the library's first (surveys.definitions.innocuous), and its prevalence
+    if the design states one."""
     first = INNOCUOUS_STATEMENTS[0]
     out: dict[str, dict[str, Any]] = {}
+    offered = {e.name for kind in randomized_stored_kinds() for e in app_designs(kind)}
     for entry in rr_designs.registered():
+        if entry.name not in offered:
+            continue  # registered in dpcore, but no question kind runs it yet
         spec = copy.deepcopy(dict(entry.starting))
         if "innocuous_text" in entry.texts:
             spec["innocuous_text"] = first["text"]
