@@ -22,6 +22,7 @@ from audit import selectors as audit_selectors
 from audit import views as audit_views
 from deniable.negotiation import FormatNegotiationMixin
 from surveys import selectors
+from surveys.api.views import ERROR_403, ERROR_404, ERRORS_400
 from surveys.pages.researcher import survey_or_404
 
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
@@ -30,7 +31,13 @@ SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
 class SurveyAuditView(FormatNegotiationMixin, APIView):
     @extend_schema(
         parameters=[SLUG, audit_views.FORMAT],
-        responses={200: audit_views.AuditLogSerializer, (200, "text/csv"): OpenApiTypes.STR},
+        responses={
+            200: audit_views.AuditLogSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+            400: ERRORS_400,
+            403: ERROR_403,
+            404: ERROR_404,
+        },
         tags=["audit"],
         description="Owner only. Who did what to this survey, newest first; append-only. Never "
         "respondents, answers, their timing or invitations' use.",
