@@ -184,6 +184,7 @@ async function preview(card) {
         ? `No preview: ${unplaced.map((e) => e.short).join(" ")}`
         : "No preview until the design above is fixed.";
       // No power for a design that has no preview (power.js clears its line on this event).
+      card.lastPreview = null;
       card.dispatchEvent(new CustomEvent("deniable:preview-cleared", { bubbles: true }));
     } else {
       previews.set(card, payload.private ? payload.epsilon : null);
@@ -208,18 +209,16 @@ async function preview(card) {
           : "",
       ];
       box.textContent = parts.filter(Boolean).join(" ");
-      // power.js (issue 14) computes live power for this design next to the precision.
-      card.dispatchEvent(
-        new CustomEvent("deniable:preview", {
-          bubbles: true,
-          detail: {
-            kind: q.kind === "multi" ? "yes_no" : q.kind,
-            design: q.design,
-            options: q.options,
-            planned_n: payload.planned_n,
-          },
-        }),
-      );
+      // power.js (issue 14) computes live power for this design next to the precision. The card
+      // keeps the detail too: power.js may mount after this first preview has arrived (module
+      // scripts run in order, and a fetch can resolve in between), and then starts from it.
+      card.lastPreview = {
+        kind: q.kind === "multi" ? "yes_no" : q.kind,
+        design: q.design,
+        options: q.options,
+        planned_n: payload.planned_n,
+      };
+      card.dispatchEvent(new CustomEvent("deniable:preview", { bubbles: true, detail: card.lastPreview }));
     }
   } catch {
     box.textContent = "Preview unavailable (network).";

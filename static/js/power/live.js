@@ -96,6 +96,13 @@ export function mount(root, data) {
     const box = card.querySelector("[data-role=power]");
     if (box) box.textContent = "";
   });
+  // Previews that arrived before this module was mounted (builder.js keeps each card's latest).
+  for (const card of list.children) {
+    if (card.lastPreview) {
+      last.set(card, card.lastPreview);
+      render(card);
+    }
+  }
   let timer = null;
   settings.addEventListener("input", () => {
     clearTimeout(timer);
