@@ -111,9 +111,11 @@ def _sqlite_flush_keeps_the_audit_triggers() -> None:
     TRUNCATE), which the audit log's append-only trigger refuses. The test database's flush (a
     test facility, never an app path) drops the audit triggers, empties, and re-creates them
     exactly as stored, so the append-only tests still meet the real triggers."""
-    from django.db.backends.sqlite3.operations import DatabaseOperations
+    # Through the backend's module: importing .operations first is an import cycle in Django.
+    from django.db.backends.sqlite3.base import DatabaseWrapper
 
-    original = DatabaseOperations.sql_flush
+    operations = DatabaseWrapper.ops_class
+    original = operations.sql_flush
 
     def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
         statements = original(
@@ -130,7 +132,10 @@ def _sqlite_flush_keeps_the_audit_triggers() -> None:
         drops = [f'DROP TRIGGER "{name}"' for name, _ in triggers]
         return [*drops, *statements, *(sql for _, sql in triggers)]
 
-    DatabaseOperations.sql_flush = sql_flush
+    operations.sql_flush = sql_flush
 
 
-_sqlite_flush_keeps_the_audit_triggers()
+@pytest.fixture(scope="session", autouse=True)
+def _audit_triggers_survive_the_sqlite_flush() -> None:
+    # Patched once Django is set up (importing the SQLite backend from conftest itself is a cycle).
+    _sqlite_flush_keeps_the_audit_triggers()
