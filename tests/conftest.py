@@ -139,3 +139,28 @@ def _sqlite_flush_keeps_the_audit_triggers() -> None:
 def _audit_triggers_survive_the_sqlite_flush() -> None:
     # Patched once Django is set up (importing the SQLite backend from conftest itself is a cycle).
     _sqlite_flush_keeps_the_audit_triggers()
+
+
+def _no_commit_flush_in_tests(sender: object, connection: object, **kwargs: object) -> None:
+    """The suite's own PostgreSQL sessions acknowledge a commit before its WAL reaches the disk.
+
+    Thousands of tests commit (transactional tests, live servers, every simulated respondent), and
+    waiting for an fsync per commit was a large share of the suite's wall time on CI's disk.
+    Durability after a crash is not what any in-process test checks; transactions, constraints,
+    locks and visibility are unchanged. The crash tests (tests/integration/test_faults.py) run
+    their own PostgreSQL cluster and gunicorn, whose sessions this never reaches.
+    """
+    if getattr(connection, "vendor", "") == "postgresql":
+        with connection.cursor() as cursor:  # type: ignore[attr-defined]
+            cursor.execute("SET synchronous_commit TO OFF")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_commits_for_the_suite() -> None:
+    from django.db import connections
+    from django.db.backends.signals import connection_created
+
+    connection_created.connect(_no_commit_flush_in_tests, dispatch_uid="tests-sync-commit-off")
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None:
+            _no_commit_flush_in_tests(None, connection)

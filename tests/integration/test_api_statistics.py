@@ -30,19 +30,6 @@ SEED = 31415
 COIN = {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25}
 
 
-def _skip_commit_flush() -> None:
-    """Let PostgreSQL acknowledge commits before the WAL reaches the disk, for this session only.
-
-    Durability is not what this test checks, and 5,000 fsyncs would dominate its run time; every
-    other guarantee (transactions, constraints, visibility) is unchanged.
-    """
-    from django.db import connection
-
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SET synchronous_commit TO OFF")
-
-
 def test_estimate_through_the_api_matches_privacy_rr_and_covers_pi(django_user_model):
     owner = django_user_model.objects.create_user(username="stats", password="pw-stats-123")
     survey = factories.survey_create(
@@ -53,7 +40,7 @@ def test_estimate_through_the_api_matches_privacy_rr_and_covers_pi(django_user_m
         },
     )
     services.survey_open(survey=survey)
-    _skip_commit_flush()
+    # Commits are acknowledged before the WAL is flushed for the whole suite (tests/conftest.py).
     rng = np.random.default_rng(SEED)
     respondent = APIClient()
     path = f"/api/v1/surveys/{survey.slug}/responses/"
