@@ -28,11 +28,12 @@ from django.conf import settings
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.exception import convert_exception_to_response
 from django.http import HttpRequest, HttpResponse
+from django.urls import get_script_prefix, reverse
 from django.utils.module_loading import import_string
 
-# The respondent's JSON submission only. Other methods (OPTIONS) and every other path take the
-# whole stack.
-LANE_PATH = re.compile(r"^/api/v1/surveys/[^/]+/responses/$")
+# The respondent's JSON submission only (its route's name). Other methods (OPTIONS) and every other
+# path take the whole stack.
+LANE_ROUTE = "api-survey-responses"
 
 # Middlewares of ``settings.MIDDLEWARE`` below this one that the lane leaves out, and why.
 SKIPPED: dict[str, str] = {
@@ -60,8 +61,15 @@ SKIPPED: dict[str, str] = {
 }
 
 
-def lane_wanted(request: HttpRequest) -> bool:
-    return request.method == "POST" and LANE_PATH.match(request.path_info) is not None
+def lane_path() -> re.Pattern[str]:
+    """The route's path with any slug, from the URLconf (no path is written by hand)."""
+    marker = "SLUG0MARKER"
+    path = reverse(LANE_ROUTE, kwargs={"slug": marker}).removeprefix(get_script_prefix())
+    return re.compile("^/" + re.escape(path).replace(marker, "[^/]+") + "$")
+
+
+def lane_wanted(request: HttpRequest, path: re.Pattern[str]) -> bool:
+    return request.method == "POST" and path.match(request.path_info) is not None
 
 
 def _lean_chain(paths: list[str]) -> Callable[[HttpRequest], Any]:
@@ -89,9 +97,10 @@ class RespondentApiLaneMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
         self.lane = _lean_chain(list(settings.DENIABLE_RESPONDENT_API_MIDDLEWARE))
+        self.path = lane_path()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if lane_wanted(request):
+        if lane_wanted(request, self.path):
             response: HttpResponse = self.lane(request)
             return response
         return self.get_response(request)

@@ -11,8 +11,9 @@ import pytest
 from django.conf import settings
 from django.contrib.sessions.models import Session
 from django.test import Client, override_settings
+from django.urls import reverse
 
-from deniable.respondent_lane import SKIPPED, lane_wanted
+from deniable.respondent_lane import SKIPPED, lane_path, lane_wanted
 from surveys.collection.public_survey_cache import invalidate
 from testsupport.factories import full_answers, make_survey, make_user, new_id
 
@@ -72,12 +73,15 @@ def test_the_lean_list_is_the_rest_of_the_stack_minus_the_skipped_ones():
 
 
 def test_only_the_json_submission_takes_the_lane(rf):
-    assert lane_wanted(rf.post("/api/v1/surveys/abc/responses/"))
-    assert not lane_wanted(rf.options("/api/v1/surveys/abc/responses/"))
-    assert not lane_wanted(rf.get("/api/v1/surveys/abc/responses/"))
-    assert not lane_wanted(rf.post("/api/v1/surveys/abc/invitations/"))
-    assert not lane_wanted(rf.post("/api/v1/surveys/abc/responses/extra/"))
-    assert not lane_wanted(rf.post("/s/abc/"))
+    path = lane_path()
+    responses = reverse("api-survey-responses", args=["abc"])
+    assert lane_wanted(rf.post(responses), path)
+    assert lane_wanted(rf.post(reverse("api-survey-responses", args=["other-1"])), path)
+    assert not lane_wanted(rf.options(responses), path)
+    assert not lane_wanted(rf.get(responses), path)
+    assert not lane_wanted(rf.post(reverse("api-survey-invitations", args=["abc"])), path)
+    assert not lane_wanted(rf.post(responses + "extra/"), path)
+    assert not lane_wanted(rf.post(reverse("respond", args=["abc"])), path)
 
 
 @pytest.mark.parametrize(
