@@ -22,6 +22,7 @@ BENCHMARKS: dict[str, str] = {
     "noise_accounting": "bench.noise_accounting",  # item 5
     "pld_accounting": "bench.pld_accounting",  # issue 13: PLD tightness, σ, charge time
     "http_throughput": "bench.http_throughput",  # item 1 (+ 6: web worker RSS)
+    "multi_node": "bench.multi_node",  # issue 24 goal 3: two gunicorn nodes, one PG + Redis
     "estimates_latency": "bench.estimates_latency",  # item 2
     "release_latency": "bench.release_latency",  # item 3 (+ 6: Celery worker RSS)
     "ingest_flat": "bench.ingest_flat",  # issue 29: flat ingestion (opt-in, see OPT_IN)

@@ -7,6 +7,8 @@
   sliding idle timeout (``SESSION_COOKIE_AGE`` + ``SESSION_SAVE_EVERY_REQUEST``).
 - :func:`lockout_response`: django-axes' lockout answer — a page for the login forms, a JSON
   429 for the API token endpoint.
+- :class:`ConstantPolicyCSPMiddleware`: django-csp's middleware, with the policy of a response
+  that carries no nonce built once instead of twice per response.
 - :func:`axes_client_str`: how axes names a client in its log lines — the username and path only,
   never the IP address or user agent (the application logs carry neither,
   docs/privacy-model.md#unlinkability).
@@ -19,11 +21,15 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CheckableLazyObject, CSPMiddleware
+from csp.utils import build_policy
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, logout
 from django.contrib.auth.signals import user_logged_in
+from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
 
 from deniable.errors import ErrorCode
@@ -48,6 +54,62 @@ class SecurityHeadersMiddleware:
         # API tokens, invitation links, a respondent's (randomized) form. Views that set their own
         # Cache-Control keep it.
         response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+
+# What a view's csp decorators leave on a response (csp.decorators): such a response's policy is
+# its own, built by django-csp as usual.
+_PER_RESPONSE_POLICY = (
+    "_csp_config",
+    "_csp_update",
+    "_csp_replace",
+    "_csp_config_ro",
+    "_csp_update_ro",
+    "_csp_replace_ro",
+)
+_constant_policies: tuple[str, str] | None = None
+
+
+@receiver(setting_changed, dispatch_uid="deniable.security.csp_settings_changed")
+def _forget_policies(*, setting: str, **kwargs: Any) -> None:
+    global _constant_policies
+    if setting.startswith("CONTENT_SECURITY_POLICY"):
+        _constant_policies = None
+
+
+class ConstantPolicyCSPMiddleware(CSPMiddleware):
+    """django-csp's ``CSPMiddleware``, unchanged for a response whose page drew a nonce or whose
+    view set its own policy. Every other response (the JSON API, redirects, the respondent's
+    submission) gets a policy that depends on the settings alone, so it is built once: django-csp
+    builds both the policy and the report-only one (``dataclasses.asdict`` + ``build_policy``)
+    for every response, ≈ 0.1 ms of a submission's CPU. The headers are the same strings
+    (tests/deniable/test_security.py compares them with the stock middleware's)."""
+
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
+        global _constant_policies
+        if getattr(request, "_csp_nonce", None) is not None or any(
+            hasattr(response, name) for name in _PER_RESPONSE_POLICY
+        ):
+            return super().process_response(request, response)
+        if response.status_code in (500, 404) and settings.DEBUG:
+            return response  # as django-csp: Django's debug pages keep their own
+        if _constant_policies is None:
+            _constant_policies = (build_policy(), build_policy(report_only=True))
+        csp, csp_ro = _constant_policies
+        for header, value, exempt, setting in (
+            (HEADER, csp, "_csp_exempt", "CONTENT_SECURITY_POLICY"),
+            (HEADER_REPORT_ONLY, csp_ro, "_csp_exempt_ro", "CONTENT_SECURITY_POLICY_REPORT_ONLY"),
+        ):
+            if not value or getattr(response, exempt, False) or header in response:
+                continue
+            prefixes = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES") or ()
+            if not request.path_info.startswith(tuple(prefixes)):
+                response[header] = value
+        # As django-csp: a nonce asked for after the header is written is an error, not a
+        # silently missing one.
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)  # type: ignore[attr-defined]
         return response
 
 

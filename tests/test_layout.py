@@ -113,7 +113,6 @@ NOT_YET_MIRRORED = {
     "surveys/inputs/invitations.py",
     "surveys/inputs/management.py",
     "surveys/inputs/previews.py",
-    "surveys/inputs/responses.py",
     "surveys/inputs/surveys.py",
     "surveys/kinds/base.py",
     "surveys/models.py",
@@ -166,7 +165,6 @@ NOT_YET_MIRRORED = {
     "deniable/middleware.py",
     "deniable/not_found.py",
     "deniable/openapi.py",
-    "deniable/security.py",
     "deniable/users.py",
 }
 

@@ -1,5 +1,5 @@
 -- POST a JSON body with a FRESH random uuid4 per request, and count statuses per class.
---   wrk -s bench/wrk/post_uuid.lua http://127.0.0.1:PORT -- /path/ body-template.json
+--   wrk -s bench/wrk/post_uuid.lua http://127.0.0.1:PORT -- /path/ body-template.json [seed]
 -- The template's first "{{UUID}}" is replaced per request. done() prints one JSON line
 -- ("WRKJSON {...}") with requests, 2xx/3xx/4xx/5xx counts, requests sent, socket errors and latency percentiles.
 
@@ -24,8 +24,10 @@ function init(args)
   local s, e = string.find(template, "{{UUID}}", 1, true)
   before = string.sub(template, 1, s - 1)
   after = string.sub(template, e + 1)
-  -- Seed per thread: the wall clock alone would give every thread the same sequence.
-  math.randomseed(os.time() * 1000 + tid * 7919)
+  -- Seed per thread: the wall clock alone would give every thread the same sequence. Several
+  -- wrk processes started in the same second (bench/multi_node.py) pass a seed of their own,
+  -- else they would send the same uuids (duplicates, answered 200 and stored once).
+  math.randomseed(os.time() * 1000 + tid * 7919 + (tonumber(args[3]) or 0) * 104729)
   c2, c3, c4, c5, sent = 0, 0, 0, 0, 0
 end
 

@@ -62,6 +62,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # After WhiteNoise: static files keep their cache headers, dynamic responses get no-store.
     "deniable.security.SecurityHeadersMiddleware",
+    # A respondent's JSON submission leaves here for the shorter DENIABLE_RESPONDENT_API_MIDDLEWARE
+    # below: the middlewares that follow are for researchers (deniable/respondent_lane.py).
+    "deniable.respondent_lane.RespondentApiLaneMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Django's LocaleMiddleware for the respondent pages and endpoints only (Accept-Language,
     # then the survey's own languages in the view); everything else stays in LANGUAGE_CODE
@@ -80,12 +83,22 @@ MIDDLEWARE = [
     "deniable.security.SessionLifetimeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "deniable.security.ConstantPolicyCSPMiddleware",
     # A database outage answers 503 + Retry-After, not 500 (view exceptions only; inner, so the
     # 503 still gets every header above).
     "deniable.middleware.DatabaseUnavailableMiddleware",
     # Last, as django-axes requires: turns a lockout flagged during the view into its response.
     "axes.middleware.AxesMiddleware",
+]
+# The middlewares below the lane that a respondent's submission still goes through (the same
+# order; why each other one is irrelevant there: deniable.respondent_lane.SKIPPED).
+DENIABLE_RESPONDENT_API_MIDDLEWARE = [
+    "deniable.locale.RespondentLocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "deniable.not_found.BrandedNotFoundMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "deniable.security.ConstantPolicyCSPMiddleware",
+    "deniable.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "deniable.urls"

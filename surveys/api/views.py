@@ -222,7 +222,7 @@ def _submit(slug: str, data: Mapping[str, Any], client: str) -> tuple[dict[str, 
 
 def _submit_to(survey: Survey, data: Mapping[str, Any], client: str) -> tuple[dict[str, Any], int]:
     try:
-        spec = inputs.submission_spec(questions=list(survey.questions.all()), data=data)
+        spec = inputs.schema_of(survey).spec(data)
     except InvalidInput:
         charge_respondent_post(survey=survey, spec=None, client=client)
         raise

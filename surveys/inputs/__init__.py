@@ -24,7 +24,13 @@ from surveys.inputs.management import (
     survey_list_query,
 )
 from surveys.inputs.previews import DesignPreviewRequestSerializer, design_preview_request
-from surveys.inputs.responses import SubmissionRequestSerializer, answers_clean, submission_spec
+from surveys.inputs.responses import (
+    SubmissionRequestSerializer,
+    SubmissionSchema,
+    answers_clean,
+    schema_of,
+    submission_spec,
+)
 from surveys.inputs.surveys import (
     QuestionInSerializer,
     SurveyBudgetInSerializer,
@@ -46,6 +52,7 @@ __all__ = [
     "QuestionInSerializer",
     "RegressionQuerySerializer",
     "SubmissionRequestSerializer",
+    "SubmissionSchema",
     "SurveyBudgetInSerializer",
     "SurveyDeleteSerializer",
     "SurveyInSerializer",
@@ -60,6 +67,7 @@ __all__ = [
     "invitation_token",
     "power_request",
     "regression_query",
+    "schema_of",
     "submission_spec",
     "survey_changes",
     "survey_list_query",

@@ -11,6 +11,7 @@ refused. Errors are ``answers.<key>``.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,9 +20,10 @@ from rest_framework import serializers
 
 from deniable.input_fields import StrictCharField, UUID4Field
 from deniable.inputs import ThreadFieldsMixin, validate_input
+from deniable.json_input import string_problem
 from surveys.definitions.specs import MAX_TOKEN_LENGTH, Answer, SubmissionSpec
 from surveys.kinds import kind_of
-from surveys.models import Question, Submission
+from surveys.models import Question, Submission, Survey
 
 TOKEN_MESSAGE = "Must be the invitation token string."  # noqa: S105 — a message
 RANDOMIZER_MESSAGE = "One of: browser, physical."
@@ -66,6 +68,96 @@ def _presence_refusal(
     return None
 
 
+class SubmissionSchema:
+    """A survey's submission checks, prepared once from its questions (issue 24): each question's
+    key, rule and its kind's ``clean_answer`` looked up once instead of per request. An open
+    survey's questions are frozen, so the schema of the per-process cached survey
+    (:func:`schema_of`) lives as long as that cache entry and is rebuilt from the database with
+    it. The checks themselves stay the kinds' (``surveys/kinds/*.py``)."""
+
+    __slots__ = ("_checks", "_known", "questions")
+
+    def __init__(self, questions: Sequence[Question]) -> None:
+        self.questions = tuple(questions)
+        self._known = frozenset(q.key for q in self.questions)
+        self._checks = tuple((q, q.key, kind_of(q).clean_answer) for q in self.questions)
+
+    def answers_clean(self, answers: Mapping[str, Any]) -> dict[str, Answer]:
+        """:func:`answers_clean` for this survey's questions."""
+        errors: dict[str, list[str]] = {}
+        for key in answers:
+            if key not in self._known:
+                errors[f"answers.{key}"] = [_("Unknown question.")]
+        cleaned: dict[str, Answer] = {}
+        for q, key, clean in self._checks:
+            value = answers.get(key)
+            refusal = _presence_refusal(q, value, cleaned, errors)
+            if refusal:
+                errors[f"answers.{key}"] = [refusal]
+            if refusal is not None or value is None:
+                continue
+            try:
+                cleaned[key] = clean(q, value)
+            except serializers.ValidationError as exc:
+                errors[f"answers.{key}"] = [str(m) for m in exc.detail]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return cleaned
+
+    def spec(self, data: Any) -> SubmissionSpec:
+        """The body checked (raises ``InvalidInput``). A well-formed body is accepted by the
+        checks below, which take only what :class:`SubmissionRequestSerializer` takes and give
+        what it gives; anything else — every refusal included — goes through the serializer,
+        so the error bodies stay its words (DRF's serializer machinery was ≈ 60 % of
+        validating a submission)."""
+        return self._accepted(data) or validate_input(
+            SubmissionRequestSerializer, data, SubmissionSpec, questions=self.questions, schema=self
+        )
+
+    def _accepted(self, data: Any) -> SubmissionSpec | None:
+        if type(data) is not dict:
+            return None
+        sid, randomizer = data.get("submission_id"), data.get("randomizer")
+        answers, token = data.get("answers"), data.get("token")
+        if type(sid) is not str or type(answers) is not dict:
+            return None
+        if type(randomizer) is not str or randomizer not in _RANDOMIZERS:
+            return None
+        if token is not None and not (
+            type(token) is str and 0 < len(token) <= MAX_TOKEN_LENGTH and not string_problem(token)
+        ):
+            return None
+        try:
+            submission_id = uuid.UUID(sid)
+        except ValueError:
+            return None
+        if submission_id.version != 4 or submission_id.variant != uuid.RFC_4122:
+            return None
+        try:
+            cleaned = self.answers_clean(answers)
+        except serializers.ValidationError:
+            return None
+        return SubmissionSpec(
+            submission_id=submission_id, randomizer=randomizer, answers=cleaned, token=token
+        )
+
+
+# Exactly the strings the serializer's ChoiceField takes (``str(value)`` of a non-string is
+# never one of them, so non-strings are refused by the fast checks and worded by the serializer).
+_RANDOMIZERS = frozenset(Submission.Randomizer.values)
+_SCHEMA_ATTRIBUTE = "_submission_schema"
+
+
+def schema_of(survey: Survey) -> SubmissionSchema:
+    """The survey's :class:`SubmissionSchema`, kept on the survey instance: the per-process
+    cached survey (``surveys.collection.public_survey_cache``) builds it once per cache entry."""
+    schema: SubmissionSchema | None = survey.__dict__.get(_SCHEMA_ATTRIBUTE)
+    if schema is None:
+        schema = SubmissionSchema(list(survey.questions.all()))
+        survey.__dict__[_SCHEMA_ATTRIBUTE] = schema  # two threads may both build it: harmless
+    return schema
+
+
 def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> dict[str, Answer]:
     """``{key: reported answer}`` for the answered questions; raises ``ValidationError`` keyed
     ``answers.<key>`` for every bad, missing (required and shown) or unknown answer, and for an
@@ -74,26 +166,7 @@ def answers_clean(questions: Sequence[Question], answers: Mapping[str, Any]) -> 
     Questions are checked in order, so a ``show_if`` reads the already-cleaned answer of the
     earlier category question it names; when that answer was refused, the hidden-or-shown
     question is not judged (its error would only echo the other one)."""
-    errors: dict[str, list[str]] = {}
-    known = {q.key for q in questions}
-    for key in answers:
-        if key not in known:
-            errors[f"answers.{key}"] = [_("Unknown question.")]
-    cleaned: dict[str, Answer] = {}
-    for q in questions:
-        value = answers.get(q.key)
-        refusal = _presence_refusal(q, value, cleaned, errors)
-        if refusal:
-            errors[f"answers.{q.key}"] = [refusal]
-        if refusal is not None or value is None:
-            continue
-        try:
-            cleaned[q.key] = kind_of(q).clean_answer(q, value)
-        except serializers.ValidationError as exc:
-            errors[f"answers.{q.key}"] = [str(m) for m in exc.detail]
-    if errors:
-        raise serializers.ValidationError(errors)
-    return cleaned
+    return SubmissionSchema(questions).answers_clean(answers)
 
 
 class SubmissionRequestSerializer(ThreadFieldsMixin, serializers.Serializer):
@@ -123,7 +196,8 @@ class SubmissionRequestSerializer(ThreadFieldsMixin, serializers.Serializer):
     )
 
     def validate(self, attrs: dict[str, Any]) -> SubmissionSpec:
-        answers = answers_clean(self.context["questions"], attrs["answers"])
+        schema = self.context.get("schema") or SubmissionSchema(self.context["questions"])
+        answers = schema.answers_clean(attrs["answers"])
         return SubmissionSpec(
             submission_id=attrs["submission_id"],
             randomizer=attrs["randomizer"],
@@ -134,4 +208,4 @@ class SubmissionRequestSerializer(ThreadFieldsMixin, serializers.Serializer):
 
 def submission_spec(*, questions: Sequence[Question], data: Any) -> SubmissionSpec:
     """A submission body checked against the survey's questions (raises ``InvalidInput``)."""
-    return validate_input(SubmissionRequestSerializer, data, SubmissionSpec, questions=questions)
+    return SubmissionSchema(questions).spec(data)
