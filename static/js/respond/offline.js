@@ -53,12 +53,15 @@ const answersOf = (entry) => {
 
 /**
  * The page's sender. `root`: the document; `data`: the page's data island; `memo`: its Memo;
- * `onSent(answers)`: the thank-you. Returns `{ submit(submissionId, body), resume() }`.
+ * `onSent(answers)`: the thank-you; `win`: the window (timers, `online`, `indexedDB`); `store`: an
+ * outbox store instead of IndexedDB (tests). Returns `{ submit(submissionId, body), resume(),
+ * flush() }`.
  */
-export function courier({ root, data, memo, onSent, win = globalThis.window }) {
+export function courier({ root, data, memo, onSent, win = globalThis.window, store: given = null }) {
   let outbox = null;
   try {
-    const store = data.preview ? null : idbStore(win?.indexedDB); // reading indexedDB may throw
+    // `given`: a test's store; reading `indexedDB` itself may throw where site data is blocked.
+    const store = data.preview ? null : (given ?? idbStore(win?.indexedDB));
     outbox = store ? new Outbox(store) : null;
   } catch {
     outbox = null;
