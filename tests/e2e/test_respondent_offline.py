@@ -20,7 +20,7 @@ import pytest
 
 from surveys.models import Submission
 from surveys.services import survey_close
-from tests.e2e.respondent_support import MIXED, memo_key
+from tests.e2e.respondent_support import MIXED, check_axe, memo_key, no_sideways_scroll, shot
 from testsupport.browser import CHROMIUM_ARGS, PageProblems
 from testsupport.factories import make_campus_survey as make_survey
 
@@ -128,6 +128,9 @@ def test_answer_offline_reload_restart_then_sent_once(live_server, browser, new_
         assert queued.get_attribute("role") == "status"
         assert not page.locator("#respond-form").is_visible()
         assert _stored(survey) == 0
+        check_axe(page, "offline: saved on this device")
+        no_sideways_scroll(page)
+        shot(page, "offline-queued-360")
 
         # What waits on the device: the request body (reports only), nothing else.
         (entry,) = page.evaluate(OUTBOX)
@@ -219,6 +222,8 @@ def test_survey_closed_while_the_answer_waited(live_server, new_page):
     text = refused.inner_text()
     assert "not counted" in text and "closed before your answers could be sent" in text
     assert refused.get_attribute("role") == "alert"
+    check_axe(page, "offline: not counted")
+    shot(page, "offline-refused-360")
     assert not page.locator("#queued").is_visible()
     assert not page.locator("#thanks").is_visible()
     assert _stored(survey) == 0

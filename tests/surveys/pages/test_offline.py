@@ -40,6 +40,14 @@ def test_the_worker_is_served_from_s_with_its_source_and_no_cache(client):
     assert "script-src" in response["Content-Security-Policy"]
 
 
+def test_worker_and_manifest_carry_the_site_headers(client, survey):
+    for url in ("/s/sw.js", reverse("respond-manifest", args=[survey.slug])):
+        response = client.get(url)
+        assert response["X-Content-Type-Options"] == "nosniff", url
+        assert response["Cross-Origin-Resource-Policy"] == "same-origin", url
+        assert "default-src 'self'" in response["Content-Security-Policy"], url
+
+
 def test_the_worker_only_answers_get(client):
     assert client.post("/s/sw.js").status_code == 405
 
