@@ -229,3 +229,38 @@ def test_survey_closed_while_the_answer_waited(live_server, new_page):
     assert _stored(survey) == 0
     assert page.evaluate(OUTBOX) == []  # the entry is cleared
     assert page.evaluate("k => localStorage.getItem(k)", memo_key(survey, "~queued")) is None
+
+
+def test_a_busy_server_503_keeps_the_answer_and_it_is_sent_after_retry_after(live_server, new_page):
+    """Online, but the server answers 503 with Retry-After (a database outage,
+    deniable/middleware.py): the answer waits on the device and is sent again, once, by itself.
+    The worker is blocked here so that the test's route sees the page's requests."""
+    survey = make_survey(QUESTIONS)
+    page, problems = new_page(viewport=PHONE, reduced_motion="reduce", service_workers="block")
+    answers: list[int] = []
+
+    def busy_once(route: Any) -> None:
+        if not answers:
+            answers.append(503)
+            route.fulfill(
+                status=503,
+                headers={"Retry-After": "1", "Content-Type": "application/json"},
+                body='{"error": "unavailable", "detail": "Try again shortly."}',
+            )
+        else:
+            answers.append(0)
+            route.continue_()
+
+    page.route(f"**/api/v1/surveys/{survey.slug}/responses/**", busy_once)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    _answer(page)
+    page.locator("#send-button").click()
+    page.locator("#queued").wait_for()
+    assert _stored(survey) == 0
+    # The back-off's first wait (5 s; Retry-After asked for less) and the second attempt.
+    page.locator("#thanks").wait_for(timeout=20_000)
+    assert answers == [503, 0]
+    assert _stored(survey) == 1
+    assert page.evaluate(OUTBOX) == []
+    blocked = "Service Worker registration blocked by Playwright"  # service_workers="block"
+    assert [m for m in problems.messages if "503" not in m and blocked not in m] == []
