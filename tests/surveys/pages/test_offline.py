@@ -56,7 +56,7 @@ def test_the_worker_keeps_respondent_pages_and_static_files_only():
     """What it may keep is decided by one test of the URL: a respondent page or a static file of
     this origin, and a response the server did not mark no-store; no API path is ever kept."""
     source = WORKER.read_text(encoding="utf-8")
-    assert 'const PAGE = /^\\/s\\/[a-z0-9_-]+\\/$/i;' in source
+    assert "const PAGE = /^\\/s\\/[a-z0-9_-]+\\/$/i;" in source
     assert 'url.pathname.startsWith("/static/")' in source
     assert '!/no-store/i.test(response.headers.get("Cache-Control")' in source
     assert 'if (request.method !== "GET") return;' in source
