@@ -22,6 +22,7 @@ from surveys.models import Submission
 from surveys.services import survey_close
 from tests.e2e.respondent_support import MIXED, check_axe, memo_key, no_sideways_scroll, shot
 from testsupport.browser import CHROMIUM_ARGS, PageProblems
+from testsupport.factories import invitations_create
 from testsupport.factories import make_campus_survey as make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -264,3 +265,47 @@ def test_a_busy_server_503_keeps_the_answer_and_it_is_sent_after_retry_after(liv
     assert page.evaluate(OUTBOX) == []
     blocked = "Service Worker registration blocked by Playwright"  # service_workers="block"
     assert [m for m in problems.messages if "503" not in m and blocked not in m] == []
+
+
+def test_invite_only_answer_waits_and_is_sent_without_asking_for_the_code_again(
+    live_server, new_page
+):
+    """The invitation code leaves the address bar when the page opens, so a reload asks for it
+    again; an answer that waits on the device carries its code in its body and is shown and sent
+    all the same."""
+    survey = make_survey(QUESTIONS, username="inviter")
+    survey.access = "invite"
+    survey.save(update_fields=["access"])
+    (token,) = invitations_create(survey=survey, count=1)
+    url = f"{live_server.url}/s/{survey.slug}/"
+    page, problems = new_page(viewport=PHONE, reduced_motion="reduce")
+    page.goto(f"{url}#t={token}")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    _open_and_keep(page, url + f"#t={token}")
+    page.context.set_offline(True)
+    _answer(page)
+    page.locator("#send-button").click()
+    page.locator("#queued").wait_for()
+    (entry,) = page.evaluate(OUTBOX)
+    assert json.loads(entry["body"])["token"] == token  # as online: the body carries the code
+    # The kept copies hold no code: the page was kept by its address without the fragment.
+    assert not [k for k in page.evaluate(KEPT) if token in k]
+
+    # Opened again offline (a new visit: the browser refills no field), without the code.
+    page.goto(url)
+    page.locator("#queued").wait_for()
+    assert page.locator("#id_token").input_value() == ""
+    assert not page.locator("#code-first").is_visible()
+    assert _stored(survey) == 0
+
+    page.context.set_offline(False)
+    page.locator("#thanks").wait_for()
+    assert _stored(survey) == 1
+    assert page.evaluate(OUTBOX) == []
+    # The same code again on this device: already answered, nothing drawn or sent.
+    page.goto(url)  # a new visit without the code: the page asks for it again
+    page.locator("#code-first").wait_for()
+    page.goto(f"{url}#t={token}")  # the link again
+    page.locator("#already").wait_for()
+    assert _stored(survey) == 1
+    assert [m for m in problems.messages if "ERR_INTERNET_DISCONNECTED" not in m] == []

@@ -277,6 +277,30 @@ describe("the courier: sending now or later", () => {
     assert.equal(memo.get(QUEUED), null);
   });
 
+  it("an invite-only page still waiting for its code sends this survey's entries, whatever their scope", async () => {
+    const store = memoryStore();
+    const outbox = new Outbox(store);
+    await outbox.add({ ...ENTRY, scope: "s1.tagA" });
+    await outbox.add({ ...ENTRY, submission_id: "elsewhere", scope: "s9", url: "/api/v1/surveys/other/responses/" });
+    answer = json(201, { status: "accepted" });
+    const seen = [];
+    courier({
+      root: page.document,
+      data: { api_url: ENTRY.url, preview: false },
+      memo: null,
+      win,
+      store,
+      onSent: (answers, entry) => seen.push([answers, entry.scope]),
+    }).resume();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(seen, [[{ coin: true }, "s1.tagA"]]);
+    assert.deepEqual([...store.map.keys()], ["elsewhere"]);
+    assert.deepEqual(
+      calls.map((c) => c.url),
+      [ENTRY.url],
+    );
+  });
+
   it("without IndexedDB nothing is claimed to be saved: unreachable, as before", async () => {
     answer = offline();
     const mail = courier({

@@ -52,8 +52,9 @@ const answersOf = (entry) => {
 };
 
 /**
- * The page's sender. `root`: the document; `data`: the page's data island; `memo`: its Memo;
- * `onSent(answers)`: the thank-you; `win`: the window (timers, `online`, `indexedDB`); `store`: an
+ * The page's sender. `root`: the document; `data`: the page's data island; `memo`: its Memo, or
+ * null on an invite-only page still waiting for its code (then every entry of this survey is
+ * sent: the code is in the entry's body); `onSent(answers, entry)`: the thank-you; `win`: the window (timers, `online`, `indexedDB`); `store`: an
  * outbox store instead of IndexedDB (tests). Returns `{ submit(submissionId, body), resume(),
  * flush() }`.
  */
@@ -72,8 +73,11 @@ export function courier({ root, data, memo, onSent, win = globalThis.window, sto
   let timer = null;
   let flushing = false;
 
+  // The entries this page sends: its memo scope's, or (no code yet) this survey's.
+  const mine = memo ? memo.scope : (entry) => entry.url === data.api_url;
+
   function showQueued() {
-    memo.set(QUEUED, "1");
+    memo?.set(QUEUED, "1");
     form.hidden = true;
     const box = byId("queued");
     if (box.hidden) {
@@ -89,13 +93,13 @@ export function courier({ root, data, memo, onSent, win = globalThis.window, sto
   }
 
   function sent(entry) {
-    memo.remove(QUEUED);
+    memo?.remove(QUEUED);
     byId("queued").hidden = true;
-    onSent(answersOf(entry));
+    onSent(answersOf(entry), entry);
   }
 
   function refusedLater(result) {
-    memo.remove(QUEUED);
+    memo?.remove(QUEUED);
     byId("queued").hidden = true;
     const closed = result.data?.error === ErrorCode.SURVEY_CLOSED;
     byId("queued-refused-detail").textContent = closed
@@ -111,8 +115,8 @@ export function courier({ root, data, memo, onSent, win = globalThis.window, sto
     flushing = true;
     timer = null;
     try {
-      const entries = await outbox.pending(memo.scope);
-      if (!entries.length && memo.get(QUEUED)) {
+      const entries = await outbox.pending(mine);
+      if (!entries.length && memo?.get(QUEUED)) {
         // The flag outlived its entry (site data partly cleared): the form again; its memoized
         // reports are the same, so sending again sends the same answers.
         memo.remove(QUEUED);
@@ -174,7 +178,7 @@ export function courier({ root, data, memo, onSent, win = globalThis.window, sto
    * (the browser's `online` event), it tries again at once. */
   function resume() {
     if (!outbox) return;
-    if (memo.get(QUEUED)) showQueued();
+    if (memo?.get(QUEUED)) showQueued();
     win.addEventListener("online", () => {
       attempt = 0;
       flush();

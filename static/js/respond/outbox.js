@@ -64,13 +64,15 @@ export class Outbox {
   }
 
   /** The entries waiting under memo scope `scope` (another survey's or invitation's are not this
-   * page's to send: each is sent by its own page). Entries that are not well formed are dropped. */
+   * page's to send: each is sent by its own page), or those `scope(entry)` is true of. Entries
+   * that are not well formed are dropped. */
   async pending(scope) {
+    const mine = typeof scope === "function" ? scope : (entry) => entry.scope === scope;
     const out = [];
     for (const raw of await this.store.all()) {
       try {
         const entry = entryFor(raw ?? {});
-        if (entry.scope === scope) out.push(entry);
+        if (mine(entry)) out.push(entry);
       } catch {
         if (raw?.submission_id) await this.store.delete(raw.submission_id);
       }

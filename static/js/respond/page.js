@@ -241,9 +241,10 @@ export function mount(root, data) {
     }
   }
 
-  function done(answers) {
+  // `entry`: a waiting submission sent later; its memo scope is the one it was answered under.
+  function done(answers, entry = null) {
     thanksFor(answers);
-    memo.set(DONE, "1");
+    (memo ?? (entry && openMemo(() => window.localStorage, entry.scope)))?.set(DONE, "1");
     form.hidden = true;
     const thanks = byId("thanks");
     thanks.hidden = false;
@@ -304,6 +305,8 @@ export function mount(root, data) {
     for (const node of root.querySelectorAll(".nojs-only")) node.hidden = true;
     form.classList.add("invite-blocked");
     byId("code-first").hidden = false;
+    // Answers sent from this device that still wait carry their code: sent without asking again.
+    courier({ root, data, memo: null, onSent: done }).resume();
     tokenInput.addEventListener("change", () => {
       if (token()) restartWith(token());
     });
