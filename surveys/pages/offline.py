@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from django.contrib.staticfiles import finders
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpRequest, HttpResponse
 from django.templatetags.static import static
 from django.urls import reverse
@@ -35,11 +36,14 @@ BACKGROUND_COLOR = "#ffffff"
 
 @cache
 def _worker_source() -> bytes:
+    """The worker's source: from the static folders (as WhiteNoise serves them in development),
+    else from the collected files (a deployment that ships only STATIC_ROOT)."""
     found = finders.find(WORKER_STATIC_PATH)
     path = found[0] if isinstance(found, list) else found
-    if not path:
-        raise FileNotFoundError(WORKER_STATIC_PATH)
-    return Path(path).read_bytes()
+    if path:
+        return Path(path).read_bytes()
+    with staticfiles_storage.open(WORKER_STATIC_PATH) as handle:
+        return bytes(handle.read())
 
 
 @require_GET

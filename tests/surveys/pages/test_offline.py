@@ -40,6 +40,21 @@ def test_the_worker_is_served_from_s_with_its_source_and_no_cache(client):
     assert "script-src" in response["Content-Security-Policy"]
 
 
+def test_the_worker_source_falls_back_to_the_collected_files(monkeypatch, settings, tmp_path):
+    """A deployment that ships only STATIC_ROOT (no static folders to find) still serves it."""
+    from django.contrib.staticfiles import finders
+
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "sw.js").write_bytes(b"/* collected */")
+    settings.STATIC_ROOT = str(tmp_path)  # Django's test signal resets the storage
+    monkeypatch.setattr(finders, "find", lambda path: None)
+    offline._worker_source.cache_clear()
+    try:
+        assert offline._worker_source() == b"/* collected */"
+    finally:
+        offline._worker_source.cache_clear()
+
+
 def test_worker_and_manifest_carry_the_site_headers(client, survey):
     for url in ("/s/sw.js", reverse("respond-manifest", args=[survey.slug])):
         response = client.get(url)
