@@ -120,6 +120,7 @@ class LabelledTable:
     names: dict[str, str]  # CSV column → variable name
     data: dict[str, list[Any]]  # variable name → its cells (codes for a labelled text column)
     labels: dict[str, ColumnLabels]  # variable name → labels
+    numeric: dict[str, bool]  # variable name → written as numbers (else as text)
 
 
 def labelled_table(survey: Survey) -> LabelledTable:
@@ -136,19 +137,26 @@ def labelled_table(survey: Survey) -> LabelledTable:
         for c, type_ in typed
         if type_ == "text" and labels[names[c]].values
     }
-    data: dict[str, list[Any]] = {names[c]: [] for c, _ in typed}
-    for row in export.shuffled_rows(survey):
-        for column, _ in typed:
-            value = row[column]
-            coded = codes.get(column)
-            if coded is not None and value is not None:
-                if str(value) not in coded:  # never dropped: a code of its own
-                    code = max(coded.values(), default=0) + 1
-                    coded[str(value)] = code
-                    labels[names[column]].values[code] = str(value)
-                value = coded[str(value)]
-            data[names[column]].append(value)
-    return LabelledTable(names, data, labels)
+    order = [column for column, _ in typed]
+    rows = [[row[column] for column in order] for row in export.shuffled_rows(survey)]
+    data: dict[str, list[Any]] = {}
+    for i, column in enumerate(order):
+        cells = [row[i] for row in rows]
+        coded = codes.get(column)
+        if coded is not None:
+            cells = [None if v is None else _code(coded, labels[names[column]], v) for v in cells]
+        data[names[column]] = cells
+    numeric = {names[c]: type_ != "text" or c in codes for c, type_ in typed}
+    return LabelledTable(names, data, labels, numeric)
+
+
+def _code(coded: dict[str, int], labels: ColumnLabels, value: Any) -> int:
+    """The code of a text cell; a word no label names gets a new code (never dropped)."""
+    word = str(value)
+    if word not in coded:
+        coded[word] = max(coded.values(), default=0) + 1
+        labels.values[coded[word]] = word
+    return coded[word]
 
 
 def _note_lines(text: str) -> list[str]:
@@ -204,7 +212,7 @@ def export_labelled(survey: Survey, fmt_name: str) -> IO[bytes]:
     table = labelled_table(survey)
     frame = pd.DataFrame(
         {
-            name: pd.Series(cells, dtype="float64" if _numeric(cells) else "object")
+            name: pd.Series(cells, dtype="float64" if table.numeric[name] else "object")
             for name, cells in table.data.items()
         },
         columns=list(table.data),
@@ -230,7 +238,3 @@ def export_labelled(survey: Survey, fmt_name: str) -> IO[bytes]:
         return open(path, "rb")  # handed to the response, which closes it
     finally:
         os.unlink(path)  # the open file stays readable; nothing is left on disk
-
-
-def _numeric(cells: list[Any]) -> bool:
-    return all(cell is None or isinstance(cell, int | float) for cell in cells)
