@@ -25,10 +25,9 @@ from surveys.api.views import ERROR_403, ERROR_404, ERRORS_400, SLUG
 from surveys.models import Webhook, WebhookDelivery
 from surveys.webhooks import services
 from surveys.webhooks.addresses import RefusedURL
+from surveys.webhooks.selectors import HISTORY, webhooks_with_history
 
 WEBHOOK_ID = OpenApiParameter("webhook_id", OpenApiTypes.INT, OpenApiParameter.PATH)
-#: Deliveries listed per hook, newest first.
-HISTORY = 20
 
 
 class WebhookInSerializer(serializers.Serializer):
@@ -65,8 +64,7 @@ class WebhookOutSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(DeliverySerializer(many=True))
     def get_deliveries(self, hook: Webhook) -> list[dict[str, Any]]:
-        latest = hook.deliveries.order_by("-id")[:HISTORY]
-        return list(DeliverySerializer(latest, many=True).data)
+        return list(DeliverySerializer(hook.latest, many=True).data)  # type: ignore[attr-defined]
 
 
 class WebhookListSerializer(serializers.Serializer):
@@ -83,7 +81,7 @@ class WebhooksView(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="own")
-        hooks = Webhook.objects.filter(survey=survey).order_by("id")
+        hooks = webhooks_with_history(survey=survey)
         return Response({"results": WebhookOutSerializer(hooks, many=True).data})
 
     @extend_schema(

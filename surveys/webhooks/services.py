@@ -10,6 +10,7 @@ back too, and they are enqueued only on commit.
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import secrets
@@ -112,7 +113,7 @@ def deliveries_enqueue(*, delivery_ids: Sequence[int]) -> None:
         return
     for delivery_id in delivery_ids:
         try:
-            task.apply_async(args=[delivery_id], retry=False)
+            task.apply_async(args=(delivery_id,), retry=False)
         except Exception:  # noqa: BLE001 - any broker failure: the sweeper sends it later
             logger.warning("webhook delivery %s: enqueue failed; left pending", delivery_id)
 
@@ -162,7 +163,7 @@ def delivery_attempt(*, delivery_id: int) -> str:
 
 def deliveries_sweep(*, older_than: float = 900.0) -> list[int]:
     """Re-enqueue deliveries left pending (a broker down at publication, a process gone)."""
-    cutoff = timezone.now() - timezone.timedelta(seconds=older_than)
+    cutoff = timezone.now() - datetime.timedelta(seconds=older_than)
     ids = list(
         WebhookDelivery.objects.filter(status="pending", created_at__lt=cutoff).values_list(
             "pk", flat=True

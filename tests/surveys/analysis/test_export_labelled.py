@@ -48,11 +48,7 @@ def _csv_rows(api: Any, survey: Survey) -> tuple[list[str], list[list[Any]]]:
     r = api.get(url(survey, "responses/export/?format=csv"))
     header, *rows = list(csv.reader(io.StringIO(b"".join(r.streaming_content).decode())))
     cells = [
-        [
-            None if c == "" else c[1:] if c.startswith("'") else float(c)
-            for c in row
-        ]
-        for row in rows
+        [None if c == "" else c[1:] if c.startswith("'") else float(c) for c in row] for row in rows
     ]
     return header, cells
 

@@ -37,7 +37,7 @@ def receiver(statuses: list[int] | None = None, redirect_to: str = "") -> Iterat
     state = Receiver("", list(statuses or [200]), redirect_to=redirect_to)
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = self.rfile.read(length)
             state.received.append(Received(self.path, dict(self.headers.items()), body))
@@ -50,7 +50,7 @@ def receiver(statuses: list[int] | None = None, redirect_to: str = "") -> Iterat
             self.end_headers()
             self.wfile.write(b"ok")
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
