@@ -172,3 +172,32 @@ def test_create_and_delete_are_audited(hooked):
         ("webhook.delete", {"id": hook.pk, "url": "http://127.0.0.1:9/hook"}),
     ]
     assert all(hook.secret not in json.dumps(d) for _, d in entries)
+
+
+def test_the_sweeper_sends_a_delivery_left_pending(hooked):
+    """A broker down at publication leaves the row pending: the periodic sweeper sends it."""
+    with receiver([200]) as hook:
+        webhook = services.webhook_create(survey=hooked, url=hook.url)
+        row = WebhookDelivery.objects.create(webhook=webhook, respondents=3, body='{"x":1}')
+        assert services.deliveries_sweep(older_than=3600) == []  # not stale yet
+        assert services.deliveries_sweep(older_than=-1) == [row.pk]
+        (got,) = hook.wait_for(1)
+        (settled,) = _settled(hooked, 1)
+    assert got.body == b'{"x":1}' and settled.status == "delivered"
+
+
+def test_the_celery_task_attempts_once_and_asks_for_a_retry(hooked):
+    from celery.exceptions import Retry
+
+    from surveys.tasks import webhook_deliver
+
+    with receiver([500, 200]) as hook:
+        webhook = services.webhook_create(survey=hooked, url=hook.url)
+        row = WebhookDelivery.objects.create(webhook=webhook, respondents=3, body="{}")
+        with pytest.raises(Retry):  # eager + propagate: the retry surfaces here
+            webhook_deliver.apply(args=[row.pk], throw=True)
+        row.refresh_from_db()
+        assert (row.status, row.attempts, row.response_status) == ("pending", 1, 500)
+        assert webhook_deliver.apply(args=[row.pk]).get() == "delivered"
+        assert webhook_deliver.apply(args=[row.pk]).get() == "skipped"  # idempotent
+        assert len(hook.wait_for(2)) == 2
