@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "ingest_flat": "bench.ingest_flat",  # issue 29: flat ingestion (opt-in, see OPT_IN)
     "faults": "bench.faults",  # issue 6: load and faults (opt-in, see OPT_IN)
     "charge_lock": "bench.charge_lock",  # issue 21 item 11 / 24 goal 2 (opt-in: old path, minutes)
+    "export_labelled": "bench.export_labelled",  # issue 25 item 3: 10⁵ rows to .dta ≤ 5 s
 }
 # Run only when named with --only: ``faults`` builds a private PostgreSQL cluster, Redis, gunicorn
 # and a worker and restarts/kills them (~3.5 min; CI runs its fast version in

@@ -41,6 +41,8 @@ class FormatNegotiationMixin(_ViewBase):
     view to make CSV the default), and :meth:`negotiated_format` in the handler."""
 
     renderer_classes: Sequence[type[BaseRenderer]] = [FiniteJSONRenderer, CSVRenderer]
+    #: The ``?format=`` values the 400 lists (a view with more renderers names them all).
+    format_names: Sequence[str] = FORMATS
     format_error = False
 
     def perform_content_negotiation(
@@ -62,9 +64,10 @@ class FormatNegotiationMixin(_ViewBase):
         return response
 
     def negotiated_format(self, request: Request) -> str:
-        """``"json"`` or ``"csv"``; an unknown ``?format=`` → InvalidInput naming ``format``."""
+        """``"json"`` or ``"csv"`` (or another of ``format_names``); an unknown ``?format=`` →
+        InvalidInput naming ``format``."""
         if self.format_error:
-            raise InvalidInput.single("format", "One of: json, csv.")
+            raise InvalidInput.single("format", f"One of: {', '.join(self.format_names)}.")
         return str(request.accepted_renderer.format)
 
 

@@ -346,3 +346,9 @@ def _question_pre_delete(
 
 
 pre_delete.connect(_question_pre_delete, sender=Question, dispatch_uid="surveys_question_frozen")
+
+
+# Webhooks live in their own module of the app (surveys/webhooks/); imported here so Django
+# registers them with the surveys app's models.
+from surveys.webhooks.models import Webhook as Webhook  # noqa: E402
+from surveys.webhooks.models import WebhookDelivery as WebhookDelivery  # noqa: E402

@@ -1,11 +1,12 @@
 """Celery tasks of the surveys app. Thin: the logic lives in
-:mod:`surveys.analysis.regression_jobs`."""
+:mod:`surveys.analysis.regression_jobs` and :mod:`surveys.webhooks.services`."""
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from surveys.analysis import regression_jobs as analysis_jobs
+from surveys.webhooks import services as webhooks
 
 
 @shared_task(
@@ -20,3 +21,33 @@ def regression_compute(
     key: str, survey_id: int, outcome: str, predictors: list[str], confidence: float
 ) -> None:
     analysis_jobs.regression_run(key, survey_id, outcome, predictors, confidence)
+
+
+@shared_task(
+    name="surveys.tasks.webhook_deliver",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,  # bounded by DENIABLE_WEBHOOK_MAX_ATTEMPTS, counted on the delivery row
+    soft_time_limit=30,
+    time_limit=40,
+    ignore_result=True,
+)
+def webhook_deliver(self: Task, delivery_id: int) -> str:
+    """One attempt at a delivery (idempotent: a finished one is skipped); retried with
+    exponential backoff while the receiver fails."""
+    outcome = webhooks.delivery_attempt(delivery_id=delivery_id)
+    if outcome == "retry":
+        raise self.retry(countdown=webhooks.backoff(self.request.retries))
+    return outcome
+
+
+@shared_task(
+    name="surveys.tasks.webhook_deliveries_sweep",
+    ignore_result=True,
+    soft_time_limit=50,
+    time_limit=60,
+)
+def webhook_deliveries_sweep() -> list[int]:
+    """Periodic: re-enqueue deliveries left pending (a broker down at publication)."""
+    return webhooks.deliveries_sweep()

@@ -187,6 +187,11 @@ CELERY_BEAT_SCHEDULE: dict = {
         # Seconds; shorter only in tests (tests/integration/test_beat_sweeper.py).
         "schedule": env.float("DENIABLE_RELEASE_SWEEP_SECONDS", default=60.0),
     },
+    # Webhook deliveries left pending (broker down at publication): surveys.webhooks.services.
+    "surveys-webhook-deliveries-sweep": {
+        "task": "surveys.tasks.webhook_deliveries_sweep",
+        "schedule": 300.0,
+    },
 }
 # Releases: pending longer than this, or running longer than the task's hard time limit (150 s)
 # plus a margin, are re-enqueued by the sweeper.
@@ -196,6 +201,14 @@ DENIABLE_RELEASE_PENDING_STALE_SECONDS = env.int(
 DENIABLE_RELEASE_RUNNING_STALE_SECONDS = env.int(
     "DENIABLE_RELEASE_RUNNING_STALE_SECONDS", default=210
 )
+
+# --- Webhooks (docs/api.md#webhooks) -----------------------------------------------------------
+# Off in production: a hook's URL must resolve to public addresses only (SSRF), and be https.
+DENIABLE_WEBHOOK_ALLOW_PRIVATE = env.bool("DENIABLE_WEBHOOK_ALLOW_PRIVATE", default=False)
+DENIABLE_WEBHOOK_ALLOW_HTTP = env.bool("DENIABLE_WEBHOOK_ALLOW_HTTP", default=False)
+# Retries: attempt n+1 waits BACKOFF·2^(n-1) seconds (at most 10 minutes), MAX_ATTEMPTS in all.
+DENIABLE_WEBHOOK_BACKOFF = env.float("DENIABLE_WEBHOOK_BACKOFF", default=10.0)
+DENIABLE_WEBHOOK_MAX_ATTEMPTS = env.int("DENIABLE_WEBHOOK_MAX_ATTEMPTS", default=6)
 
 # --- Security headers (every environment; prod.py adds the HTTPS-only ones) ---------------------
 # A strict CSP: scripts only from our origin or with the per-request nonce, no inline handlers,

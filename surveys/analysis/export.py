@@ -67,16 +67,16 @@ def export_designs(survey: Survey) -> dict[str, dict[str, Any]]:
 _AFTER_DESIGN = frozenset({"innocuous_statements", "innocuous_verified"})
 
 
-def _columns(survey: Survey) -> list[tuple[str, str]]:
+def columns(survey: Survey) -> list[tuple[str, str]]:
     """(column, column type) in order: each question's columns as its kind writes them (a
     cheating-detection question adds its group column, a multi question one per option)."""
     return [column for q in survey.questions.all() for column in kind_of(q).export_columns(q)]
 
 
-def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
+def shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
     """Rows {column: value}, submissions in random order (``ORDER BY random()`` in the
     database), streamed from a server-side cursor in chunks."""
-    columns = [column for column, _ in _columns(survey)]
+    names = [column for column, _ in columns(survey)]
     kinds = {q.key: kind_of(q) for q in survey.questions.all()}
     stored = (
         # Published batches only: an export taken before and after one submission must not show
@@ -87,7 +87,7 @@ def _shuffled_rows(survey: Survey) -> Iterator[dict[str, Any]]:
         .iterator(chunk_size=CHUNK)
     )
     for answers in stored:
-        row = dict.fromkeys(columns)
+        row = dict.fromkeys(names)
         for key, value in answers.items():
             if key in kinds:
                 row.update(kinds[key].export_cells(key, value))
@@ -103,17 +103,17 @@ def _cell(column_type: str, value: Any) -> csv_cells.Cell:
 
 def export_csv(survey: Survey) -> Iterator[str]:
     """CSV text in pieces: the header row (question keys), then the shuffled rows."""
-    questions = _columns(survey)
-    rows = ([_cell(type_, row[key]) for key, type_ in questions] for row in _shuffled_rows(survey))
+    questions = columns(survey)
+    rows = ([_cell(type_, row[key]) for key, type_ in questions] for row in shuffled_rows(survey))
     yield from csv_cells.csv_chunks([key for key, _ in questions], rows)
 
 
 def export_metadata(survey: Survey) -> dict[str, Any]:
     """What the CSV's columns mean, every design's parameters and how the cells are written."""
     kinds = {q.key: kind_of(q) for q in survey.questions.all()}
-    columns = []
+    described = []
     for key, entry in export_designs(survey).items():
-        columns.extend(kinds[key].metadata_columns(key, entry))
+        described.extend(kinds[key].metadata_columns(key, entry))
     return {
         "survey": survey.slug,
         "title": survey.title,
@@ -138,7 +138,7 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
             "per group i, P(yes) = pi*(1 - p_no_i) + beta*p_yes_i; solve the two equations. "
             "multi: each option's column is a yes_no report through the shared design."
         ),
-        "columns": columns,
+        "columns": described,
         # Issue 13: the central (ε, δ) of the randomized-only shuffled file (None: nothing to say).
         "shuffled_randomized_only": shuffled_export_guarantee(survey),
     }
@@ -149,7 +149,7 @@ def export_json(survey: Survey) -> Iterator[str]:
     head = json.dumps({"survey": survey.slug, "designs": export_designs(survey)})
     yield head[:-1] + ', "rows": ['
     first = True
-    for row in _shuffled_rows(survey):
+    for row in shuffled_rows(survey):
         yield ("" if first else ",") + json.dumps(row, allow_nan=False)
         first = False
     yield "]}"

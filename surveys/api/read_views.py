@@ -7,9 +7,12 @@ serializer; the negotiated renderer (``deniable.negotiation``) writes JSON or CS
 
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
+from typing import Any
+
+from django.http import FileResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,7 +21,7 @@ from audit.recording import record
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVRenderer, FiniteJSONRenderer
 from surveys import selectors
-from surveys.analysis import export
+from surveys.analysis import export, export_labelled
 from surveys.analysis import regression as analysis
 from surveys.api import serializers as s
 from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estimates_table
@@ -75,14 +78,39 @@ class EstimatesView(FormatNegotiationMixin, APIView):
         return attachment(response, name) if wants_download(request) else response
 
 
+class _FileRenderer(BaseRenderer):
+    """Lets content negotiation accept a binary format the view writes itself (never renders)."""
+
+    charset = None
+
+    def render(
+        self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
+    ) -> Any:
+        raise NotImplementedError("the view returns a file response")
+
+
+class StataRenderer(_FileRenderer):
+    media_type = export_labelled.FORMATS["dta"].content_type
+    format = "dta"
+
+
+class SPSSRenderer(_FileRenderer):
+    media_type = export_labelled.FORMATS["sav"].content_type
+    format = "sav"
+
+
 class ExportView(FormatNegotiationMixin, APIView):
-    renderer_classes = [CSVRenderer, FiniteJSONRenderer]  # CSV unless JSON is asked for
+    # CSV unless another is asked for.
+    renderer_classes = [CSVRenderer, FiniteJSONRenderer, StataRenderer, SPSSRenderer]
+    format_names = ("csv", "json", "dta", "sav")
 
     @extend_schema(
-        parameters=[SLUG, OpenApiParameter("format", OpenApiTypes.STR, enum=["csv", "json"])],
+        parameters=[SLUG, OpenApiParameter("format", OpenApiTypes.STR, enum=list(format_names))],
         responses={
             (200, "text/csv"): OpenApiTypes.STR,
             (200, "application/json"): s.ExportSerializer,
+            (200, StataRenderer.media_type): OpenApiTypes.BINARY,
+            (200, SPSSRenderer.media_type): OpenApiTypes.BINARY,
             400: ERRORS_400,
             404: ERROR_404,
         },
@@ -92,14 +120,27 @@ class ExportView(FormatNegotiationMixin, APIView):
             " CSV: a header row of question keys, then the rows; every text cell is ' followed by"
             " the exact text (drop the first character to read it), numbers are bare, empty is"
             " missing (docs/exports.md). The designs are at responses/export/metadata/."
+            " format=dta (Stata 118) and format=sav (SPSS): the same rows and columns with the"
+            " question texts as variable labels and the options as value labels (yes/no: 1 = Yes,"
+            " 0 = No)."
         ),
     )
-    def get(self, request: Request, slug: str) -> StreamingHttpResponse:
+    def get(self, request: Request, slug: str) -> StreamingHttpResponse | FileResponse:
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
-        record("export.download", survey=survey, detail={"format": self.negotiated_format(request)})
+        fmt = self.negotiated_format(request)
+        record("export.download", survey=survey, detail={"format": fmt})
+        if fmt in export_labelled.FORMATS:
+            labelled = FileResponse(
+                export_labelled.export_labelled(survey, fmt),
+                as_attachment=True,
+                filename=f"{slug}-reports.{fmt}",
+                content_type=export_labelled.FORMATS[fmt].content_type,
+            )
+            labelled["Cache-Control"] = "no-store"
+            return labelled
         # Streamed (one row per respondent, any number of them): the renderers are bypassed, the
         # format is still the negotiated one.
-        if self.negotiated_format(request) == "json":
+        if fmt == "json":
             response = StreamingHttpResponse(
                 export.export_json(survey), content_type="application/json"
             )

@@ -6,7 +6,14 @@ from __future__ import annotations
 from django.urls import path
 
 from surveys import audit_views
-from surveys.api import analysis_views, invitation_views, management_views, read_views, views
+from surveys.api import (
+    analysis_views,
+    invitation_views,
+    management_views,
+    read_views,
+    views,
+    webhook_views,
+)
 
 urlpatterns = [
     path("designs/preview/", views.DesignPreviewView.as_view(), name="api-design-preview"),
@@ -74,6 +81,16 @@ urlpatterns = [
         "surveys/<slug:slug>/estimates/",
         read_views.EstimatesView.as_view(),
         name="api-survey-estimates",
+    ),
+    path(
+        "surveys/<slug:slug>/webhooks/",
+        webhook_views.WebhooksView.as_view(),
+        name="api-survey-webhooks",
+    ),
+    path(
+        "surveys/<slug:slug>/webhooks/<int:webhook_id>/",
+        webhook_views.WebhookDetailView.as_view(),
+        name="api-survey-webhook",
     ),
     path(
         "surveys/<slug:slug>/audit/", audit_views.SurveyAuditView.as_view(), name="api-survey-audit"

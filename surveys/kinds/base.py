@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from surveys.kinds._fields import PageQuestion, PhysicalProtocol, field_name
 from surveys.kinds._question import QuestionLike as QuestionLike
@@ -16,6 +16,24 @@ if TYPE_CHECKING:
 
 from dpcore.central.release_parts import ReleasePart
 from dpcore.central.sensitivity import Contribution
+
+
+class ColumnLabels(NamedTuple):
+    """What a labelled export (Stata, SPSS) says of one column: its variable label, and its
+    value labels (code → word). A text column with value labels is written as those codes."""
+
+    label: str
+    values: dict[int, str]
+
+
+#: A reported yes/no cell (1/0) in a labelled export (DESIGN §8.6: 1 = Yes, 0 = No).
+YES_NO_VALUES: dict[int, str] = {1: "Yes", 0: "No"}
+
+
+def option_values(question: QuestionLike) -> dict[int, str]:
+    """An option cell's codes in a labelled export: 1..k in the question's order (so an
+    ``ordered`` question's codes are its scores)."""
+    return {i: option for i, option in enumerate(question.options or (), start=1)}
 
 
 class QuestionKind:
@@ -111,6 +129,13 @@ class QuestionKind:
     def export_cells(self, key: str, value: Any) -> dict[str, Any]:
         """The export cells (column → raw value) of one stored answer."""
         return {key: value}
+
+    def labelled_columns(self, question: Any) -> dict[str, ColumnLabels]:
+        """Per export column (as :meth:`export_columns` names it): its variable label and value
+        labels in the Stata/SPSS export (the question's text, no value labels by default)."""
+        return {
+            column: ColumnLabels(question.text, {}) for column, _ in self.export_columns(question)
+        }
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
         """What the export metadata says of the definition beyond kind and text."""

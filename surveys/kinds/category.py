@@ -14,7 +14,7 @@ from surveys.kinds import _chart_rows, _fields
 from surveys.kinds._data import QuestionCounts, clean_option, options_entry
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
-from surveys.kinds.base import QuestionKind, QuestionLike
+from surveys.kinds.base import ColumnLabels, QuestionKind, QuestionLike, option_values
 
 if TYPE_CHECKING:
     from surveys.kinds._estimates import CategoryEstimate
@@ -49,6 +49,9 @@ class CategoryKind(QuestionKind):
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
         return options_entry(question)
+
+    def labelled_columns(self, question: Any) -> dict[str, ColumnLabels]:
+        return {question.key: ColumnLabels(question.text, option_values(question))}
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 

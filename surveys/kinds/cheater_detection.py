@@ -22,7 +22,7 @@ from surveys.kinds import _design as designs
 from surveys.kinds._data import QuestionCounts, SlotOf, estimate_fields, metadata_column
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import question_cells
-from surveys.kinds.base import QuestionKind, QuestionLike, design_name
+from surveys.kinds.base import YES_NO_VALUES, ColumnLabels, QuestionKind, QuestionLike, design_name
 
 #: Its cells: the group (drawn on the device) and the report.
 CELLS: tuple[str, ...] = ("g1_yes", "g1_no", "g2_yes", "g2_no")
@@ -131,6 +131,13 @@ class CheaterDetectionKind(QuestionKind):
 
     def export_cells(self, key: str, value: Any) -> dict[str, Any]:
         return {key: int(value["report"]), group_column(key): int(value["group"])}
+
+    def labelled_columns(self, question: Any) -> dict[str, ColumnLabels]:
+        group = f"Group the device drew for {question.key} (1 or 2)"
+        return {
+            question.key: ColumnLabels(question.text, dict(YES_NO_VALUES)),
+            group_column(question.key): ColumnLabels(group, {1: "Group 1", 2: "Group 2"}),
+        }
 
     def metadata_columns(self, key: str, entry: Mapping[str, Any]) -> list[dict[str, Any]]:
         column = metadata_column(key, self.column_type, entry, hint=rr_hint)

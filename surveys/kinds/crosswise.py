@@ -33,7 +33,7 @@ from surveys.kinds._data import (
 )
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
-from surveys.kinds.base import QuestionKind, QuestionLike, design_name
+from surveys.kinds.base import ColumnLabels, QuestionKind, QuestionLike, design_name
 
 
 def rr_hint(key: str, design: Mapping[str, Any]) -> str:
@@ -96,6 +96,10 @@ class CrosswiseKind(QuestionKind):
 
     def export_cells(self, key: str, value: Any) -> dict[str, Any]:
         return {key: int(value)}
+
+    def labelled_columns(self, question: Any) -> dict[str, ColumnLabels]:
+        # The reported boolean is SAME (docs/formulas.md#crosswise), as RRreg codes it.
+        return {question.key: ColumnLabels(question.text, {1: "Same", 0: "Different"})}
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
         """Issue 21.9: every language's innocuous statement, each checked against the library."""

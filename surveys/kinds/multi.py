@@ -26,7 +26,7 @@ from surveys.kinds._data import (
 )
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import linear_form
-from surveys.kinds.base import QuestionKind, QuestionLike
+from surveys.kinds.base import YES_NO_VALUES, ColumnLabels, QuestionKind, QuestionLike
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 
 if TYPE_CHECKING:
@@ -162,6 +162,15 @@ class MultiKind(QuestionKind):
 
     def export_cells(self, key: str, value: Any) -> dict[str, Any]:
         return {option_column(key, option): int(reported) for option, reported in value.items()}
+
+    def labelled_columns(self, question: Any) -> dict[str, ColumnLabels]:
+        """One yes/no report per option, labelled with the question's text and the option."""
+        return {
+            option_column(question.key, o): ColumnLabels(
+                f"{question.text}: {o}", dict(YES_NO_VALUES)
+            )
+            for o in question.options
+        }
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
         columns = {option: option_column(question.key, option) for option in question.options}

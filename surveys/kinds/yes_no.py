@@ -20,7 +20,7 @@ from surveys.kinds._data import (
 )
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
-from surveys.kinds.base import QuestionKind, QuestionLike
+from surveys.kinds.base import YES_NO_VALUES, ColumnLabels, QuestionKind, QuestionLike
 
 if TYPE_CHECKING:
     from surveys.kinds._estimates import BinaryEstimate
@@ -58,6 +58,9 @@ class YesNoKind(QuestionKind):
 
     def export_cells(self, key: str, value: Any) -> dict[str, Any]:
         return {key: int(value)}
+
+    def labelled_columns(self, question: Any) -> dict[str, ColumnLabels]:
+        return {question.key: ColumnLabels(question.text, dict(YES_NO_VALUES))}
 
     # ── pages, forms, no-JS protocol, words (branch kinds-pages) ──
 

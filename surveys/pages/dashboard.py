@@ -29,6 +29,7 @@ from surveys.pages import analysis as analysis_pages
 from surveys.pages import charts
 from surveys.pages.researcher import survey_or_404
 from surveys.selectors import survey_collaborators, survey_estimates
+from surveys.webhooks.selectors import webhooks_with_history
 
 RELEASES_TEMPLATE = "privacy/_releases.html"
 
@@ -160,7 +161,10 @@ def _releases(request: HttpRequest, survey: Survey) -> dict[str, Any]:
 
 
 def _sharing(request: HttpRequest, survey: Survey) -> dict[str, Any]:
-    return {"collaborators": list(survey_collaborators(survey=survey))}
+    context: dict[str, Any] = {"collaborators": list(survey_collaborators(survey=survey))}
+    if survey.role == "owner":  # type: ignore[attr-defined]  # hooks and deliveries: owner only
+        context["webhooks"] = webhooks_with_history(survey=survey)
+    return context
 
 
 _CONTEXT: dict[str, Callable[[HttpRequest, Survey], dict[str, Any]]] = {

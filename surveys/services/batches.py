@@ -40,6 +40,7 @@ from surveys.models import TALLY_SHARDS, Invitation, Submission, Survey
 from surveys.selectors.surveys import estimate_batch
 from surveys.services.submission_rows import TallyIncrement, survey_tally_layout
 from surveys.services.tally_upsert import tallies_upsert
+from surveys.webhooks.services import webhooks_batch_published
 
 # The tails, written as the partial indexes' own predicates (``submission_unsealed``,
 # ``invitation_used_unsealed``): SQLite uses a partial index only when the query's WHERE contains
@@ -202,6 +203,8 @@ def submissions_publish(*, survey: Survey, force: bool = False) -> int:
             return 0
         answers = _rewrite_tail(survey, seal=True)
         tallies_upsert(*_batch_increments(survey, answers))
+        # Webhooks move with the batch, never with a submission (one query if there is none).
+        webhooks_batch_published(survey=survey, published=len(answers))
     return len(answers)
 
 

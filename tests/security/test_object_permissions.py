@@ -19,7 +19,7 @@ from django.urls import clear_url_caches
 
 from accounts.models import ApiToken, SignupInvitation
 from accounts.services import signup_invitation_create
-from surveys.models import Collaborator, Invitation, Survey
+from surveys.models import Collaborator, Invitation, Survey, Webhook
 from tests.security.support import Route, World, walk_urlconf
 from testsupport.factories import make_api_token
 
@@ -67,6 +67,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "survey-share": {"username": "carol", "role": "editor"},
     "survey-unshare": {"username": "vera"},
     "survey-slug": {"slug": "hijacked-slug"},
+    "api-survey-webhooks": {"url": "https://example.org/hook"},
 }
 
 
@@ -77,7 +78,16 @@ def _fillers(w: World) -> dict[str, str]:
         "token_id": str(ApiToken.objects.filter(user=w.alice).values_list("pk", flat=True)[0]),
         "invitation_id": str(_invitation(w).pk),
         "username": w.viewer.username,
+        "webhook_id": str(_webhook(w).pk),
     }
+
+
+def _webhook(w: World) -> Webhook:
+    """A hook of the walk's survey (re-made if the owner's DELETE took it)."""
+    hook, _ = Webhook.objects.get_or_create(
+        survey=w.survey, url="https://example.org/hook", defaults={"secret": "s" * 64}
+    )
+    return hook
 
 
 def _invitation(w: World) -> SignupInvitation:
@@ -123,7 +133,14 @@ def test_allowlist_and_fillers_are_current():
     # Every object route can be filled (a new parameter name fails here, naming the route).
     for route in _object_routes():
         route.url(
-            {"slug": "x", "release_id": "x", "token_id": "1", "invitation_id": "1", "username": "x"}
+            {
+                "slug": "x",
+                "release_id": "x",
+                "token_id": "1",
+                "invitation_id": "1",
+                "username": "x",
+                "webhook_id": "1",
+            }
         )
 
 
@@ -330,6 +347,9 @@ NEED: dict[tuple[str, str], str] = {
     ("api-survey-collaborators", "post"): "own",
     ("api-survey-collaborator", "delete"): "own",
     ("api-survey-audit", "get"): "own",
+    ("api-survey-webhooks", "get"): "own",  # docs/api.md#webhooks
+    ("api-survey-webhooks", "post"): "own",
+    ("api-survey-webhook", "delete"): "own",
     ("privacy-survey-releases", "post"): "own",  # only the owner spends the budget
 }
 RANK = {"stranger": 0, "viewer": 1, "editor": 2, "owner": 3}

@@ -31,6 +31,8 @@ def test_openapi_schema_is_valid_without_warnings(tmp_path):
         "/api/v1/surveys/{slug}/invitations/revoke/",
         "/api/v1/designs/preview/",
         "/api/v1/surveys/{slug}/invitations/",
+        "/api/v1/surveys/{slug}/webhooks/",
+        "/api/v1/surveys/{slug}/webhooks/{webhook_id}/",
     ):
         assert path in text
 
