@@ -164,3 +164,18 @@ def _fast_commits_for_the_suite() -> None:
     for connection in connections.all(initialized_only=True):
         if connection.connection is not None:
             _no_commit_flush_in_tests(None, connection)
+
+
+@pytest.fixture(autouse=True)
+def _each_test_starts_in_the_default_language() -> Iterator[None]:
+    """Django's locale middleware activates a request's language in the serving thread and leaves
+    it there (the next request's middleware activates its own). The test client serves in the
+    test's thread, so a Spanish respondent request in one test left the next test on that worker
+    in Spanish (an order-dependent failure under xdist). In production every request sets its
+    own language first (deniable/locale.py); here every test starts from LANGUAGE_CODE."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
