@@ -28,6 +28,10 @@ MAX_COLUMNS = 100
 #: Members of the zip and their declared size once unzipped (a real XLSForm is well below).
 MAX_MEMBERS = 200
 MAX_UNZIPPED_BYTES = 20 * 1024 * 1024
+#: openpyxl parses each sheet's XML (and the shared strings) whole when the sheet declares no
+#: size, at about 1 MB/s on a loaded machine: a sheet of MAX_ROWS rows of ten cells is ~2.4 MB.
+MAX_PART_BYTES = 4 * 1024 * 1024
+_PARSED_WHOLE = ("xl/worksheets/", "xl/sharedstrings.xml")
 #: The sheets an XLSForm may have (any other sheet is ignored: Kobo adds none we need).
 SHEETS = ("survey", "choices", "settings")
 
@@ -100,6 +104,13 @@ def _check_zip(data: bytes) -> None:
         raise XlsformErrors(
             {"file": [f"The file holds {len(members)} parts; at most {MAX_MEMBERS}."]}
         )
+    for member in members:
+        if member.filename.lower().startswith(_PARSED_WHOLE) and member.file_size > MAX_PART_BYTES:
+            message = (
+                f"{member.filename} unzips to {member.file_size} bytes; at most {MAX_PART_BYTES} "
+                f"(a sheet holds at most {MAX_ROWS} rows)."
+            )
+            raise XlsformErrors({"file": [message]})
     unzipped = sum(m.file_size for m in members)
     if unzipped > MAX_UNZIPPED_BYTES:
         raise XlsformErrors(

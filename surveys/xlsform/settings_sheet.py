@@ -63,10 +63,16 @@ class Settings:
             if column in self.values:
                 out[name] = self.values[column]
         for code in langs.codes[1:]:
-            if (title := self._word("deniable::title", code, langs)) is not None:
-                self.titles[code] = title
-            if (words := self._word("deniable::description", code, langs)) is not None:
-                self.titles[f"description:{code}"] = words
+            # XLSForm has no translated title: without a deniable::title::<language> column
+            # the title (and description) is shown as written in every language.
+            for base, name, fallback in (
+                ("deniable::title", code, out["title"]),
+                ("deniable::description", f"description:{code}", description),
+            ):
+                if langs.column("settings", base, code) is None:
+                    self.titles[name] = fallback or ""
+                elif (words := self._word(base, code, langs)) is not None:
+                    self.titles[name] = words
         return out
 
     def where(self, langs: Languages) -> dict[str, str]:
