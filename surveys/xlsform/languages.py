@@ -34,8 +34,8 @@ def language_code(text: str) -> str | None:
 
 def language_label(code: str) -> str:
     """How the export names a language: ``Español (es)`` (its own name, as respondents read)."""
-    name = LANG_INFO.get(code, {}).get("name_local") or code
-    return f"{name} ({code})"
+    name = str(LANG_INFO.get(code, {}).get("name_local") or code)
+    return f"{name[:1].upper()}{name[1:]} ({code})"
 
 
 def split_column(column: str, bases: tuple[str, ...]) -> tuple[str, str | None]:
