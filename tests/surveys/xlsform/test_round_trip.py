@@ -119,8 +119,19 @@ def snapshot(survey: Survey) -> dict[str, Any]:
     fields += ("budget_delta", "languages", "translations", "status")
     out: dict[str, Any] = {name: getattr(survey, name) for name in fields}
     out["questions"] = [
-        (q.key, q.text, q.kind, q.design, q.options, q.min_value, q.max_value)
-        + (q.required, q.show_if, q.ordered, q.integer)  # noqa: RUF005 (two lines of one tuple)
+        (
+            q.key,
+            q.text,
+            q.kind,
+            q.design,
+            q.options,
+            q.min_value,
+            q.max_value,
+            q.required,
+            q.show_if,
+            q.ordered,
+            q.integer,
+        )
         for q in survey.questions.order_by("position")
     ]
     return out
