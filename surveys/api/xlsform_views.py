@@ -70,6 +70,9 @@ class XlsformExportView(APIView):
         responses={
             (200, XLSX): OpenApiResponse(description="The survey as an XLSForm."),
             404: ERROR_404,
+            409: OpenApiResponse(
+                s.ErrorSerializer, description="Words an .xlsx cannot carry (control characters)."
+            ),
         },
         tags=["surveys"],
         description="The survey as an XLSForm .xlsx that pyxform converts to an XForm and that "

@@ -76,6 +76,7 @@ def parse_sheets(sheets: dict[str, Sheet]) -> Parsed:
     )
     out.body.update(settings.body(langs))
     out.where.update(settings.where(langs))
+    out.where["questions"] = "survey!A1"
     _unknown_columns(survey, SURVEY_COLUMNS, BASES["survey"], out)
     choices = sheets.get("choices")
     if choices is not None:

@@ -13,8 +13,10 @@ from typing import Any
 from django.utils import translation
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
+from openpyxl.utils.exceptions import IllegalCharacterError
 from openpyxl.worksheet.worksheet import Worksheet
 
+from deniable.errors import Conflict
 from surveys.kinds import _xlsform as xls
 from surveys.kinds.registry import kind_of
 from surveys.xlsform.languages import language_label
@@ -57,7 +59,7 @@ def survey_xlsx(survey: Any) -> bytes:
                         field,
                     )
                 )
-        _row(sheet, [row.get(column, "") for column in header])
+        _row(sheet, [row.get(column, "") for column in header], q.key)
     _choices(book.create_sheet("choices"), questions, cells, languages, words)
     _settings(book.create_sheet("settings"), survey, languages, words)
     buffer = io.BytesIO()
@@ -100,9 +102,16 @@ def _relevant(show_if: dict[str, Any], cells: dict[str, xls.XlsformCells]) -> st
     return " or ".join(f"${{{target}}} = '{names.get(o, o)}'" for o in show_if["in"])
 
 
-def _row(sheet: Worksheet, values: list[Any]) -> None:
-    """Append a row; text is kept text even when it starts with "=" (never a formula)."""
-    sheet.append(values)
+def _row(sheet: Worksheet, values: list[Any], what: str = "") -> None:
+    """Append a row; text is kept text even when it starts with "=" (never a formula). Text XML
+    cannot carry (most control characters) is a 409 naming ``what`` (a question's key)."""
+    try:
+        sheet.append(values)
+    except IllegalCharacterError:
+        where = f"the question {what!r}" if what else f"the {sheet.title} sheet"
+        raise Conflict(
+            f"The words of {where} hold a control character an .xlsx cannot carry; edit them."
+        ) from None
     for cell in sheet[sheet.max_row]:
         if isinstance(cell.value, str) and cell.data_type == "f":
             cell.data_type = "s"
@@ -125,7 +134,7 @@ def _choices(
         written.add(list_name)
         labels = words_of_options(q, languages, words, shared=list_name == xls.YES_NO_LIST)
         for name, option in c.choices:
-            _row(sheet, [list_name, name, *[label(option) for label in labels]])
+            _row(sheet, [list_name, name, *[label(option) for label in labels]], q.key)
 
 
 def words_of_options(

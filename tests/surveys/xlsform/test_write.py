@@ -92,3 +92,52 @@ def test_every_kind_exports_converts_and_imports_back(api):
     assert imported.json()["slug"] == slug
     assert imported.json()["status"] == "draft"
     assert definition(imported.json()) == definition(created.json())
+
+
+def test_text_an_xlsx_cannot_carry_is_a_409_naming_the_question(api):
+    body = {"title": "Bell", "questions": [{"key": "bell", "text": "Ring\x07?", "kind": "yes_no"}]}
+    created = api.post("/api/v1/surveys/", body, format="json")
+    assert created.status_code == 201, created.json()
+    response = api.get(f"/api/v1/surveys/{created.json()['slug']}/xlsform/")
+    assert response.status_code == 409
+    assert "'bell'" in response.json()["detail"]
+
+
+def test_two_languages_and_a_formula_looking_label(api):
+    body = {
+        "title": "Dos",
+        "description": "About you",
+        "languages": ["en", "es"],
+        "questions": [
+            {"key": "sum", "text": "=1+1 is what?", "kind": "category", "options": ["2", "=2"]},
+            {
+                "key": "cross",
+                "text": "Did you?",
+                "kind": "yes_no",
+                "design": {
+                    "name": "crosswise",
+                    "innocuous_prevalence": 0.25,
+                    "innocuous_text": "Born in spring.",
+                },
+            },
+        ],
+        "translations": {
+            "es": {
+                "title": "Dos (es)",
+                "description": "Sobre usted",
+                "questions": {
+                    "sum": {"text": "¿=1+1 es?", "options": {"2": "dos", "=2": "=dos"}},
+                    "cross": {"text": "¿Lo hizo?", "innocuous_text": "Nací en primavera."},
+                },
+            }
+        },
+    }
+    created = api.post("/api/v1/surveys/", body, format="json")
+    assert created.status_code == 201, created.json()
+    slug = created.json()["slug"]
+    data = api.get(f"/api/v1/surveys/{slug}/xlsform/").content
+    xform(data)
+    Survey.objects.filter(slug=slug).delete()
+    imported = upload(api, data)
+    assert imported.status_code == 201, imported.json()
+    assert definition(imported.json()) == definition(created.json())
