@@ -8,14 +8,17 @@ audit log (``export.download``, format ``xlsform``), as every other export.
 from __future__ import annotations
 
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.parsers import MultiPartParser
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.recording import record
 from deniable.errors import InvalidInput
+from deniable.renderers import FiniteJSONRenderer
 from deniable.users import signed_in_user
 from surveys import selectors
 from surveys.api import serializers as s
@@ -34,7 +37,17 @@ UPLOAD = {
 }
 
 
-class XlsformImportView(APIView):
+class _JsonAnswers(APIView):
+    """Whatever ``Accept`` says, DRF renders JSON here (the body of a 201 and of every error);
+    the .xlsx is an ``HttpResponse`` that no renderer touches, so asking for it is never a 406."""
+
+    def perform_content_negotiation(
+        self, request: Request, force: bool = False
+    ) -> tuple[BaseRenderer, str]:
+        return FiniteJSONRenderer(), FiniteJSONRenderer.media_type
+
+
+class XlsformImportView(_JsonAnswers):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
@@ -64,11 +77,11 @@ class XlsformImportView(APIView):
         return Response(s.SurveyOutSerializer(fresh, context={"request": request}).data, status=201)
 
 
-class XlsformExportView(APIView):
+class XlsformExportView(_JsonAnswers):
     @extend_schema(
         parameters=[SLUG],
         responses={
-            (200, XLSX): OpenApiResponse(description="The survey as an XLSForm."),
+            (200, XLSX): OpenApiResponse(OpenApiTypes.BINARY, description="The XLSForm."),
             404: ERROR_404,
             409: OpenApiResponse(
                 s.ErrorSerializer, description="Words an .xlsx cannot carry (control characters)."

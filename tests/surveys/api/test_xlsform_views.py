@@ -95,3 +95,11 @@ def test_an_open_survey_exports_too(alice, api):
 
 def test_import_is_post_only(api):
     assert api.get(IMPORT_URL).status_code == 405
+
+
+def test_asking_for_the_spreadsheet_type_is_not_a_406(alice, api):
+    survey = make_survey(alice, survey_body(), open_=False)
+    url = f"/api/v1/surveys/{survey.slug}/xlsform/"
+    assert api.get(url, HTTP_ACCEPT=XLSX).status_code == 200
+    missing = api.get("/api/v1/surveys/no-such-survey/xlsform/", HTTP_ACCEPT=XLSX)
+    assert missing.status_code == 404 and missing["Content-Type"] == "application/json"
