@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, str] = {
     "release_latency": "bench.release_latency",  # item 3 (+ 6: Celery worker RSS)
     "ingest_flat": "bench.ingest_flat",  # issue 29: flat ingestion (opt-in, see OPT_IN)
     "faults": "bench.faults",  # issue 6: load and faults (opt-in, see OPT_IN)
+    "xlsform_import": "bench.xlsform_import",  # issue 25: a 500-question XLSForm in ≤ 2 s
     "charge_lock": "bench.charge_lock",  # issue 21 item 11 / 24 goal 2 (opt-in: old path, minutes)
     "export_labelled": "bench.export_labelled",  # issue 25 item 3: 10⁵ rows to .dta ≤ 5 s
 }

@@ -28,6 +28,8 @@ urlpatterns = [
     # Researchers
     path("surveys/", researcher_pages.survey_list, name="researcher-home"),
     path("surveys/new/", researcher_pages.survey_builder, name="survey-new"),
+    # Before surveys/<slug>/: "import" is a reserved slug.
+    path("surveys/import/", management_pages.survey_import_page, name="survey-import"),
     # A survey's pages, one per section (surveys.pages.dashboard.SECTIONS).
     path("surveys/<slug:slug>/", dashboard_pages.survey_section, name="survey-detail"),
     path(

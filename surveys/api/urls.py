@@ -13,13 +13,25 @@ from surveys.api import (
     read_views,
     views,
     webhook_views,
+    xlsform_views,
 )
 
 urlpatterns = [
     path("designs/preview/", views.DesignPreviewView.as_view(), name="api-design-preview"),
     path("designs/power/", analysis_views.PowerView.as_view(), name="api-design-power"),
     path("surveys/", views.SurveyListCreateView.as_view(), name="api-surveys"),
+    # Before surveys/<slug>/…: "import" is a reserved slug (surveys.definitions.specs).
+    path(
+        "surveys/import/xlsform/",
+        xlsform_views.XlsformImportView.as_view(),
+        name="api-surveys-import-xlsform",
+    ),
     path("surveys/<slug:slug>/", views.SurveyDetailView.as_view(), name="api-survey"),
+    path(
+        "surveys/<slug:slug>/xlsform/",
+        xlsform_views.XlsformExportView.as_view(),
+        name="api-survey-xlsform",
+    ),
     path("surveys/<slug:slug>/open/", views.SurveyOpenView.as_view(), name="api-survey-open"),
     path("surveys/<slug:slug>/close/", views.SurveyCloseView.as_view(), name="api-survey-close"),
     path(

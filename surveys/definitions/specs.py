@@ -30,8 +30,8 @@ MAX_TOKEN_LENGTH = 200  # an invitation token as a client may send it
 SLUG_MAX = 32
 SLUG_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$"
 SLUG_RE = re.compile(SLUG_PATTERN)
-# Slugs a page path already uses (/surveys/new/ is the builder).
-RESERVED_SLUGS = frozenset({"new"})
+# Slugs a path already uses (/surveys/new/ is the builder; /api/v1/surveys/import/xlsform/).
+RESERVED_SLUGS = frozenset({"new", "import"})
 
 # Number questions' bounds: |min|, |max| ≤ 1e9. Each answer adds x² ≤ 1e18 to a float64 tally,
 # so even 2⁵³ respondents sum to ≤ 9e33, far below the float maximum 1.8e308: the tallies stay

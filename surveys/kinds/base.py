@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from surveys.definitions.specs import Answer
     from surveys.kinds._data import QuestionCounts, SlotOf
+    from surveys.kinds._xlsform import XlsformCells, XlsformRow
 
 from dpcore.central.release_parts import ReleasePart
 from dpcore.central.sensitivity import Contribution
@@ -243,6 +244,22 @@ class QuestionKind:
         """Said beside the question in the releases panel, after its kind's label (what it
         releases when more than one histogram, and what that costs)."""
         return ""
+
+    # ── XLSForm (surveys.xlsform, docs/xlsform.md; helpers in surveys.kinds._xlsform) ──
+
+    def xlsform_claims(self, row: XlsformRow) -> bool:
+        """True when a ``survey`` row is a question of this kind (asked in registry order)."""
+        return False
+
+    def from_xlsform(self, row: XlsformRow) -> dict[str, Any]:
+        """The API's JSON of the row's question beyond its key, text, required and show_if
+        (``kind`` and what the kind takes: options, design, bounds…), for the survey validator."""
+        raise NotImplementedError(f"{self.name}: no XLSForm reading")
+
+    def xlsform_cells(self, question: Any) -> XlsformCells:
+        """The type cell, choice list and other cells (``constraint``) of a question row; the
+        design, words, ``required`` and ``relevant`` are written alike for every kind."""
+        raise NotImplementedError(f"{self.name}: no XLSForm writing")
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from dpcore.central.release_parts import ReleasePart
 from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _fields
+from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import QuestionCounts, clean_option, options_entry
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
@@ -85,6 +86,18 @@ class CategoryKind(QuestionKind):
         return histogram_part(question, share=None)
 
     release_groups: ClassVar[bool] = True
+
+    # ── XLSForm (docs/xlsform.md) ──
+
+    def xlsform_claims(self, row: xls.XlsformRow) -> bool:
+        """``select_one`` without a design: asked directly."""
+        return row.type_word == "select_one" and row.design is None
+
+    def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
+        return {"kind": self.stored_kind, "options": list(row.options)}
+
+    def xlsform_cells(self, question: Any) -> xls.XlsformCells:
+        return xls.option_list("select_one", question.key, question.options)
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

@@ -19,6 +19,7 @@ from surveys.definitions import physical
 from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
+from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import QuestionCounts, SlotOf, estimate_fields, metadata_column
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import question_cells
@@ -207,6 +208,19 @@ class CheaterDetectionKind(QuestionKind):
         so each respondent sits in exactly one group and gives one report — Δ = 1, not one per
         group (:mod:`dpcore.central.cheater`)."""
         return CheaterPart(question_cells(question), design=designs.question_design(question))
+
+    # ── XLSForm (docs/xlsform.md) ──
+
+    def xlsform_claims(self, row: xls.XlsformRow) -> bool:
+        """``select_one`` over a yes/no list with ``cheater_detection groups=a:b|c:d``."""
+        named = (row.design or {}).get("name") == self.name
+        return row.type_word == "select_one" and row.yes_no_list and named
+
+    def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
+        return {"kind": self.stored_kind, "design": dict(row.design or {})}
+
+    def xlsform_cells(self, question: Any) -> xls.XlsformCells:
+        return xls.yes_no_cells()
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

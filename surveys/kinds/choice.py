@@ -16,6 +16,7 @@ from surveys.definitions import physical
 from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
+from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import (
     QuestionCounts,
     clean_option,
@@ -149,6 +150,25 @@ class ChoiceKind(QuestionKind):
     def release_part(self, question: QuestionLike) -> ReleasePart:
         """One histogram of its options (Δ = 1), an estimate per option."""
         return histogram_part(question, share=None)
+
+    # ── XLSForm (docs/xlsform.md) ──
+
+    def xlsform_claims(self, row: xls.XlsformRow) -> bool:
+        """``select_one`` with a design over k options (k-RR); ordered when named 1..k."""
+        return row.type_word == "select_one" and row.design_serves("options")
+
+    def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
+        return {
+            "kind": self.stored_kind,
+            "options": list(row.options),
+            "design": dict(row.design or {}),
+            "ordered": row.ordered_names,
+        }
+
+    def xlsform_cells(self, question: Any) -> xls.XlsformCells:
+        return xls.option_list(
+            "select_one", question.key, question.options, ordered=question.ordered
+        )
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

@@ -22,6 +22,7 @@ from surveys.definitions.innocuous import CROSSWISE_ASSUMPTION, CROSSWISE_RESEAR
 from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
+from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import (
     YES_NO_CELLS,
     QuestionCounts,
@@ -177,6 +178,20 @@ class CrosswiseKind(QuestionKind):
         """One histogram (yes, no) of the reports as tallied: Δ = 1, and the share of "yes" is
         the estimate (the design's (c, d) debias the SAME/DIFFERENT reports)."""
         return histogram_part(question, share="yes")
+
+    # ── XLSForm (docs/xlsform.md) ──
+
+    def xlsform_claims(self, row: xls.XlsformRow) -> bool:
+        """``select_one`` over a yes/no list with ``crosswise …``; the statement is in
+        ``deniable::innocuous`` (and its translations)."""
+        named = (row.design or {}).get("name") == self.name
+        return row.type_word == "select_one" and row.yes_no_list and named
+
+    def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
+        return {"kind": self.stored_kind, "design": dict(row.design or {})}
+
+    def xlsform_cells(self, question: Any) -> xls.XlsformCells:
+        return xls.yes_no_cells()
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

@@ -17,6 +17,7 @@ from surveys.definitions import physical
 from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
+from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import (
     QuestionCounts,
     SlotOf,
@@ -284,6 +285,22 @@ class MultiKind(QuestionKind):
 
     def release_note(self, question: QuestionLike) -> str:
         return f": a yes/no count per option; counts {len(question.options or [])} times"
+
+    # ── XLSForm (docs/xlsform.md) ──
+
+    def xlsform_claims(self, row: xls.XlsformRow) -> bool:
+        """``select_multiple`` with a yes/no design applied to each option."""
+        return row.type_word == "select_multiple" and row.design_serves(self.design_shape)
+
+    def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
+        return {
+            "kind": self.stored_kind,
+            "options": list(row.options),
+            "design": dict(row.design or {}),
+        }
+
+    def xlsform_cells(self, question: Any) -> xls.XlsformCells:
+        return xls.option_list("select_multiple", question.key, question.options)
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

@@ -16,6 +16,7 @@ from dpcore.central.release_parts import GridSumPart, ReleasePart
 from dpcore.central.sensitivity import number_grid
 from surveys.definitions.specs import MAX_ABS_NUMBER, Answer
 from surveys.kinds import _chart_rows, _fields
+from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import QuestionCounts, SlotOf
 from surveys.kinds._estimates import NumberEstimate
 from surveys.kinds._fields import FormFields, PageQuestion
@@ -141,6 +142,26 @@ class NumberKind(QuestionKind):
         lo = floatformat(getattr(question, "min_value", None), "-3")
         hi = floatformat(getattr(question, "max_value", None), "-3")
         return f": noisy sum and count, mean in [{lo}, {hi}]; counts twice"
+
+    # ── XLSForm (docs/xlsform.md) ──
+
+    def xlsform_claims(self, row: xls.XlsformRow) -> bool:
+        """``integer`` (whole numbers) or ``decimal``; bounds from ``constraint``."""
+        return row.type_word in ("integer", "decimal")
+
+    def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.stored_kind, "integer": row.type_word == "integer"}
+        if row.bounds is not None:
+            out["min"], out["max"] = row.bounds
+        if row.design is not None:  # refused by the validator, naming the design cell
+            out["design"] = dict(row.design)
+        return out
+
+    def xlsform_cells(self, question: Any) -> xls.XlsformCells:
+        constraint = xls.bounds_constraint(question.min_value, question.max_value)
+        return xls.XlsformCells(
+            "integer" if question.integer else "decimal", cells={"constraint": constraint}
+        )
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

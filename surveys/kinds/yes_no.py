@@ -10,6 +10,7 @@ from dpcore.central.release_parts import ReleasePart
 from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
+from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import (
     YES_NO_CELLS,
     QuestionCounts,
@@ -89,6 +90,18 @@ class YesNoKind(QuestionKind):
     def release_part(self, question: QuestionLike) -> ReleasePart:
         """One histogram (yes, no): Δ = 1, and the share of "yes" is the estimate."""
         return histogram_part(question, share="yes")
+
+    # ── XLSForm (docs/xlsform.md) ──
+
+    def xlsform_claims(self, row: xls.XlsformRow) -> bool:
+        """``select_one`` over a yes/no list with a one-report yes/no design."""
+        return row.type_word == "select_one" and row.yes_no_list and row.design_serves("binary")
+
+    def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
+        return {"kind": self.stored_kind, "design": dict(row.design or {})}
+
+    def xlsform_cells(self, question: Any) -> xls.XlsformCells:
+        return xls.yes_no_cells()
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

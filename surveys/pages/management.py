@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
@@ -34,6 +35,8 @@ from surveys.services import (
     survey_unarchive,
     survey_update,
 )
+from surveys.services.xlsform import survey_import_xlsform
+from surveys.xlsform.reader import max_upload_bytes
 
 
 def _first_error(exc: InvalidInput) -> str:
@@ -176,3 +179,34 @@ def survey_preview(request: HttpRequest, slug: str) -> HttpResponse:
             "details": None,
         },
     )
+
+
+#: Problems listed in the page's message after an import refused (the API lists them all).
+IMPORT_PROBLEMS_SHOWN = 20
+
+
+@login_required
+@require_POST
+def survey_import_page(request: HttpRequest) -> HttpResponse:
+    """The builder's "Import XLSForm": a draft survey from an .xlsx (docs/xlsform.md), opened in
+    the builder; its problems, by cell, on the new-survey page otherwise."""
+    upload = request.FILES.get("file")
+    limit = max_upload_bytes()
+    if upload is None:
+        messages.error(request, _("Choose an .xlsx file first."))
+        return redirect("survey-new")
+    try:
+        data = upload.read(limit + 1)
+        if len(data) > limit:
+            raise InvalidInput.single("file", f"The file is over {limit} bytes.")
+        survey = survey_import_xlsform(owner=signed_in_user(request.user), data=data)
+    except InvalidInput as exc:
+        problems = [f"{ref}: {m}" for ref, ms in exc.errors.items() for m in ms]
+        shown = "; ".join(problems[:IMPORT_PROBLEMS_SHOWN])
+        more = len(problems) - IMPORT_PROBLEMS_SHOWN
+        if more > 0:
+            shown += " " + _("(and %(n)s more)") % {"n": more}
+        messages.error(request, _("Not imported: %(problems)s") % {"problems": shown})
+        return redirect("survey-new")
+    messages.success(request, _("Imported “%(title)s” as a draft.") % {"title": survey.title})
+    return redirect("survey-edit", slug=survey.slug)
