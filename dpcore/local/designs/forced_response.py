@@ -106,6 +106,10 @@ def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Gen
     return bool(u < spec["p_truth"] + spec["p_yes"])
 
 
+def _sectors(params: Mapping[str, float]) -> list[tuple[str, float]]:
+    return [("truth", params["p_truth"]), ("yes", params["p_yes"]), ("no", params["p_no"])]
+
+
 def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]:
     return [("truth", params["p_truth"]), ("yes", params["p_yes"]), ("no", params["p_no"])]
 
@@ -139,7 +143,7 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda params: float(params["p_no"]),
-        browser=BrowserHooks(_nominal, realise_truth_yes),
+        browser=BrowserHooks(_nominal, realise_truth_yes, _sectors),
         cap_field=_cap_field,
         simulate=_simulate,
         device=_device,

@@ -61,6 +61,13 @@ def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Gen
     return bool(u < (spec["p_yes_if_trait"] if truth else spec["p_yes_if_not"]))
 
 
+def _sectors(params: Mapping[str, float]) -> list[tuple[str, float]]:
+    # The page runs it as forced response (truth a − b, YES b, NO 1 − a), the same chances of
+    # each report given the true answer.
+    a, b = params["p_yes_if_trait"], params["p_yes_if_not"]
+    return [("truth", a - b), ("yes", b), ("no", 1.0 - a)]
+
+
 def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]:
     # Forced response with truth a − b, YES b, NO 1 − a: the same P(yes | trait) = a and
     # P(yes | no trait) = b (exact fractions: a − b in floats could be off by an ulp).
@@ -98,7 +105,7 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda q: 1.0 - float(q["p_yes_if_trait"]),
-        browser=BrowserHooks(_nominal, realise_truth_yes),
+        browser=BrowserHooks(_nominal, realise_truth_yes, _sectors),
         cap_field=_cap_field,
         simulate=_simulate,
         device=_device,

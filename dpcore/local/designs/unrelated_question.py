@@ -62,6 +62,12 @@ def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Gen
     return bool(rng.random() < spec["innocuous_prevalence"])
 
 
+def _sectors(params: Mapping[str, float]) -> list[tuple[str, float]]:
+    # The page's draw says "innocuous"; the spinner shows that answer's two slices.
+    p, u = params["p"], params["innocuous_prevalence"]
+    return [("truth", p), ("innocuous-yes", (1 - p) * u), ("innocuous-no", (1 - p) * (1 - u))]
+
+
 def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]:
     p, u = params["p"], params["innocuous_prevalence"]
     # The innocuous answer drawn from the same device is exactly the browser's simulation of it.
@@ -95,7 +101,7 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda q: (1.0 - q["p"]) * (1.0 - q["innocuous_prevalence"]),
-        browser=BrowserHooks(_nominal, _realise),
+        browser=BrowserHooks(_nominal, _realise, _sectors),
         cap_field=_cap_field,
         simulate=_simulate,
         device=_device,

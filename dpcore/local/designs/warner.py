@@ -47,6 +47,10 @@ def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Gen
     return truth if u < spec["p"] else not truth
 
 
+def _sectors(params: Mapping[str, float]) -> list[tuple[str, float]]:
+    return [("truth", params["p"]), ("negation", 1 - params["p"])]
+
+
 def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]:
     return [("truth", params["p"]), ("opposite", 1.0 - params["p"])]
 
@@ -67,7 +71,7 @@ ENTRY: Final = register(
         starting={"name": NAME, "p": 0.75},  # ε = ln(p/(1 − p)) = ln 3, like the coin design
         build=lambda spec, k: warner(spec["p"]),
         binary=True,
-        browser=BrowserHooks(lambda params: (on_grid("p", params["p"]),), _realise),
+        browser=BrowserHooks(lambda params: (on_grid("p", params["p"]),), _realise, _sectors),
         simulate=_simulate,
         device=_device,
         r_call=_r_call,
