@@ -28,6 +28,7 @@ from surveys.definitions.specs import TITLE_MAX
 from surveys.definitions.translations import TEXT_MAX
 from surveys.inputs import ORDERINGS
 from surveys.kinds import kind_of
+from surveys.kinds.registry import kinds
 from surveys.models import Question, Survey
 from surveys.pages.forms import design_spec
 from surveys.selectors import Need, survey_get_for_user, survey_list_sorted
@@ -135,6 +136,32 @@ def _builder_survey(survey: Survey | None) -> dict[str, Any]:
     }
 
 
+def builder_kinds() -> dict[str, Any]:
+    """The builder's kinds by stored kind (the kind select's values): whether a card lists options,
+    takes bounds, is randomized, chooses its design (``select``) or has the one its shape serves
+    (``fixed``), may be ordered, is a skip-logic source; and which kind the power calculator plans
+    it as (a design per option: each option a yes/no report). ``default_kind``: a new card's."""
+    plain = [kind for kind in kinds() if kind.priority == 0]
+    binary = next(kind.stored_kind for kind in plain if kind.design_shape == "binary")
+    out = {
+        kind.stored_kind: {
+            "options": kind.has_options,
+            "bounds": kind.has_bounds,
+            "randomized": kind.randomized,
+            "design": None
+            if kind.design_shape is None
+            else "fixed"
+            if kind.design_shape == "options"
+            else "select",
+            "ordered": kind.may_be_ordered,
+            "show_if_source": kind.slices_tallies,
+            "power_kind": binary if kind.design_per_option else kind.stored_kind,
+        }
+        for kind in plain
+    }
+    return {"kinds": out, "default_kind": binary}
+
+
 @login_required
 @require_GET
 def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpResponse:
@@ -155,6 +182,8 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "designs": designs.builder_designs(),
         # The yes/no designs a multi question may use (the rest are refused for multi).
         "multi_design_names": list(designs.MULTI_DESIGN_NAMES),
+        # What each kind's card offers (static/js/builder.js reads these, never a kind's name).
+        **builder_kinds(),
         "innocuous_statements": INNOCUOUS_STATEMENTS,
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
         "survey": _builder_survey(survey),
