@@ -162,6 +162,28 @@ def builder_kinds() -> dict[str, Any]:
     return {"kinds": out, "default_kind": binary}
 
 
+def builder_group_inputs(described: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The card's inputs of each grouped parameter (``groups`` of a design's registry entry: one
+    input per field of each group), so the template renders them with no design named."""
+    return [
+        {
+            "design": design["name"],
+            "param": param["name"],
+            "inputs": [
+                {
+                    "path": f"design.{param['name']}[{i}].{sub['name']}",
+                    "label": f"Group {i + 1}: {sub['label']}",
+                }
+                for i in range(param["count"])
+                for sub in param["fields"]
+            ],
+        }
+        for design in described
+        for param in design["params"]
+        if param["type"] == "groups"
+    ]
+
+
 @login_required
 @require_GET
 def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpResponse:
@@ -193,4 +215,6 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
     # The text limits the builder counts against (the API's: surveys.definitions.specs,
     # surveys.definitions.translations).
     limits = {"title_max": TITLE_MAX, "text_max": TEXT_MAX}
-    return render(request, "surveys/builder.html", {"survey": survey, "data": data, **limits})
+    group_inputs = builder_group_inputs(data["designs"])
+    context = {"survey": survey, "data": data, "group_inputs": group_inputs, **limits}
+    return render(request, "surveys/builder.html", context)
