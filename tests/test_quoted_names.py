@@ -40,7 +40,7 @@ EXCLUDED_DIRS = {
 CEILINGS = {
     "crosswise": 7,
     "multi": 4,
-    "cheater_detection": 4,
+    "cheater_detection": 3,
     "yes_no": 5,
     "choice": 13,
     "category": 5,
