@@ -26,6 +26,12 @@ const DEFAULT_DESIGNS = data.starting_designs;
 // (surveys.definitions.question_designs.builder_designs): the page has no copy of any parameter name.
 const DESIGNS = Object.fromEntries(data.designs.map((d) => [d.name, d]));
 const firstDesign = (kind) => data.designs.find((d) => d.kinds.includes(kind)).name;
+// What each kind's card offers (surveys.pages.researcher.builder_kinds): the page branches on
+// these, never on a kind's name.
+const KINDS = data.kinds;
+const kindOf = (kind) => KINDS[kind] || {};
+// The kind whose designs the design select lists (every yes/no design), and a new card's kind.
+const SELECT_KIND = data.default_kind;
 const GROUP = (p, i, k) => `design.${p}[${i}].${k}`; // a grouped design's fields: the server's error paths
 
 // ---------------------------------------------------------------- helpers
@@ -49,21 +55,21 @@ async function postJSON(url, body, method = "POST") {
 function cardValue(card) {
   const kind = field(card, "kind").value;
   const q = { key: field(card, "key").value.trim(), text: field(card, "text").value.trim(), kind };
-  if (kind === "choice" || kind === "category" || kind === "multi") {
+  if (kindOf(kind).options) {
     q.options = field(card, "options")
       .value.split("\n")
       .map((s) => s.trim())
       .filter(Boolean);
   }
-  if (kind === "number") {
+  if (kindOf(kind).bounds) {
     q.min = num(field(card, "min"));
     q.max = num(field(card, "max"));
     q.integer = field(card, "integer").checked;
   }
-  // multi: one yes/no design shared by its options
-  if (kind === "yes_no" || kind === "multi") q.design = designValue(card, field(card, "design.name").value);
-  if (kind === "choice") q.design = designValue(card, firstDesign("choice"));
-  return Object.assign(q, logicValue(card, kind)); // required, ordered, show_if
+  // multi: one yes/no design shared by its options; choice: the one design its shape has
+  if (kindOf(kind).design === "select") q.design = designValue(card, field(card, "design.name").value);
+  if (kindOf(kind).design === "fixed") q.design = designValue(card, firstDesign(kind));
+  return Object.assign(q, logicValue(card, kindOf(kind))); // required, ordered, show_if
 }
 
 // A design's spec from its parameters' fields, in the registry's order.
@@ -83,17 +89,16 @@ function designValue(card, name) {
 function fillCard(card, q) {
   field(card, "key").value = q.key || "";
   field(card, "text").value = q.text || "";
-  field(card, "kind").value = q.kind || "yes_no";
+  field(card, "kind").value = q.kind || SELECT_KIND;
   field(card, "options").value = (q.options || []).join("\n");
   field(card, "min").value = q.min ?? "";
   field(card, "max").value = q.max ?? "";
   field(card, "integer").checked = q.integer === true;
-  const yn =
-    (q.kind === "yes_no" || q.kind === "multi") && q.design ? q.design : DEFAULT_DESIGNS[firstDesign("yes_no")];
+  const yn = kindOf(q.kind).design === "select" && q.design ? q.design : DEFAULT_DESIGNS[firstDesign(SELECT_KIND)];
   field(card, "design.name").value = yn.name;
   // Defaults for every design's parameters first (the registry's first designs last, so they win
   // a shared field), then the question's own values on top.
-  const yesNo = data.designs.filter((d) => d.kinds.includes("yes_no")).reverse();
+  const yesNo = data.designs.filter((d) => d.kinds.includes(SELECT_KIND)).reverse();
   const values = Object.assign({}, ...yesNo.map((d) => DEFAULT_DESIGNS[d.name]), DEFAULT_DESIGNS[yn.name], yn);
   for (const [k, v] of Object.entries(values)) {
     const el = field(card, `design.${k}`);
@@ -107,8 +112,9 @@ function fillCard(card, q) {
       });
     }
   }
-  const choice = firstDesign("choice");
-  const krr = q.kind === "choice" && q.design ? q.design : DEFAULT_DESIGNS[choice];
+  const fixedKind = Object.keys(KINDS).find((k) => KINDS[k].design === "fixed");
+  const choice = firstDesign(fixedKind);
+  const krr = q.kind === fixedKind && q.design ? q.design : DEFAULT_DESIGNS[choice];
   for (const p of DESIGNS[choice].params) field(card, `design.${p.name}`).value = Number(krr[p.name]).toFixed(4);
   fillLogic(card, q);
 }
@@ -119,12 +125,12 @@ function syncVisibility(card) {
   for (const el of card.querySelectorAll("[data-show]")) el.hidden = !el.dataset.show.split(" ").includes(kind);
   for (const el of card.querySelectorAll("[data-design]"))
     el.hidden = !el.dataset.design.split(" ").includes(designName);
-  // A multi question offers only the designs the server accepts for it (data.multi_design_names).
+  // A multi question offers only the designs the server accepts for it (each design's `kinds`).
   const select = field(card, "design.name");
   for (const o of select.options)
-    o.disabled = o.hidden = kind === "multi" && !data.multi_design_names.includes(o.value);
+    o.disabled = o.hidden = kindOf(kind).design === "select" && !DESIGNS[o.value]?.kinds.includes(kind);
   if (select.selectedOptions[0]?.disabled) {
-    select.value = firstDesign("multi");
+    select.value = firstDesign(kind);
     syncVisibility(card);
   }
 }
@@ -135,7 +141,7 @@ function renumber() {
     card.querySelector("[data-action=up]").disabled = i === 0;
     card.querySelector("[data-action=down]").disabled = i === list.children.length - 1;
   });
-  refreshShowIf(list);
+  refreshShowIf(list, KINDS);
   updateTotal();
 }
 
@@ -146,7 +152,7 @@ function updateTotal() {
   let unknown = false;
   for (const card of list.children) {
     const kind = field(card, "kind").value;
-    if (kind !== "yes_no" && kind !== "choice" && kind !== "multi") continue;
+    if (!kindOf(kind).randomized) continue;
     const eps = previews.get(card);
     if (typeof eps === "number") total += eps;
     else unknown = true;
@@ -160,13 +166,13 @@ const pp = (x) => `±${(100 * x).toFixed(1)} pp`;
 async function preview(card) {
   const box = card.querySelector("[data-role=preview]");
   const q = cardValue(card);
-  if (q.kind !== "yes_no" && q.kind !== "choice" && q.kind !== "multi") {
+  if (!kindOf(q.kind).randomized) {
     previews.delete(card);
     updateTotal();
     return;
   }
   const body = { kind: q.kind, design: q.design, planned_n: num(document.getElementById("b-planned")) || 1000 };
-  if (q.kind === "choice" || q.kind === "multi") body.options = q.options;
+  if (kindOf(q.kind).randomized && kindOf(q.kind).options) body.options = q.options;
   box.textContent = "Calculating…";
   card.dispatchEvent(new CustomEvent("deniable:preview-cleared", { bubbles: true })); // until it is back
   try {
@@ -213,7 +219,7 @@ async function preview(card) {
       // keeps the detail too: power.js may mount after this first preview has arrived (module
       // scripts run in order, and a fetch can resolve in between), and then starts from it.
       card.lastPreview = {
-        kind: q.kind === "multi" ? "yes_no" : q.kind,
+        kind: kindOf(q.kind).power_kind,
         design: q.design,
         options: q.options,
         planned_n: payload.planned_n,
@@ -240,7 +246,7 @@ function addCard(q) {
   const refresh = debounce(() => preview(card), 350);
   const changed = () => {
     syncVisibility(card);
-    refreshShowIf(list);
+    refreshShowIf(list, KINDS);
     refresh();
   };
   card.addEventListener("input", changed);
@@ -460,7 +466,7 @@ document.getElementById("b-planned").value = s.planned_n;
 document.getElementById("b-closes").value = localInputValue(s.closes_at);
 document.getElementById("b-cap").value = s.response_cap ?? "";
 [document.getElementById("b-eps").value, document.getElementById("b-delta").value] = [s.budget.epsilon, s.budget.delta];
-for (const q of s.questions.length ? s.questions : [{ key: "q1", text: "", kind: "yes_no" }]) addCard(q);
+for (const q of s.questions.length ? s.questions : [{ key: "q1", text: "", kind: SELECT_KIND }]) addCard(q);
 const translations = setupTranslations(data, form, () => ({
   title: document.getElementById("b-title").value.trim(),
   description: document.getElementById("b-description").value,
@@ -469,7 +475,7 @@ const translations = setupTranslations(data, form, () => ({
 document
   .getElementById("add-question")
   .addEventListener("click", () =>
-    field(addCard({ key: `q${list.children.length + 1}`, text: "", kind: "yes_no" }), "text").focus(),
+    field(addCard({ key: `q${list.children.length + 1}`, text: "", kind: SELECT_KIND }), "text").focus(),
   );
 document.getElementById("b-planned").addEventListener(
   "input",

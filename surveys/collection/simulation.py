@@ -15,32 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from surveys.kinds.crosswise import CrosswiseKind
+from dpcore.local.designs import BINARY_DESIGN_NAMES, design_named
 
 
 def randomize_yes_no(spec: Mapping[str, Any], truth: bool, rng: np.random.Generator) -> bool:
-    """The reported answer under a binary design spec (forced response, Warner, unrelated)."""
+    """The reported answer under a one-report yes/no design spec (each design's ``simulate``)."""
     name = spec["name"]
-    u = rng.random()
-    if name == "forced_response":
-        # First coin: tell the truth with p_truth; otherwise the forced answer, yes with p_yes.
-        if u < spec["p_truth"]:
-            return truth
-        return u < spec["p_truth"] + spec["p_yes"]
-    if name == "warner":
-        # Answer the statement with probability p, its negation otherwise.
-        return truth if u < spec["p"] else not truth
-    if name == "unrelated_question":
-        # Answer the sensitive question with probability p, else the innocuous one.
-        if u < spec["p"]:
-            return truth
-        return bool(rng.random() < spec["innocuous_prevalence"])
-    if name == "two_probability":
-        # Any device with P(yes | trait) = a and P(yes | no trait) = b.
-        return bool(u < (spec["p_yes_if_trait"] if truth else spec["p_yes_if_not"]))
-    if name == CrosswiseKind.name:
-        return CrosswiseKind.simulated_report(spec, truth, u)
-    raise ValueError(f"not a binary design: {name!r}")
+    simulate = design_named(name).simulate if name in BINARY_DESIGN_NAMES else None
+    if simulate is None:
+        raise ValueError(f"not a binary design: {name!r}")
+    return simulate(spec, truth, rng.random(), rng)
 
 
 def randomize_cheater(

@@ -15,14 +15,14 @@ Pure: works on ``dpcore.local`` designs, no Django.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Final
+from typing import Final
 
 from dpcore.local import BinaryDesign, KRRDesign
 from dpcore.local.browser import epsilon_of_ratios, krr_epsilon
 from dpcore.local.cheater import CheaterDetectionDesign, group_designs
+from dpcore.local.designs import design_named
 
 
 def gettext_noop(text: str) -> str:
@@ -76,64 +76,30 @@ class Realisation:
     epsilon: float
 
 
-def _forced_response(params: Mapping[str, Any]) -> list[tuple[str, float | Fraction]]:
-    return [(TRUTH, params["p_truth"]), (YES, params["p_yes"]), (NO, params["p_no"])]
-
-
-def _warner(params: Mapping[str, Any]) -> list[tuple[str, float | Fraction]]:
-    return [(TRUTH, params["p"]), (OPPOSITE, 1.0 - params["p"])]
-
-
-def _two_probability(params: Mapping[str, Any]) -> list[tuple[str, float | Fraction]]:
-    # Forced response with truth a − b, YES b, NO 1 − a: the same P(yes | trait) = a and
-    # P(yes | no trait) = b (exact fractions: a − b in floats could be off by an ulp).
-    a, b = Fraction(params["p_yes_if_trait"]), Fraction(params["p_yes_if_not"])
-    return [(TRUTH, a - b), (YES, b), (NO, 1 - a)]
-
-
-def _unrelated_question(params: Mapping[str, Any]) -> list[tuple[str, float | Fraction]]:
-    p, u = params["p"], params["innocuous_prevalence"]
-    # The innocuous answer drawn from the same device is exactly the browser's simulation of it.
-    return [(TRUTH, p), (YES, (1.0 - p) * u), (NO, (1.0 - p) * (1.0 - u))]
-
-
-#: The outcomes of each yes/no design a device can run, by design name. A design not listed has
-#: no device: the crosswise model needs none (the respondent's own innocuous fact is the
-#: randomness; its kind gives its page its own words), and a new design needs JavaScript until
-#: it is added here.
-_BINARY_OUTCOMES: Final[
-    dict[str, Callable[[Mapping[str, Any]], list[tuple[str, float | Fraction]]]]
-] = {
-    "forced_response": _forced_response,
-    "warner": _warner,
-    "two_probability": _two_probability,
-    "unrelated_question": _unrelated_question,
-}
-
-
 def _outcomes(design: BinaryDesign | KRRDesign) -> list[tuple[str, float | Fraction]] | None:
     """Each outcome of the design and its probability; None when no device can run it."""
     if isinstance(design, KRRDesign):
         keep = design.keep_probability
         return [(KEEP, keep), (OTHER, 1.0 - keep)]
-    outcomes = _BINARY_OUTCOMES.get(design.name)
-    return None if outcomes is None else outcomes(design.params)
+    # A design without a device (the crosswise model needs none: the respondent's own innocuous
+    # fact is the randomness; its kind gives its page its own words) needs JavaScript.
+    device = design_named(design.name).device
+    return None if device is None else list(device(design.params))
 
 
 def _epsilon(design: BinaryDesign | KRRDesign, counts: dict[str, int], n: int) -> float:
     share = {name: Fraction(m, n) for name, m in counts.items()}
     if isinstance(design, KRRDesign):
         return krr_epsilon(share[KEEP], design.k)
-    truth, yes = share.get(TRUTH, Fraction(0)), share.get(YES, Fraction(0))
-    if design.name == "warner":
-        return epsilon_of_ratios(truth, share[OPPOSITE])
-    return epsilon_of_ratios(truth + yes, yes)
+    # P(yes | trait) = truth + yes and P(yes | no trait) = yes + opposite, in faces.
+    truth, yes, opposite = (share.get(o, Fraction(0)) for o in (TRUTH, YES, OPPOSITE))
+    return epsilon_of_ratios(truth + yes, yes + opposite)
 
 
 def physical_realisation(design: BinaryDesign | KRRDesign) -> Realisation | None:
     """The smallest device realising the design exactly, or None (the question needs JS).
 
-    A design with no device (:data:`_BINARY_OUTCOMES`: the crosswise model needs none) gives
+    A design with no device (``DesignEntry.device``: the crosswise model needs none) gives
     None too; its kind gives its page its own words (``QuestionKind.physical_protocol``).
     """
     if isinstance(design, KRRDesign) and design.k - 1 > 6:

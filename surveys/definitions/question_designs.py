@@ -16,6 +16,7 @@ from typing import Any
 from dpcore import local as rr
 from dpcore.local import cheater as rr_cheater
 from dpcore.local import designs as rr_designs
+from dpcore.local.designs.k_rr import DEFAULT_CHOICE_EPSILON
 from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from surveys.kinds._definitions import definition_kind, preview_kind, randomized_stored_kinds
 from surveys.kinds._design import (  # re-exported: the question's design and its ε
@@ -37,7 +38,6 @@ from surveys.kinds._design import (  # re-exported: the question's design and it
     question_thresholds,
 )
 from surveys.kinds.cheater_detection import CheaterDetectionKind
-from surveys.kinds.choice import DEFAULT_CHOICE_EPSILON
 from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES
 from surveys.kinds.registry import kinds
 

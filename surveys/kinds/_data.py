@@ -69,27 +69,16 @@ def r_name(key: str) -> str:
 
 def binary_rr_hint(key: str, design: Mapping[str, Any]) -> str | None:
     """A ready-made ``rr::rrreg`` call (or RRreg's) for a yes/no report column through a
-    binary design (data frame ``reports``, as in the docs); None for another design."""
-    name, term = design.get("name"), r_name(key)
-    if name == "forced_response":
-        return (
-            f"rrreg({term} ~ 1, data = reports, p = {design['p_truth']!r}, "
-            f'p0 = {design["p_no"]!r}, p1 = {design["p_yes"]!r}, design = "forced-known")'
-        )
-    if name == "warner":
-        return f'rrreg({term} ~ 1, data = reports, p = {design["p"]!r}, design = "mirrored")'
-    if name == "unrelated_question":
-        return (
-            f"rrreg({term} ~ 1, data = reports, p = {design['p']!r}, "
-            f'q = {design["innocuous_prevalence"]!r}, design = "unrelated-known")'
-        )
-    # R's RRreg package (Heck & Moshagen) covers the designs the rr package does not.
-    if name == "two_probability":
-        return (
-            f'RRreg::RRuni(response = "{key}", data = reports, model = "Kuk", '
-            f"p = c({design['p_yes_if_trait']!r}, {design['p_yes_if_not']!r}))"
-        )
-    return None
+    binary design (data frame ``reports``, as in the docs): the design's ``r_call``; None for a
+    design no R package runs."""
+    from dpcore.local.designs import design_named
+
+    name = design.get("name")
+    try:
+        r_call = design_named(name).r_call if isinstance(name, str) else None
+    except KeyError:
+        return None
+    return r_call(key, r_name(key), design) if r_call else None
 
 
 def metadata_column(

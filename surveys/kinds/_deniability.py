@@ -15,6 +15,7 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 
 from dpcore import local as rr
+from dpcore.local.designs import design_named
 
 
 def fraction(p: float) -> str:
@@ -164,41 +165,8 @@ def randomizer(options: Sequence[str], design: rr.BinaryDesign | rr.KRRDesign) -
             "A spinner decides. %(share)s of the time your true answer is recorded; otherwise "
             "one of the other %(n)s options, picked at random."
         ) % {"share": fraction(keep).capitalize(), "n": len(options) - 1}
-    elif spec["name"] in ("forced_response", "two_probability"):
-        # The two-probability device runs as forced response with truth a − b, YES b, NO 1 − a
-        # (dpcore.local.browser): the same chances of each report given the true answer.
-        p_truth, p_yes, p_no = (
-            (float(spec[k]) for k in ("p_truth", "p_yes", "p_no"))
-            if spec["name"] == "forced_response"
-            else (design.c, design.d, design.p_no_given_trait)
-        )
-        sectors = [
-            ("truth", truth_label, p_truth),
-            ("yes", _("YES"), p_yes),
-            ("no", _("NO"), p_no),
-        ]
-        how = forced_how(p_truth, p_yes, p_no)
-    elif spec["name"] == "warner":
-        p = float(spec["p"])
-        sectors = [
-            ("truth", _("Statement as asked"), p),
-            ("negation", _("Opposite statement"), 1 - p),
-        ]
-        how = _(
-            "A spinner decides whether your answer is to the statement as asked (%(asked)s) or "
-            "to its opposite (%(opposite)s); only you see which."
-        ) % {"asked": fraction(p), "opposite": fraction(1 - p)}
-    else:  # unrelated question
-        p, u = float(spec["p"]), float(spec["innocuous_prevalence"])
-        sectors = [
-            ("truth", truth_label, p),
-            ("innocuous-yes", _("Harmless question: YES"), (1 - p) * u),
-            ("innocuous-no", _("Harmless question: NO"), (1 - p) * (1 - u)),
-        ]
-        how = _(
-            "A spinner decides. %(share)s of the time your true answer is recorded; otherwise "
-            "the answer to a harmless question, which your browser picks by chance."
-        ) % {"share": fraction(p).capitalize()}
+    else:
+        sectors, how = _binary_spinner(design)
     return {
         "kind": "spinner",
         "button": _("Spin the spinner"),
@@ -210,6 +178,38 @@ def randomizer(options: Sequence[str], design: rr.BinaryDesign | rr.KRRDesign) -
             for b, label, s in sectors
         ],
     }
+
+
+def _binary_spinner(design: rr.BinaryDesign) -> tuple[list[tuple[str, str, float]], str]:
+    """A yes/no design's spinner: its slices (the design's ``BrowserHooks.sectors``) labelled,
+    and the sentence for the device they make up. The words follow the branches, not the
+    design: a device whose draw may flip the statement ("negation") answers the statement as
+    asked, and one that may answer a harmless question says so."""
+    browser = design_named(design.name).browser
+    if browser is None or browser.sectors is None:
+        raise LookupError(f"design {design.name!r}: no spinner on the page")
+    shares = dict(browser.sectors(design.params))
+    if "negation" in shares:
+        p = shares["truth"]
+        labels = {"truth": _("Statement as asked"), "negation": _("Opposite statement")}
+        how = _(
+            "A spinner decides whether your answer is to the statement as asked (%(asked)s) or "
+            "to its opposite (%(opposite)s); only you see which."
+        ) % {"asked": fraction(p), "opposite": fraction(shares["negation"])}
+    elif "innocuous-yes" in shares:
+        labels = {
+            "truth": _("Your true answer"),
+            "innocuous-yes": _("Harmless question: YES"),
+            "innocuous-no": _("Harmless question: NO"),
+        }
+        how = _(
+            "A spinner decides. %(share)s of the time your true answer is recorded; otherwise "
+            "the answer to a harmless question, which your browser picks by chance."
+        ) % {"share": fraction(shares["truth"]).capitalize()}
+    else:
+        labels = {"truth": _("Your true answer"), "yes": _("YES"), "no": _("NO")}
+        how = forced_how(shares["truth"], shares["yes"], shares["no"])
+    return [(branch, labels[branch], share) for branch, share in shares.items()], how
 
 
 def forced_how(p_truth: float, p_yes: float, p_no: float) -> str:

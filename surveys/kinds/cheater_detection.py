@@ -24,6 +24,7 @@ from surveys.kinds._data import QuestionCounts, SlotOf, estimate_fields, metadat
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import question_cells
 from surveys.kinds.base import YES_NO_VALUES, ColumnLabels, QuestionKind, QuestionLike, design_name
+from surveys.kinds.yes_no import YesNoKind
 
 #: Its cells: the group (drawn on the device) and the report.
 CELLS: tuple[str, ...] = ("g1_yes", "g1_no", "g2_yes", "g2_no")
@@ -66,7 +67,8 @@ CHEATER_LABELS = (
 
 class CheaterDetectionKind(QuestionKind):
     name: ClassVar[str] = "cheater_detection"
-    stored_kind: ClassVar[str] = "yes_no"
+    # Stored as a yes/no question with its design (rows and the API contract as they were).
+    stored_kind: ClassVar[str] = YesNoKind.stored_kind
     randomized: ClassVar[bool] = True
     priority: ClassVar[int] = 1
 

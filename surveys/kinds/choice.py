@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -12,6 +11,7 @@ from django.utils.translation import gettext as _
 from dpcore import local as rr
 from dpcore.central.release_parts import ReleasePart
 from dpcore.local.designs import k_rr
+from dpcore.local.designs.k_rr import ENTRY as KRR_ENTRY
 from surveys.definitions import physical
 from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
@@ -32,12 +32,6 @@ if TYPE_CHECKING:
     from surveys.kinds._estimates import ChoiceEstimate
 
 
-# Default k-RR ε for choice questions: ln 3 ≈ 1.0986, the same local ε as the default coin design
-# for yes/no questions, so every randomized question in a default survey protects the respondent
-# equally and "total ε" is simply (number of randomized questions) × ln 3.
-DEFAULT_CHOICE_EPSILON = math.log(3)
-
-
 class ChoiceKind(QuestionKind):
     name: ClassVar[str] = "choice"
     stored_kind: ClassVar[str] = "choice"
@@ -52,7 +46,9 @@ class ChoiceKind(QuestionKind):
     may_be_ordered: ClassVar[bool] = True
 
     def default_design_spec(self) -> dict[str, Any] | None:
-        return {"name": "k_rr", "epsilon": DEFAULT_CHOICE_EPSILON}
+        # k-RR's own starting spec: ε = ln 3, the default coin design's, so every randomized
+        # question of a default survey protects the respondent equally.
+        return dict(KRR_ENTRY.starting)
 
     def design_k(self, options: Sequence[str]) -> int | None:
         return len(options)

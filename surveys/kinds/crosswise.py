@@ -35,6 +35,7 @@ from surveys.kinds._data import (
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import histogram_part
 from surveys.kinds.base import ColumnLabels, QuestionKind, QuestionLike, design_name
+from surveys.kinds.yes_no import YesNoKind
 
 
 def rr_hint(key: str, design: Mapping[str, Any]) -> str:
@@ -54,7 +55,8 @@ CROSSWISE_LABEL = "has the trait (estimated prevalence)"
 
 class CrosswiseKind(QuestionKind):
     name: ClassVar[str] = "crosswise"
-    stored_kind: ClassVar[str] = "yes_no"
+    # Stored as a yes/no question with its design (rows and the API contract as they were).
+    stored_kind: ClassVar[str] = YesNoKind.stored_kind
     randomized: ClassVar[bool] = True
     priority: ClassVar[int] = 1
 

@@ -28,6 +28,7 @@ from surveys.definitions.specs import TITLE_MAX
 from surveys.definitions.translations import TEXT_MAX
 from surveys.inputs import ORDERINGS
 from surveys.kinds import kind_of
+from surveys.kinds.registry import kinds
 from surveys.models import Question, Survey
 from surveys.pages.forms import design_spec
 from surveys.selectors import Need, survey_get_for_user, survey_list_sorted
@@ -135,6 +136,54 @@ def _builder_survey(survey: Survey | None) -> dict[str, Any]:
     }
 
 
+def builder_kinds() -> dict[str, Any]:
+    """The builder's kinds by stored kind (the kind select's values): whether a card lists options,
+    takes bounds, is randomized, chooses its design (``select``) or has the one its shape serves
+    (``fixed``), may be ordered, is a skip-logic source; and which kind the power calculator plans
+    it as (a design per option: each option a yes/no report). ``default_kind``: a new card's."""
+    plain = [kind for kind in kinds() if kind.priority == 0]
+    binary = next(kind.stored_kind for kind in plain if kind.design_shape == "binary")
+    out = {
+        kind.stored_kind: {
+            "options": kind.has_options,
+            "bounds": kind.has_bounds,
+            "randomized": kind.randomized,
+            "design": None
+            if kind.design_shape is None
+            else "fixed"
+            if kind.design_shape == "options"
+            else "select",
+            "ordered": kind.may_be_ordered,
+            "show_if_source": kind.slices_tallies,
+            "power_kind": binary if kind.design_per_option else kind.stored_kind,
+        }
+        for kind in plain
+    }
+    return {"kinds": out, "default_kind": binary}
+
+
+def builder_group_inputs(described: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The card's inputs of each grouped parameter (``groups`` of a design's registry entry: one
+    input per field of each group), so the template renders them with no design named."""
+    return [
+        {
+            "design": design["name"],
+            "param": param["name"],
+            "inputs": [
+                {
+                    "path": f"design.{param['name']}[{i}].{sub['name']}",
+                    "label": f"Group {i + 1}: {sub['label']}",
+                }
+                for i in range(param["count"])
+                for sub in param["fields"]
+            ],
+        }
+        for design in described
+        for param in design["params"]
+        if param["type"] == "groups"
+    ]
+
+
 @login_required
 @require_GET
 def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpResponse:
@@ -155,6 +204,8 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "designs": designs.builder_designs(),
         # The yes/no designs a multi question may use (the rest are refused for multi).
         "multi_design_names": list(designs.MULTI_DESIGN_NAMES),
+        # What each kind's card offers (static/js/builder.js reads these, never a kind's name).
+        **builder_kinds(),
         "innocuous_statements": INNOCUOUS_STATEMENTS,
         "detail_url_template": reverse("survey-detail", args=["__slug__"]),
         "survey": _builder_survey(survey),
@@ -164,4 +215,6 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
     # The text limits the builder counts against (the API's: surveys.definitions.specs,
     # surveys.definitions.translations).
     limits = {"title_max": TITLE_MAX, "text_max": TEXT_MAX}
-    return render(request, "surveys/builder.html", {"survey": survey, "data": data, **limits})
+    group_inputs = builder_group_inputs(data["designs"])
+    context = {"survey": survey, "data": data, "group_inputs": group_inputs, **limits}
+    return render(request, "surveys/builder.html", context)

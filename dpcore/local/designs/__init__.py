@@ -45,17 +45,20 @@ from dpcore.local.designs._registry import (
     register,
     registered,
 )
-from dpcore.local.designs.crosswise import crosswise
+from dpcore.local.designs.crosswise import crosswise as crosswise
 from dpcore.local.designs.forced_response import (
     DEFAULT_YES_NO_SPEC,
     default_yes_no_spec,
-    forced_response,
     optimal_forced_response,
 )
-from dpcore.local.designs.k_rr import KRRDesign, k_rr
-from dpcore.local.designs.two_probability import two_probability
-from dpcore.local.designs.unrelated_question import unrelated_question
-from dpcore.local.designs.warner import warner
+from dpcore.local.designs.forced_response import (
+    forced_response as forced_response,
+)
+from dpcore.local.designs.k_rr import KRRDesign
+from dpcore.local.designs.k_rr import k_rr as k_rr
+from dpcore.local.designs.two_probability import two_probability as two_probability
+from dpcore.local.designs.unrelated_question import unrelated_question as unrelated_question
+from dpcore.local.designs.warner import warner as warner
 from dpcore.validation import design_number as _number
 
 __all__ = [
@@ -73,18 +76,12 @@ __all__ = [
     "Param",
     "Serves",
     "build_design",
-    "crosswise",
     "default_yes_no_spec",
     "design_from_spec",
     "design_named",
-    "forced_response",
-    "k_rr",
     "optimal_forced_response",
     "register",
     "registered",
-    "two_probability",
-    "unrelated_question",
-    "warner",
 ]
 
 Design = BinaryDesign | KRRDesign
@@ -98,8 +95,8 @@ DESIGN_NAMES: Final = tuple(e.name for e in registered() if e.binary or "options
 def design_from_spec(spec: Mapping[str, Any], *, k: int | None = None) -> BinaryDesign | KRRDesign:
     """Build a one-report design from its JSON spec; ``spec["name"]`` selects the design.
 
-    Specs: ``{"name": "forced_response", "p_truth", "p_yes", "p_no"}``, ``{"name": "warner", "p"}``,
-    … each design's parameters (:func:`registered`); k-RR's ``k`` is the question's option count,
+    Specs: ``{"name": <design>, <its parameters>}``, the parameters of each design listed by
+    :func:`registered`; k-RR's ``k`` is the question's option count,
     passed as the keyword (a ``"k"`` key in the spec is accepted if it agrees). Unknown names,
     missing, unexpected, non-numeric, NaN or infinite parameters raise :class:`DesignError`
     naming the field.

@@ -115,5 +115,5 @@ class BinaryDesign:
         return self.c * _check_prior(prior) + self.d
 
     def to_spec(self) -> dict[str, Any]:
-        """The JSON spec, e.g. ``{"name": "forced_response", "p_truth": 0.5, ...}``."""
+        """The JSON spec: ``{"name": <the design>, <its parameters>}``."""
         return {"name": self.name, **self.params, **self.texts}

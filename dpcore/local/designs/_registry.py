@@ -17,9 +17,12 @@ from fractions import Fraction
 from functools import cache
 from typing import Any, Final, Literal
 
+import numpy as np
+
 __all__ = [
     "BrowserHooks",
     "DesignEntry",
+    "Outcome",
     "Param",
     "Serves",
     "design_named",
@@ -32,6 +35,9 @@ __all__ = [
 #: (a randomizer the page runs once per option). App vocabulary maps onto these.
 Serves = Literal["binary", "options", "each_option"]
 ParamType = Literal["probability", "positive", "text", "groups"]
+#: What a physical device's face tells a respondent to report (the no-JS path,
+#: ``surveys.definitions.physical``): the true answer, YES, NO, or the opposite of the truth.
+Outcome = Literal["truth", "yes", "no", "opposite"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,10 +102,13 @@ class BrowserHooks:
     ``nominal(params)``: each probability rounded to the grid (refusing one that rounds to 0 or
     1); ``realise(t)``: the thresholds by name and the exact ``P(yes | trait)``,
     ``P(yes | no trait)`` they give, or None if the thresholds are not a valid device;
+    ``sectors(params)``: the branches the page's draw may take (as ``static/js/rr/randomizer.js``
+    names them, the spinner's slices) and each one's share, from the spec values.
     """
 
     nominal: Callable[[Mapping[str, float]], tuple[int, ...]]
     realise: Callable[[tuple[int, ...]], tuple[dict[str, int], Fraction, Fraction] | None]
+    sectors: Callable[[Mapping[str, float]], list[tuple[str, float]]] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,6 +138,16 @@ class DesignEntry:
     cap_field: Callable[[Mapping[str, float]], str] | None = None
     #: Keys a spec may carry besides its parameters (k-RR: ``k``, if it agrees).
     extra_keys: tuple[str, ...] = ()
+    #: A respondent's device simulated (the demo and the statistical tests, never the server's
+    #: own noise): the report given the spec, the truth, one uniform draw ``u`` and the
+    #: generator for any further draw. None: not a one-report yes/no design.
+    simulate: Callable[[Mapping[str, Any], bool, float, np.random.Generator], bool] | None = None
+    #: The outcomes of a coin or dice device running the design and their chances, from the spec
+    #: values (None: no device runs it, the no-JS page then needs JavaScript or draws nothing).
+    device: Callable[[Mapping[str, Any]], list[tuple[Outcome, float | Fraction]]] | None = None
+    #: An R call estimating the share from a report column (``rr::rrreg`` or ``RRreg``) given the
+    #: column's key, the key as an R term and the spec; None when no R package runs the design.
+    r_call: Callable[[str, str, Mapping[str, Any]], str] | None = None
 
     @property
     def numbers(self) -> tuple[str, ...]:

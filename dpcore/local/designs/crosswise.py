@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
+import numpy as np
+
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import MAX_INNOCUOUS_TEXT, BinaryDesign
 from dpcore.local.designs._registry import DesignEntry, Param, register
@@ -54,6 +56,12 @@ def _exact_report(params: Mapping[str, float]) -> tuple[Fraction, Fraction]:
     return p, 1 - p
 
 
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+    # No randomizer: the respondent's innocuous fact (true when u < p) is the randomness; SAME
+    # (True) when both agree.
+    return bool((u < spec["innocuous_prevalence"]) == truth)
+
+
 def _build(spec: Mapping[str, Any], k: int | None) -> BinaryDesign:
     return crosswise(spec["innocuous_prevalence"], spec["innocuous_text"])
 
@@ -86,5 +94,6 @@ ENTRY: Final = register(
         p_no_given_trait=lambda q: 1.0 - float(q["innocuous_prevalence"]),  # P(different | trait)
         negative_c=True,
         no_randomizer=_exact_report,
+        simulate=_simulate,
     )
 )

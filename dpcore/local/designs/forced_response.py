@@ -9,9 +9,11 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
+import numpy as np
+
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import SUM_TOLERANCE, BinaryDesign
-from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Param, register
+from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Outcome, Param, register
 from dpcore.local.grid import GRID, on_grid
 from dpcore.validation import design_number as _number
 from dpcore.validation import design_probability as _probability
@@ -97,6 +99,28 @@ def _build(spec: Mapping[str, Any], k: int | None) -> BinaryDesign:
     return forced_response(spec["p_truth"], spec["p_yes"], spec["p_no"])
 
 
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+    # First coin: tell the truth with p_truth; otherwise the forced answer, yes with p_yes.
+    if u < spec["p_truth"]:
+        return truth
+    return bool(u < spec["p_truth"] + spec["p_yes"])
+
+
+def _sectors(params: Mapping[str, float]) -> list[tuple[str, float]]:
+    return [("truth", params["p_truth"]), ("yes", params["p_yes"]), ("no", params["p_no"])]
+
+
+def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]:
+    return [("truth", params["p_truth"]), ("yes", params["p_yes"]), ("no", params["p_no"])]
+
+
+def _r_call(key: str, term: str, spec: Mapping[str, Any]) -> str:
+    return (
+        f"rrreg({term} ~ 1, data = reports, p = {spec['p_truth']!r}, "
+        f'p0 = {spec["p_no"]!r}, p1 = {spec["p_yes"]!r}, design = "forced-known")'
+    )
+
+
 ENTRY: Final = register(
     DesignEntry(
         name=NAME,
@@ -119,7 +143,10 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda params: float(params["p_no"]),
-        browser=BrowserHooks(_nominal, realise_truth_yes),
+        browser=BrowserHooks(_nominal, realise_truth_yes, _sectors),
         cap_field=_cap_field,
+        simulate=_simulate,
+        device=_device,
+        r_call=_r_call,
     )
 )

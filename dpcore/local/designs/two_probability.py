@@ -4,11 +4,14 @@ decks). ``c = a − b``, ``d = b``; the page runs it as forced response."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Final
+
+import numpy as np
 
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
-from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Param, register
+from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Outcome, Param, register
 from dpcore.local.designs.forced_response import realise_truth_yes
 from dpcore.local.grid import on_grid
 from dpcore.validation import design_probability as _probability
@@ -53,6 +56,33 @@ def _build(spec: Mapping[str, Any], k: int | None) -> BinaryDesign:
     return two_probability(spec["p_yes_if_trait"], spec["p_yes_if_not"])
 
 
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+    # Any device with P(yes | trait) = a and P(yes | no trait) = b.
+    return bool(u < (spec["p_yes_if_trait"] if truth else spec["p_yes_if_not"]))
+
+
+def _sectors(params: Mapping[str, float]) -> list[tuple[str, float]]:
+    # The page runs it as forced response (truth a − b, YES b, NO 1 − a), the same chances of
+    # each report given the true answer.
+    a, b = params["p_yes_if_trait"], params["p_yes_if_not"]
+    return [("truth", a - b), ("yes", b), ("no", 1.0 - a)]
+
+
+def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]:
+    # Forced response with truth a − b, YES b, NO 1 − a: the same P(yes | trait) = a and
+    # P(yes | no trait) = b (exact fractions: a − b in floats could be off by an ulp).
+    a, b = Fraction(params["p_yes_if_trait"]), Fraction(params["p_yes_if_not"])
+    return [("truth", a - b), ("yes", b), ("no", 1 - a)]
+
+
+def _r_call(key: str, term: str, spec: Mapping[str, Any]) -> str:
+    # R's RRreg package (Heck & Moshagen) covers the designs the rr package does not.
+    return (
+        f'RRreg::RRuni(response = "{key}", data = reports, model = "Kuk", '
+        f"p = c({spec['p_yes_if_trait']!r}, {spec['p_yes_if_not']!r}))"
+    )
+
+
 ENTRY: Final = register(
     DesignEntry(
         name=NAME,
@@ -75,7 +105,10 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda q: 1.0 - float(q["p_yes_if_trait"]),
-        browser=BrowserHooks(_nominal, realise_truth_yes),
+        browser=BrowserHooks(_nominal, realise_truth_yes, _sectors),
         cap_field=_cap_field,
+        simulate=_simulate,
+        device=_device,
+        r_call=_r_call,
     )
 )

@@ -8,9 +8,11 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
+import numpy as np
+
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
-from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Param, register
+from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Outcome, Param, register
 from dpcore.local.grid import GRID, on_grid
 from dpcore.validation import design_probability as _probability
 
@@ -53,6 +55,32 @@ def _build(spec: Mapping[str, Any], k: int | None) -> BinaryDesign:
     return unrelated_question(spec["p"], spec["innocuous_prevalence"])
 
 
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+    # Answer the sensitive question with probability p, else the innocuous one.
+    if u < spec["p"]:
+        return truth
+    return bool(rng.random() < spec["innocuous_prevalence"])
+
+
+def _sectors(params: Mapping[str, float]) -> list[tuple[str, float]]:
+    # The page's draw says "innocuous"; the spinner shows that answer's two slices.
+    p, u = params["p"], params["innocuous_prevalence"]
+    return [("truth", p), ("innocuous-yes", (1 - p) * u), ("innocuous-no", (1 - p) * (1 - u))]
+
+
+def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]:
+    p, u = params["p"], params["innocuous_prevalence"]
+    # The innocuous answer drawn from the same device is exactly the browser's simulation of it.
+    return [("truth", p), ("yes", (1.0 - p) * u), ("no", (1.0 - p) * (1.0 - u))]
+
+
+def _r_call(key: str, term: str, spec: Mapping[str, Any]) -> str:
+    return (
+        f"rrreg({term} ~ 1, data = reports, p = {spec['p']!r}, "
+        f'q = {spec["innocuous_prevalence"]!r}, design = "unrelated-known")'
+    )
+
+
 ENTRY: Final = register(
     DesignEntry(
         name=NAME,
@@ -73,7 +101,10 @@ ENTRY: Final = register(
         build=_build,
         binary=True,
         p_no_given_trait=lambda q: (1.0 - q["p"]) * (1.0 - q["innocuous_prevalence"]),
-        browser=BrowserHooks(_nominal, _realise),
+        browser=BrowserHooks(_nominal, _realise, _sectors),
         cap_field=_cap_field,
+        simulate=_simulate,
+        device=_device,
+        r_call=_r_call,
     )
 )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
+
+import numpy as np
 
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
-from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Param, register
+from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Outcome, Param, register
 from dpcore.local.grid import GRID, on_grid
 from dpcore.validation import design_probability as _probability
 
@@ -39,6 +42,23 @@ def _realise(t: tuple[int, ...]) -> tuple[dict[str, int], Fraction, Fraction] | 
     return {"as_asked": t[0]}, Fraction(t[0], GRID), 1 - Fraction(t[0], GRID)
 
 
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+    # Answer the statement with probability p, its negation otherwise.
+    return truth if u < spec["p"] else not truth
+
+
+def _sectors(params: Mapping[str, float]) -> list[tuple[str, float]]:
+    return [("truth", params["p"]), ("negation", 1 - params["p"])]
+
+
+def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]:
+    return [("truth", params["p"]), ("opposite", 1.0 - params["p"])]
+
+
+def _r_call(key: str, term: str, spec: Mapping[str, Any]) -> str:
+    return f'rrreg({term} ~ 1, data = reports, p = {spec["p"]!r}, design = "mirrored")'
+
+
 ENTRY: Final = register(
     DesignEntry(
         name=NAME,
@@ -51,6 +71,9 @@ ENTRY: Final = register(
         starting={"name": NAME, "p": 0.75},  # ε = ln(p/(1 − p)) = ln 3, like the coin design
         build=lambda spec, k: warner(spec["p"]),
         binary=True,
-        browser=BrowserHooks(lambda params: (on_grid("p", params["p"]),), _realise),
+        browser=BrowserHooks(lambda params: (on_grid("p", params["p"]),), _realise, _sectors),
+        simulate=_simulate,
+        device=_device,
+        r_call=_r_call,
     )
 )

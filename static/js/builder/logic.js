@@ -5,14 +5,15 @@
  */
 
 const field = (root, path) => root.querySelector(`[data-path="${path}"]`);
-const DIRECT = ["category", "number"];
 
-/** {required, ordered?, show_if?} of a card, merged into its question body. */
-export function logicValue(card, kind) {
+/** {required, ordered?, show_if?} of a card, merged into its question body; `caps`: what its kind
+ *  offers (the builder island's `kinds`, surveys.pages.researcher.builder_kinds). Skip logic is
+ *  for questions asked directly (not randomized). */
+export function logicValue(card, caps) {
   const out = { required: field(card, "required").checked };
-  if (kind === "choice" && field(card, "ordered").checked) out.ordered = true;
+  if (caps.ordered && field(card, "ordered").checked) out.ordered = true;
   const key = field(card, "show_if.key").value;
-  if (DIRECT.includes(kind) && key) {
+  if (!caps.randomized && key) {
     const boxes = card.querySelectorAll("[data-role=show-if-boxes] input:checked");
     out.show_if = { key, in: [...boxes].map((b) => b.value) };
   }
@@ -53,8 +54,9 @@ function fillBoxes(card, options, checked) {
 
 /** Rebuild every card's skip-logic choices from the category questions above it (after any
  *  edit, move or removal); a choice that no longer exists is dropped, never silently kept.
- *  A card whose choices did not change is left alone (the researcher may be ticking a box). */
-export function refreshShowIf(list) {
+ *  A card whose choices did not change is left alone (the researcher may be ticking a box).
+ *  `kinds`: the builder island's, to know which kinds' questions can be a skip-logic source. */
+export function refreshShowIf(list, kinds) {
   const earlier = [];
   for (const card of list.children) {
     const select = field(card, "show_if.key");
@@ -81,6 +83,6 @@ export function refreshShowIf(list) {
       fillBoxes(card, source ? source.options : [], checked);
       card.querySelector("[data-role=show-if-options]").hidden = !source;
     }
-    if (field(card, "kind").value === "category") earlier.push(card);
+    if (kinds[field(card, "kind").value]?.show_if_source) earlier.push(card);
   }
 }

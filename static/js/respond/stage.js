@@ -36,7 +36,8 @@ export function whatHappened(q, outcome) {
   const coins = visual(q).kind === "coins";
   switch (outcome.branch) {
     case "truth":
-      if (q.design.name === "warner") return t("warner_truth");
+      // A device that may flip the statement: the "truth" branch answered the statement as asked.
+      if (visual(q).sectors?.some((s) => s.branch === "negation")) return t("warner_truth");
       return t(coins ? "coins_truth" : "spinner_truth");
     case "yes":
     case "no":

@@ -19,13 +19,14 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.urls import NoReverseMatch, reverse
 
 from accounts.services import api_token_replace
-from dpcore.local import default_yes_no_spec
+from dpcore.local import crosswise, default_yes_no_spec, k_rr, warner
+from dpcore.local.cheater import cheater_detection
 from surveys import inputs, services
 from surveys.collection import simulation
 from surveys.definitions import question_designs as designs
 from surveys.definitions.demo_translations import with_spanish
 from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
-from surveys.models import Survey
+from surveys.models import Question, Survey
 from surveys.selectors import survey_respondent_count
 
 DEMO_USERNAME = "demo"
@@ -33,6 +34,15 @@ DEMO_PASSWORD = "demo-password-123"  # noqa: S105 — a published demo credentia
 DEMO_SLUG = "demo"
 DEMO_TOKEN_NAME = "make run (demo)"  # noqa: S105 — a label, not a secret
 SEED = 20240611
+
+# The stored kinds of the demo's questions; each design's spec comes from its own constructor
+# (``to_spec``), so no kind or design is spelled here.
+YES_NO, CHOICE, CATEGORY, NUMBER = (
+    Question.Kind.YES_NO.value,
+    Question.Kind.CHOICE.value,
+    Question.Kind.CATEGORY.value,
+    Question.Kind.NUMBER.value,
+)
 
 AGE_GROUPS = ["18-29", "30-44", "45-64", "65+"]
 AGE_SHARES = [0.30, 0.30, 0.25, 0.15]
@@ -70,32 +80,32 @@ DEMO_SURVEY: dict[str, Any] = {
         {
             "key": "cheated_exam",
             "text": "Have you ever cheated on an exam?",
-            "kind": "yes_no",
+            "kind": YES_NO,
             "design": default_yes_no_spec(),
         },
         {
             "key": "drove_after_drinking",
             "text": "In the past year, have you driven after drinking more than the legal limit?",
-            "kind": "yes_no",
-            "design": {"name": "warner", "p": 0.75},
+            "kind": YES_NO,
+            "design": warner(0.75).to_spec(),
         },
         {
             "key": "vote",
             "text": "Which party did you vote for in the last election?",
-            "kind": "choice",
+            "kind": CHOICE,
             "options": VOTE_OPTIONS,
-            "design": {"name": "k_rr", "epsilon": float(np.log(3))},
+            "design": k_rr(len(VOTE_OPTIONS), float(np.log(3))).to_spec(),
         },
         {
             "key": "age_group",
             "text": "Your age group",
-            "kind": "category",
+            "kind": CATEGORY,
             "options": AGE_GROUPS,
         },
         {
             "key": "hours_online",
             "text": "Hours per week spent online for leisure",
-            "kind": "number",
+            "kind": NUMBER,
             "min": 0,
             "max": 80,
             "required": False,  # optional (issue 16): a few respondents leave it out
@@ -104,24 +114,22 @@ DEMO_SURVEY: dict[str, Any] = {
         {
             "key": "fake_receipt",
             "text": "I have submitted a fake or inflated receipt for reimbursement.",
-            "kind": "yes_no",
-            "design": {
-                "name": "crosswise",
-                "innocuous_prevalence": INNOCUOUS_STATEMENTS[0]["prevalence"],
-                "innocuous_text": INNOCUOUS_STATEMENTS[0]["text"],
-            },
+            "kind": YES_NO,
+            "design": crosswise(
+                INNOCUOUS_STATEMENTS[0]["prevalence"], INNOCUOUS_STATEMENTS[0]["text"]
+            ).to_spec(),
         },
         {
             "key": "bribe",
             "text": "Have you ever offered a gift or money to get a better grade?",
-            "kind": "yes_no",
-            "design": {"name": "cheater_detection", "groups": BRIBE_GROUPS},
+            "kind": YES_NO,
+            "design": cheater_detection(BRIBE_GROUPS).to_spec(),
         },
         # Issue 16: skip logic on a direct question, and an ordered (Likert) randomized choice.
         {
             "key": "children",
             "text": "How many children do you have?",
-            "kind": "number",
+            "kind": NUMBER,
             "min": 0,
             "max": 12,
             "integer": True,  # issue 22 item 1: 2.5 children is refused
@@ -130,11 +138,11 @@ DEMO_SURVEY: dict[str, Any] = {
         {
             "key": "overwhelmed",
             "text": "This term, how often have you felt overwhelmed by coursework?",
-            "kind": "choice",
+            "kind": CHOICE,
             "options": LIKERT_OPTIONS,
             # ε = ln 4: keep with ½ (a coin), else a die picks one of the other four, so the
             # no-JavaScript page can randomize it too.
-            "design": {"name": "k_rr", "epsilon": float(np.log(4))},
+            "design": k_rr(len(LIKERT_OPTIONS), float(np.log(4))).to_spec(),
             "ordered": True,
         },
     ],

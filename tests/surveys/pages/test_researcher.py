@@ -176,3 +176,46 @@ def test_builder_gets_its_starting_designs_from_the_server(client, alice):
     for name, spec in starting.items():
         kind = "choice" if name == "k_rr" else "yes_no"
         assert designs.design_for(kind, spec, k=3).epsilon <= 10
+
+
+# ── the builder's kinds and grouped inputs, from the registries (issue 23) ──
+
+
+def test_builder_kinds_say_what_the_builder_used_to_hard_code() -> None:
+    from surveys.pages.researcher import builder_kinds
+
+    got = builder_kinds()
+    kinds = got["kinds"]
+    # The lists builder.js and logic.js carried before they read the island.
+    assert {k for k, v in kinds.items() if v["options"]} == {"choice", "category", "multi"}
+    assert {k for k, v in kinds.items() if v["bounds"]} == {"number"}
+    assert {k for k, v in kinds.items() if v["randomized"]} == {"yes_no", "choice", "multi"}
+    assert {k for k, v in kinds.items() if v["design"] == "select"} == {"yes_no", "multi"}
+    assert {k for k, v in kinds.items() if v["design"] == "fixed"} == {"choice"}
+    assert {k for k, v in kinds.items() if v["ordered"]} == {"choice"}
+    assert {k for k, v in kinds.items() if v["show_if_source"]} == {"category"}
+    assert kinds["multi"]["power_kind"] == "yes_no"
+    assert kinds["choice"]["power_kind"] == "choice"
+    assert got["default_kind"] == "yes_no"
+
+
+def test_builder_group_inputs_are_the_grouped_designs_fields() -> None:
+    from surveys.pages.researcher import builder_group_inputs
+
+    blocks = builder_group_inputs(designs.builder_designs())
+    assert [(b["design"], b["param"]) for b in blocks] == [("cheater_detection", "groups")]
+    assert [(i["path"], i["label"]) for i in blocks[0]["inputs"]] == [
+        ("design.groups[0].p_yes", "Group 1: P(forced YES)"),
+        ("design.groups[0].p_no", "Group 1: P(forced NO)"),
+        ("design.groups[1].p_yes", "Group 2: P(forced YES)"),
+        ("design.groups[1].p_no", "Group 2: P(forced NO)"),
+    ]
+
+
+def test_the_builder_page_renders_the_grouped_inputs(client, alice) -> None:
+    client.force_login(alice)
+    html = client.get(reverse("survey-new")).content.decode()
+    for path in ("design.groups[0].p_yes", "design.groups[1].p_no"):
+        assert f'data-path="{path}"' in html
+        assert f'data-error-for="{path}"' in html
+    assert 'data-error-for="design.groups"' in html
