@@ -15,6 +15,7 @@ from csp.constants import NONCE, NONE, SELF
 
 from deniable.settings.logs import logging_settings
 from deniable.settings.mail import email_settings
+from deniable.settings.middleware import MIDDLEWARE_ORDER, RESPONDENT_API_MIDDLEWARE
 from deniable.settings.openapi import OPENAPI_SETTINGS
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -56,50 +57,8 @@ INSTALLED_APPS = [
     "audit",
 ]
 
-MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    "deniable.middleware.RequestSizeLimitMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
-    # After WhiteNoise: static files keep their cache headers, dynamic responses get no-store.
-    "deniable.security.SecurityHeadersMiddleware",
-    # A respondent's JSON submission leaves here for the shorter DENIABLE_RESPONDENT_API_MIDDLEWARE
-    # below: the middlewares that follow are for researchers (deniable/respondent_lane.py).
-    "deniable.respondent_lane.RespondentApiLaneMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    # Django's LocaleMiddleware for the respondent pages and endpoints only (Accept-Language,
-    # then the survey's own languages in the view); everything else stays in LANGUAGE_CODE
-    # (docs/translations.md).
-    "deniable.locale.RespondentLocaleMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    # The branded 404 page (handler404) under DEBUG too: `make run` (deniable/not_found.py).
-    "deniable.not_found.BrandedNotFoundMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # request.user.is_verified(), then the gate: past the password, not the code → code page.
-    "django_otp.middleware.OTPMiddleware",
-    "accounts.two_factor_gate.TwoFactorGateMiddleware",
-    # Who acted, for the audit log: the request is kept for the view (audit.context).
-    "audit.context.AuditContextMiddleware",
-    "deniable.security.SessionLifetimeMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "deniable.security.ConstantPolicyCSPMiddleware",
-    # A database outage answers 503 + Retry-After, not 500 (view exceptions only; inner, so the
-    # 503 still gets every header above).
-    "deniable.middleware.DatabaseUnavailableMiddleware",
-    # Last, as django-axes requires: turns a lockout flagged during the view into its response.
-    "axes.middleware.AxesMiddleware",
-]
-# The middlewares below the lane that a respondent's submission still goes through (the same
-# order; why each other one is irrelevant there: deniable.respondent_lane.SKIPPED).
-DENIABLE_RESPONDENT_API_MIDDLEWARE = [
-    "deniable.locale.RespondentLocaleMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "deniable.not_found.BrandedNotFoundMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "deniable.security.ConstantPolicyCSPMiddleware",
-    "deniable.middleware.DatabaseUnavailableMiddleware",
-]
+MIDDLEWARE = MIDDLEWARE_ORDER  # deniable/settings/middleware.py (why each is where it is)
+DENIABLE_RESPONDENT_API_MIDDLEWARE = RESPONDENT_API_MIDDLEWARE
 
 ROOT_URLCONF = "deniable.urls"
 WSGI_APPLICATION = "deniable.wsgi.application"

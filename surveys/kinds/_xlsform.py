@@ -17,7 +17,6 @@ from typing import Any
 from dpcore.local import designs as registry
 
 #: The list every yes/no question is written with (Kobo's docs use the same name).
-YES_NO_LIST = "yes_no"
 YES_NO_NAMES = ("yes", "no")
 #: A choice name a select_multiple and a ``relevant`` expression can carry as it is (no space,
 #: no quote); other options are written as o1…ok with the option as the label.
@@ -68,6 +67,8 @@ class XlsformCells:
     type: str
     choices: tuple[tuple[str, str], ...] = ()
     cells: dict[str, str] = field(default_factory=dict)
+    #: One list every yes/no question shares (written once, its labels the interface's own).
+    shared: bool = False
 
 
 def _entry(name: Any) -> registry.DesignEntry | None:
@@ -97,9 +98,10 @@ def option_list(
     return XlsformCells(f"{type_word} {list_name}", tuple(zip(names, options, strict=True)))
 
 
-def yes_no_cells() -> XlsformCells:
-    """A yes/no question: ``select_one yes_no`` over the shared list."""
-    return XlsformCells(f"select_one {YES_NO_LIST}", (("yes", "Yes"), ("no", "No")))
+def yes_no_cells(list_name: str) -> XlsformCells:
+    """A yes/no question: ``select_one <list_name>`` over the shared list (named after the yes/no
+    kind, ``select_one yes_no``, as Kobo's documentation writes it)."""
+    return XlsformCells(f"select_one {list_name}", (("yes", "Yes"), ("no", "No")), shared=True)
 
 
 def bounds_constraint(low: float, high: float) -> str:

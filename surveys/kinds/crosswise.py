@@ -193,7 +193,7 @@ class CrosswiseKind(QuestionKind):
         return {"kind": self.stored_kind, "design": dict(row.design or {})}
 
     def xlsform_cells(self, question: Any) -> xls.XlsformCells:
-        return xls.yes_no_cells()
+        return xls.yes_no_cells(YesNoKind.stored_kind)
 
     # ── examples for the kind × surface matrix test and the demo (branch matrix) ──
 

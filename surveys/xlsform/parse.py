@@ -10,12 +10,13 @@ them all in one answer. The body is then validated by the survey validator like 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from surveys.kinds import _xlsform as xls
 from surveys.kinds.registry import kinds
 from surveys.xlsform.languages import Languages, find_languages
+from surveys.xlsform.parsed import Parsed
 from surveys.xlsform.reader import Sheet
 from surveys.xlsform.settings_sheet import parse_settings
 
@@ -41,18 +42,6 @@ _CLAUSE = re.compile(
 )
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _BOUND = re.compile(rf"^\s*\.\s*(?P<op>>=|<=)\s*(?P<v>{_NUMBER})\s*$")
-
-
-@dataclass
-class Parsed:
-    """The survey body, ``where`` (API path → cell) and the problems found by cell."""
-
-    body: dict[str, Any] = field(default_factory=dict)
-    where: dict[str, str] = field(default_factory=dict)
-    errors: dict[str, list[str]] = field(default_factory=dict)
-
-    def problem(self, ref: str, message: str) -> None:
-        self.errors.setdefault(ref, []).append(message)
 
 
 @dataclass
@@ -361,7 +350,7 @@ _METADATA = (
     "does (answers are unlinkable): remove this row."
 )
 _RELEVANT = (
-    "Skip logic reads ${question} = 'choice' or selected(${question}, 'choice'), joined by or."
+    "Skip logic reads ${question} = 'option' or selected(${question}, 'option'), joined by or."
 )
 
 

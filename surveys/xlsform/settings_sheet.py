@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from surveys.xlsform.languages import Languages, split_column
+from surveys.xlsform.parsed import Parsed
 from surveys.xlsform.reader import Sheet
-
-if TYPE_CHECKING:
-    from surveys.xlsform.parse import Parsed
 
 TITLE, SLUG, DEFAULT_LANGUAGE = "form_title", "form_id", "default_language"
 EPSILON, DELTA = "deniable::budget_epsilon", "deniable::budget_delta"

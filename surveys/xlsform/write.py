@@ -132,7 +132,7 @@ def _choices(
         if not list_name or list_name in written:
             continue
         written.add(list_name)
-        labels = words_of_options(q, languages, words, shared=list_name == xls.YES_NO_LIST)
+        labels = words_of_options(q, languages, words, shared=c.shared)
         for name, option in c.choices:
             _row(sheet, [list_name, name, *[label(option) for label in labels]], q.key)
 
