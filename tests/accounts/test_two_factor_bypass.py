@@ -30,7 +30,7 @@ PUBLIC = {
 def _urls(slug: str) -> list[tuple[str, str]]:
     fillers = {
         "slug": slug, "release_id": "00000000-0000-4000-8000-000000000000", "token_id": "1",
-        "invitation_id": "1", "username": "nobody", "uidb64": "x", "token": "y",
+        "invitation_id": "1", "username": "nobody", "uidb64": "x", "token": "y", "session_id": "1",
     }  # fmt: skip
     out = []
     for route in walk_urlconf():

@@ -226,6 +226,7 @@ PAGES = [
         "account-tokens",
         _post(lambda w: reverse("account-tokens"), lambda w: {"expires_in_days": 5}, "alice"),
     ),
+    PageCase("sessions", "account-sessions", _get(lambda w: reverse("account-sessions"), "alice")),
     PageCase("sign-up invitations", "account-invitations", _staff_invitations),
     PageCase(
         "survey audit log",
@@ -261,6 +262,7 @@ PAGES = [
 NOT_PAGES = {
     "logout",
     "account-token-revoke",
+    "account-session-revoke",
     "account-invitation-revoke",
     "survey-open",
     "survey-close",

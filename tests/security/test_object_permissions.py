@@ -17,7 +17,7 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import clear_url_caches
 
-from accounts.models import ApiToken, SignupInvitation
+from accounts.models import ApiToken, ResearcherSession, SignupInvitation
 from accounts.services import signup_invitation_create
 from surveys.models import Collaborator, Invitation, Survey
 from tests.security.support import Route, World, walk_urlconf
@@ -74,7 +74,17 @@ def _fillers(w: World) -> dict[str, str]:
         "token_id": str(ApiToken.objects.filter(user=w.alice).values_list("pk", flat=True)[0]),
         "invitation_id": str(_invitation(w).pk),
         "username": w.viewer.username,
+        "session_id": str(_session_of(w.alice).pk),
     }
+
+
+def _session_of(user: Any) -> ResearcherSession:
+    """One of the user's signed-in sessions (a session login makes one, accounts.sessions)."""
+    found = ResearcherSession.objects.filter(user=user).first()
+    if found is None:
+        Client().force_login(user)
+        found = ResearcherSession.objects.get(user=user)
+    return found
 
 
 def _invitation(w: World) -> SignupInvitation:
@@ -120,7 +130,14 @@ def test_allowlist_and_fillers_are_current():
     # Every object route can be filled (a new parameter name fails here, naming the route).
     for route in _object_routes():
         route.url(
-            {"slug": "x", "release_id": "x", "token_id": "1", "invitation_id": "1", "username": "x"}
+            {
+                "slug": "x",
+                "release_id": "x",
+                "token_id": "1",
+                "invitation_id": "1",
+                "username": "x",
+                "session_id": "1",
+            }
         )
 
 
@@ -156,6 +173,7 @@ def test_the_walk_covers_the_known_researcher_routes():
         "api-auth-token-detail",
         "account-token-revoke",
         "account-invitation-revoke",
+        "account-session-revoke",
     } <= names
     assert len(_object_routes()) >= 15
 
