@@ -19,7 +19,7 @@ from django.urls import reverse, reverse_lazy
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import ratelimit, selectors, services, two_factor
+from accounts import oidc, ratelimit, selectors, services, two_factor
 from accounts.forms import InvitationForm, SignupForm, TokenForm
 from accounts.mail import email_configured
 from deniable.errors import Conflict, InvalidInput, NotFound
@@ -46,6 +46,8 @@ class LoginView(auth_views.LoginView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["open_signup"] = settings.DENIABLE_OPEN_SIGNUP
+        # Single sign-on's button, only when it is set up (docs/accounts.md#sso).
+        context["sso_name"] = settings.DENIABLE_OIDC_PROVIDER_NAME if oidc.enabled() else ""
         return context
 
 

@@ -23,7 +23,8 @@ STAFF_PASSWORD = "root-secure-pw-2024"
 # Pages anyone may see without an account: not the gate's business.
 PUBLIC = {
     "login", "signup", "password_reset", "password_reset_done", "password_reset_confirm",
-    "password_reset_complete", "api-schema", "api-docs", "api-auth-token",
+    "password_reset_complete", "api-schema", "api-docs", "api-auth-token", "oidc-authenticate",
+    "oidc-callback",
 }  # fmt: skip
 
 

@@ -261,6 +261,9 @@ PAGES = [
 # Routes that never render an HTML page of their own: POST-then-redirect actions, JSON.
 NOT_PAGES = {
     "logout",
+    # Single sign-on: redirects to the provider and back (tests/accounts/test_oidc.py).
+    "oidc-authenticate",
+    "oidc-callback",
     "account-token-revoke",
     "account-session-revoke",
     "account-invitation-revoke",
