@@ -19,7 +19,7 @@ from django.urls import reverse, reverse_lazy
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import oidc, ratelimit, selectors, services, two_factor
+from accounts import oidc, ratelimit, selectors, services, sessions, two_factor
 from accounts.forms import InvitationForm, SignupForm, TokenForm
 from accounts.mail import email_configured
 from deniable.errors import Conflict, InvalidInput, NotFound
@@ -186,6 +186,15 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 class PasswordChangeView(auth_views.PasswordChangeView):
     success_url = reverse_lazy("password_change_done")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        """Django ends the other sessions (their password hash no longer matches); their rows
+        go too, so the sessions page does not list them (docs/accounts.md#sessions)."""
+        response = super().form_valid(form)
+        sessions.sessions_sign_out(
+            user=signed_in_user(self.request.user), keep_request=self.request
+        )
+        return response
 
 
 # --- account and API tokens ---------------------------------------------------------------------

@@ -100,3 +100,16 @@ def test_session_fixation_a_planted_session_key_is_not_logged_in(carol):
     assert victim.cookies["sessionid"].value != planted
     attacker.cookies["sessionid"] = planted
     assert attacker.get("/accounts/").status_code == 302
+
+
+def test_changing_the_password_ends_and_unlists_the_other_sessions(carol):
+    here, other = _login(), _login(CHROME_MAC)
+    new = "carol-new-secure-pw-2025"
+    response = here.post(
+        "/accounts/password/change/",
+        {"old_password": PASSWORD, "new_password1": new, "new_password2": new},
+    )
+    assert response.status_code == 302
+    assert here.get("/accounts/").status_code == 200
+    assert other.get("/accounts/").status_code == 302
+    assert ResearcherSession.objects.filter(user=carol).count() == 1

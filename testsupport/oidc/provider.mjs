@@ -79,7 +79,7 @@ provider.use(async (ctx, next) => {
 const escape = (s) => String(s).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function form(uid) {
-  return `<!doctype html><html lang="en"><head><title>Test provider sign-in</title></head><body>
+  return `<!doctype html><html lang="en"><head><title>Test provider sign-in</title><link rel="icon" href="data:,"></head><body>
 <h1>Test provider</h1>
 <form method="post" action="/interaction/${escape(uid)}">
 <label for="login">Email</label><input id="login" name="login" autofocus>
