@@ -69,9 +69,7 @@ provider.use(async (ctx, next) => {
     const claims = { ...decodeJwt(ctx.body.id_token), ...tamper };
     ctx.body = {
       ...ctx.body,
-      id_token: await new SignJWT(claims)
-        .setProtectedHeader({ alg: "RS256", kid: jwk.kid })
-        .sign(privateKey),
+      id_token: await new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: jwk.kid }).sign(privateKey),
     };
   }
 });
