@@ -11,5 +11,6 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The OpenAPI extension registers itself on import; the checks on decoration.
-        from accounts import checks, schema  # noqa: F401
+        # The OpenAPI extension registers itself on import; the checks on decoration; the
+        # session tracking's signal receivers too.
+        from accounts import checks, schema, sessions  # noqa: F401

@@ -56,3 +56,66 @@ class SignupInvitation(models.Model):
     @property
     def is_expired(self) -> bool:
         return self.expires <= timezone.now()
+
+
+class ResearcherSession(models.Model):
+    """One signed-in browser session of a researcher, for the sessions page and for signing
+    out everywhere (docs/accounts.md#sessions). The session's own data holds a random marker;
+    this row holds only its SHA-256 digest, so a database copy cannot be turned into a session.
+    Deleting the row ends the session at its next request (accounts.sessions)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="researcher_sessions"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    # A coarse summary ("Firefox on Linux"), never the whole user agent nor an address.
+    device = models.CharField(max_length=100)
+    via = models.CharField(max_length=20, default="password")
+    created = models.DateTimeField(default=timezone.now)
+    last_seen = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-last_seen", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.device} ({self.user_id})"
+
+
+class KnownDevice(models.Model):
+    """A browser a researcher has signed in from: the digest of its device cookie. A sign-in
+    from a browser without a known cookie is emailed to the researcher."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="known_devices"
+    )
+    digest = models.CharField(max_length=64)
+    device = models.CharField(max_length=100)
+    first_seen = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "digest"], name="known_device_once_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.device} ({self.user_id})"
+
+
+class OidcIdentity(models.Model):
+    """A researcher's account at the single sign-on provider: (issuer, subject) is how a later
+    sign-in finds the account, whatever the email says then (docs/accounts.md#sso)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="oidc_identities"
+    )
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="oidc_identity_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"

@@ -32,6 +32,7 @@ from django_otp.models import Device
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from accounts.oidc import SSO_MFA_KEY
 from deniable.errors import DomainError, ErrorCode
 
 RECOVERY_CODES = 10
@@ -64,7 +65,16 @@ def session_verified(request: HttpRequest) -> bool:
     """Is this session past the second factor? (django-otp's ``OTPMiddleware`` adds
     ``is_verified`` to the request's user.)"""
     is_verified = getattr(request.user, "is_verified", None)
-    return bool(is_verified is not None and is_verified())
+    if is_verified is not None and is_verified():
+        return True
+    # Single sign-on whose provider asserted multi-factor authentication, where trusted
+    # (DENIABLE_OIDC_TRUST_MFA; docs/accounts.md#sso).
+    session = getattr(request, "session", None)
+    return bool(
+        settings.DENIABLE_OIDC_TRUST_MFA
+        and session is not None
+        and session.get(SSO_MFA_KEY) is True
+    )
 
 
 def locked_out(request: HttpRequest, user: User) -> bool:

@@ -19,7 +19,7 @@ from django.urls import reverse, reverse_lazy
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import ratelimit, selectors, services, two_factor
+from accounts import oidc, ratelimit, selectors, services, sessions, two_factor
 from accounts.forms import InvitationForm, SignupForm, TokenForm
 from accounts.mail import email_configured
 from deniable.errors import Conflict, InvalidInput, NotFound
@@ -46,6 +46,8 @@ class LoginView(auth_views.LoginView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["open_signup"] = settings.DENIABLE_OPEN_SIGNUP
+        # Single sign-on's button, only when it is set up (docs/accounts.md#sso).
+        context["sso_name"] = settings.DENIABLE_OIDC_PROVIDER_NAME if oidc.enabled() else ""
         return context
 
 
@@ -184,6 +186,15 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 class PasswordChangeView(auth_views.PasswordChangeView):
     success_url = reverse_lazy("password_change_done")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        """Django ends the other sessions (their password hash no longer matches); their rows
+        go too, so the sessions page does not list them (docs/accounts.md#sessions)."""
+        response = super().form_valid(form)
+        sessions.sessions_sign_out(
+            user=signed_in_user(self.request.user), keep_request=self.request
+        )
+        return response
 
 
 # --- account and API tokens ---------------------------------------------------------------------

@@ -46,6 +46,9 @@ SKIPPED: dict[str, str] = {
     "django.contrib.auth.middleware.AuthenticationMiddleware": (
         "the view has no authentication classes and never reads request.user"
     ),
+    "accounts.sessions.SessionGuardMiddleware": (
+        "ends signed-out researcher sessions; it skips respondent paths itself and reads no session"
+    ),
     "django_otp.middleware.OTPMiddleware": "only decorates request.user, which nothing reads",
     "accounts.two_factor_gate.TwoFactorGateMiddleware": (
         "api-survey-responses is in its OPEN_ROUTES: it always lets these posts through"

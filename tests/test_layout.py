@@ -72,7 +72,6 @@ NOT_YET_MIRRORED = {
     "accounts/api/serializers.py",
     "accounts/api/views.py",
     "accounts/authentication.py",
-    "accounts/checks.py",
     "accounts/forms.py",
     "accounts/inputs.py",
     "accounts/keys.py",

@@ -17,6 +17,7 @@ from deniable.settings.logs import logging_settings
 from deniable.settings.mail import email_settings
 from deniable.settings.middleware import MIDDLEWARE_ORDER, RESPONDENT_API_MIDDLEWARE
 from deniable.settings.openapi import OPENAPI_SETTINGS
+from deniable.settings.sso import *
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(environ.Env().str("DENIABLE_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -220,7 +221,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # AxesStandaloneBackend first: it refuses a locked-out username before any password is checked.
+# The single sign-on backend before it: it answers only the callback of a sign-in (the provider
+# authenticated the person; django-axes counts passwords and codes typed here).
 AUTHENTICATION_BACKENDS = [
+    "accounts.oidc.DeniableOIDCBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
@@ -318,6 +322,7 @@ OTP_TOTP_ISSUER = "Deniable"
 # seconds of a typo, with a message of its own.
 OTP_TOTP_THROTTLE_FACTOR = 0
 OTP_STATIC_THROTTLE_FACTOR = 0
+# Single sign-on (OpenID Connect), off unless DENIABLE_OIDC_ISSUER is set: settings/sso.py.
 # Sign-up invitation links expire after this many days (the page and command may choose 1–90).
 DENIABLE_SIGNUP_INVITATION_DAYS = env.int("DENIABLE_SIGNUP_INVITATION_DAYS", default=7)
 # API tokens: default and longest lifetime in days, and unexpired tokens per researcher.

@@ -23,6 +23,8 @@ MIDDLEWARE_ORDER = [
     "deniable.not_found.BrandedNotFoundMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A session signed out elsewhere ("sign out everywhere") ends here, before anything uses it.
+    "accounts.sessions.SessionGuardMiddleware",
     # request.user.is_verified(), then the gate: past the password, not the code → code page.
     "django_otp.middleware.OTPMiddleware",
     "accounts.two_factor_gate.TwoFactorGateMiddleware",

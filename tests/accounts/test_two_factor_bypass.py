@@ -23,7 +23,8 @@ STAFF_PASSWORD = "root-secure-pw-2024"
 # Pages anyone may see without an account: not the gate's business.
 PUBLIC = {
     "login", "signup", "password_reset", "password_reset_done", "password_reset_confirm",
-    "password_reset_complete", "api-schema", "api-docs", "api-auth-token",
+    "password_reset_complete", "api-schema", "api-docs", "api-auth-token", "oidc-authenticate",
+    "oidc-callback",
 }  # fmt: skip
 
 
@@ -31,6 +32,7 @@ def _urls(slug: str) -> list[tuple[str, str]]:
     fillers = {
         "slug": slug, "release_id": "00000000-0000-4000-8000-000000000000", "token_id": "1",
         "invitation_id": "1", "username": "nobody", "uidb64": "x", "token": "y", "webhook_id": "1",
+        "session_id": "1",
     }  # fmt: skip
     out = []
     for route in walk_urlconf():

@@ -48,7 +48,14 @@ def test_settings_are_as_documented():
     assert settings.AXES_FAILURE_LIMIT == 5
     assert settings.AXES_COOLOFF_TIME == timedelta(minutes=15)
     assert settings.AXES_LOCKOUT_PARAMETERS == ["username"]
-    assert settings.AUTHENTICATION_BACKENDS[0] == "axes.backends.AxesStandaloneBackend"
+    # Axes before every backend that checks a password; the single sign-on backend, before it,
+    # answers only its own callback (tests/accounts/test_oidc.py, a password login with
+    # code and state in its URL) and checks no password.
+    assert settings.AUTHENTICATION_BACKENDS == [
+        "accounts.oidc.DeniableOIDCBackend",
+        "axes.backends.AxesStandaloneBackend",
+        "django.contrib.auth.backends.ModelBackend",
+    ]
     assert settings.MIDDLEWARE[-1] == "axes.middleware.AxesMiddleware"
     assert settings.SESSION_COOKIE_AGE == 30 * 60 and settings.SESSION_SAVE_EVERY_REQUEST
 

@@ -226,6 +226,7 @@ PAGES = [
         "account-tokens",
         _post(lambda w: reverse("account-tokens"), lambda w: {"expires_in_days": 5}, "alice"),
     ),
+    PageCase("sessions", "account-sessions", _get(lambda w: reverse("account-sessions"), "alice")),
     PageCase("sign-up invitations", "account-invitations", _staff_invitations),
     PageCase(
         "survey audit log",
@@ -260,7 +261,11 @@ PAGES = [
 # Routes that never render an HTML page of their own: POST-then-redirect actions, JSON.
 NOT_PAGES = {
     "logout",
+    # Single sign-on: redirects to the provider and back (tests/accounts/test_oidc.py).
+    "oidc-authenticate",
+    "oidc-callback",
     "account-token-revoke",
+    "account-session-revoke",
     "account-invitation-revoke",
     "survey-open",
     "survey-close",

@@ -17,7 +17,7 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import clear_url_caches
 
-from accounts.models import ApiToken, SignupInvitation
+from accounts.models import ApiToken, ResearcherSession, SignupInvitation
 from accounts.services import signup_invitation_create
 from surveys.models import Collaborator, Invitation, Survey, Webhook
 from tests.security.support import Route, World, walk_urlconf
@@ -49,6 +49,10 @@ PUBLIC = {
     "password_reset_done",
     "password_reset_confirm",
     "password_reset_complete",
+    # Single sign-on (accounts.oidc_views): a visitor starts it and comes back to the callback;
+    # both 404 while it is off (tests/accounts/test_oidc.py).
+    "oidc-authenticate",
+    "oidc-callback",
     "healthz",
     "api-schema",
     "api-docs",
@@ -79,6 +83,7 @@ def _fillers(w: World) -> dict[str, str]:
         "invitation_id": str(_invitation(w).pk),
         "username": w.viewer.username,
         "webhook_id": str(_webhook(w).pk),
+        "session_id": str(_session_of(w.alice).pk),
     }
 
 
@@ -88,6 +93,15 @@ def _webhook(w: World) -> Webhook:
         survey=w.survey, url="https://example.org/hook", defaults={"secret": "s" * 64}
     )
     return hook
+
+
+def _session_of(user: Any) -> ResearcherSession:
+    """One of the user's signed-in sessions (a session login makes one, accounts.sessions)."""
+    found = ResearcherSession.objects.filter(user=user).first()
+    if found is None:
+        Client().force_login(user)
+        found = ResearcherSession.objects.get(user=user)
+    return found
 
 
 def _invitation(w: World) -> SignupInvitation:
@@ -140,6 +154,7 @@ def test_allowlist_and_fillers_are_current():
                 "invitation_id": "1",
                 "username": "x",
                 "webhook_id": "1",
+                "session_id": "1",
             }
         )
 
@@ -176,6 +191,7 @@ def test_the_walk_covers_the_known_researcher_routes():
         "api-auth-token-detail",
         "account-token-revoke",
         "account-invitation-revoke",
+        "account-session-revoke",
     } <= names
     assert len(_object_routes()) >= 15
 
