@@ -271,6 +271,9 @@ NOT_PAGES = {
     "survey-close",
     "survey-invitations-revoke",
     "survey-duplicate",
+    # The builder's "Import XLSForm": a POST that redirects to the builder or back with its
+    # problems (tests/surveys/pages/test_xlsform_import_page.py).
+    "survey-import",
     "survey-archive",
     "survey-unarchive",
     "survey-slug",

@@ -343,6 +343,8 @@ NEED: dict[tuple[str, str], str] = {
     ("api-survey", "get"): "view",
     ("api-survey-estimates", "get"): "view",
     ("api-survey-export", "get"): "view",
+    # The survey as an XLSForm, like any read of its definition (docs/xlsform.md).
+    ("api-survey-xlsform", "get"): "view",
     ("api-survey-export-metadata", "get"): "view",
     ("api-survey-regression", "get"): "view",
     ("api-survey-invitations", "get"): "view",
