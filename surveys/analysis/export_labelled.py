@@ -34,6 +34,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import IO, Any
 
+from django.urls import reverse
+
 from surveys.analysis import export
 from surveys.kinds import kind_of
 from surveys.kinds.base import ColumnLabels
@@ -180,7 +182,7 @@ def notes(survey: Survey, table: LabelledTable) -> list[str]:
         f"Deniable survey {survey.slug}: {survey.title}",
         "One row per respondent, shuffled; randomized columns hold the REPORTED answer, not the"
         " true one. Debias with each design's c and d: pi_hat = (mean - d) / c.",
-        f"Full metadata: GET /api/v1/surveys/{survey.slug}/responses/export/metadata/",
+        "Full metadata: GET " + reverse("api-survey-export-metadata", args=[survey.slug]),
     ]
     question_of = {
         c: q.key for q in survey.questions.all() for c, _ in kind_of(q).export_columns(q)

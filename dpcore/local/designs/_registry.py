@@ -15,9 +15,7 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from functools import cache
-from typing import Any, Final, Literal
-
-import numpy as np
+from typing import Any, Final, Literal, Protocol
 
 __all__ = [
     "BrowserHooks",
@@ -38,6 +36,15 @@ ParamType = Literal["probability", "positive", "text", "groups"]
 #: What a physical device's face tells a respondent to report (the no-JS path,
 #: ``surveys.definitions.physical``): the true answer, YES, NO, or the opposite of the truth.
 Outcome = Literal["truth", "yes", "no", "opposite"]
+
+
+class SimulationDraws(Protocol):
+    """Where a *simulated* respondent's extra uniform draws come from (a seeded numpy Generator in
+    the demo and the statistical tests). Typed by what it does, so this package never names
+    ``numpy.random``: privacy noise here comes from ``secrets`` only (tests/dpcore/central/
+    test_noise.py)."""
+
+    def random(self) -> float: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,7 +148,7 @@ class DesignEntry:
     #: A respondent's device simulated (the demo and the statistical tests, never the server's
     #: own noise): the report given the spec, the truth, one uniform draw ``u`` and the
     #: generator for any further draw. None: not a one-report yes/no design.
-    simulate: Callable[[Mapping[str, Any], bool, float, np.random.Generator], bool] | None = None
+    simulate: Callable[[Mapping[str, Any], bool, float, SimulationDraws], bool] | None = None
     #: The outcomes of a coin or dice device running the design and their chances, from the spec
     #: values (None: no device runs it, the no-JS page then needs JavaScript or draws nothing).
     device: Callable[[Mapping[str, Any]], list[tuple[Outcome, float | Fraction]]] | None = None

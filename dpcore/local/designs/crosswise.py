@@ -8,11 +8,9 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
-import numpy as np
-
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import MAX_INNOCUOUS_TEXT, BinaryDesign
-from dpcore.local.designs._registry import DesignEntry, Param, register
+from dpcore.local.designs._registry import DesignEntry, Param, SimulationDraws, register
 from dpcore.validation import design_probability as _probability
 
 __all__ = ["ENTRY", "crosswise"]
@@ -56,7 +54,7 @@ def _exact_report(params: Mapping[str, float]) -> tuple[Fraction, Fraction]:
     return p, 1 - p
 
 
-def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: SimulationDraws) -> bool:
     # No randomizer: the respondent's innocuous fact (true when u < p) is the randomness; SAME
     # (True) when both agree.
     return bool((u < spec["innocuous_prevalence"]) == truth)

@@ -9,11 +9,16 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
-import numpy as np
-
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import SUM_TOLERANCE, BinaryDesign
-from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Outcome, Param, register
+from dpcore.local.designs._registry import (
+    BrowserHooks,
+    DesignEntry,
+    Outcome,
+    Param,
+    SimulationDraws,
+    register,
+)
 from dpcore.local.grid import GRID, on_grid
 from dpcore.validation import design_number as _number
 from dpcore.validation import design_probability as _probability
@@ -99,7 +104,7 @@ def _build(spec: Mapping[str, Any], k: int | None) -> BinaryDesign:
     return forced_response(spec["p_truth"], spec["p_yes"], spec["p_no"])
 
 
-def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: SimulationDraws) -> bool:
     # First coin: tell the truth with p_truth; otherwise the forced answer, yes with p_yes.
     if u < spec["p_truth"]:
         return truth

@@ -7,11 +7,16 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
-import numpy as np
-
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
-from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Outcome, Param, register
+from dpcore.local.designs._registry import (
+    BrowserHooks,
+    DesignEntry,
+    Outcome,
+    Param,
+    SimulationDraws,
+    register,
+)
 from dpcore.local.designs.forced_response import realise_truth_yes
 from dpcore.local.grid import on_grid
 from dpcore.validation import design_probability as _probability
@@ -56,7 +61,7 @@ def _build(spec: Mapping[str, Any], k: int | None) -> BinaryDesign:
     return two_probability(spec["p_yes_if_trait"], spec["p_yes_if_not"])
 
 
-def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: SimulationDraws) -> bool:
     # Any device with P(yes | trait) = a and P(yes | no trait) = b.
     return bool(u < (spec["p_yes_if_trait"] if truth else spec["p_yes_if_not"]))
 

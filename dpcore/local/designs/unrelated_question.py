@@ -8,11 +8,16 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
-import numpy as np
-
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
-from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Outcome, Param, register
+from dpcore.local.designs._registry import (
+    BrowserHooks,
+    DesignEntry,
+    Outcome,
+    Param,
+    SimulationDraws,
+    register,
+)
 from dpcore.local.grid import GRID, on_grid
 from dpcore.validation import design_probability as _probability
 
@@ -55,7 +60,7 @@ def _build(spec: Mapping[str, Any], k: int | None) -> BinaryDesign:
     return unrelated_question(spec["p"], spec["innocuous_prevalence"])
 
 
-def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: SimulationDraws) -> bool:
     # Answer the sensitive question with probability p, else the innocuous one.
     if u < spec["p"]:
         return truth

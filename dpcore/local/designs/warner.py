@@ -6,11 +6,16 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
-import numpy as np
-
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
-from dpcore.local.designs._registry import BrowserHooks, DesignEntry, Outcome, Param, register
+from dpcore.local.designs._registry import (
+    BrowserHooks,
+    DesignEntry,
+    Outcome,
+    Param,
+    SimulationDraws,
+    register,
+)
 from dpcore.local.grid import GRID, on_grid
 from dpcore.validation import design_probability as _probability
 
@@ -42,7 +47,7 @@ def _realise(t: tuple[int, ...]) -> tuple[dict[str, int], Fraction, Fraction] | 
     return {"as_asked": t[0]}, Fraction(t[0], GRID), 1 - Fraction(t[0], GRID)
 
 
-def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: np.random.Generator) -> bool:
+def _simulate(spec: Mapping[str, Any], truth: bool, u: float, rng: SimulationDraws) -> bool:
     # Answer the statement with probability p, its negation otherwise.
     return truth if u < spec["p"] else not truth
 
