@@ -281,10 +281,6 @@ NOT_PAGES = {
     "survey-unshare",
     "healthz",
     "api-schema",
-    # Offline answering's worker script and manifest (not pages; their headers:
-    # tests/surveys/pages/test_offline.py).
-    "respond-worker",
-    "respond-manifest",
 }
 
 
