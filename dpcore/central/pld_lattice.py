@@ -48,6 +48,8 @@ _TAIL_NATS = 40.0
 # Coarsening blocks of at least this many lattice points are built by dgauss_lattice (O(block +
 # cells) instead of O(σ)); below it the full lattice is small (≤ 20·block/fine points).
 _FAST_MIN_BLOCK = 32
+# Cells one gridded group may span (8 bytes each): beyond it the PLD accountant declines.
+_MAX_GRID_CELLS = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -317,6 +319,13 @@ def _to_grid(g: _Tilted, h: float, lam: float, pessimistic: bool = True) -> tupl
     """Put a group's tilted masses on the grid ℓ = i·h by connect-the-dots (see :func:`_split`);
     a tilted mass moved from ℓ to ℓ′ is multiplied by e^{λ(ℓ′ − ℓ)} (the untilted mass moves)."""
     loss = g.losses()
+    # A group whose losses are off the float range or would need more grid cells than memory
+    # holds (a shift of thousands at ε in the hundreds of thousands) cannot be gridded: the
+    # accountant is "not applicable" there (events_epsilon answers ∞, the others decide). Without
+    # this check an overflowed index was cast to int64 and the grid built from garbage.
+    span = (float(loss[-1]) - float(loss[0])) / h if h > 0 else math.inf
+    if not (np.all(np.isfinite(loss)) and span < _MAX_GRID_CELLS):
+        raise OverflowError("privacy losses out of the grid's range")
     low, a, b = _split(loss, h, pessimistic)
     first = int(low[0])
     rel = low - first

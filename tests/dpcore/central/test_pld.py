@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import warnings
 
 import mpmath
 import numpy as np
@@ -204,3 +205,25 @@ def test_grouping_multiplicities_matches_repeats() -> None:
     )
     assert b.method == "pld" and b.epsilon == a
     assert np.isfinite(a)
+
+
+@pytest.mark.parametrize("epsilon", [2e3, 2e4, 2e5, 2e6])
+def test_huge_losses_decline_instead_of_gridding_garbage(epsilon: float) -> None:
+    """Regression: a shift-1601 release at ε = 2·10⁵ beside four shift-1 ones cast overflowed
+    grid indices to int64 (RuntimeWarning) before failing. Now the accountant either answers (never
+    below the four shift-1 events' own pure ε minus their δ slack) or declines with ∞."""
+    events = {DL(epsilon, 1601): 1, DL(epsilon, 1): 4}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = pld.events_epsilon(
+            {
+                accounting.ShiftedDiscreteLaplaceEvent(epsilon, 1601): 1,
+                accounting.DiscreteLaplaceEvent(epsilon): 4,
+            },
+            1e-6,
+            math.inf,
+        )
+        direct = pld.pld_epsilon(events, 1e-6) if math.isfinite(result) else math.inf
+    # Four pure ε events compose to exactly 4ε at δ = 0; at δ = 1e-6 at most ln(1/δ) < 14 less.
+    assert result == math.inf or result >= 4 * epsilon - 14
+    assert direct == result
