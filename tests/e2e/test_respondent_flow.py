@@ -7,12 +7,9 @@ the researcher's view of the estimates, and a phone-sized layout.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import re
-import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,7 +20,6 @@ from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
 from surveys.services import survey_open
 from tests.e2e.respondent_support import memo_key
-from testsupport.browser import CHROMIUM, CHROMIUM_ARGS
 from testsupport.factories import make_campus_survey as make_survey
 from testsupport.factories import submission_create, survey_create
 
@@ -149,62 +145,102 @@ def test_complete_survey_sends_only_reported_answers(live_server, new_page):
     assert not page.locator("#respond-form").is_visible()
 
 
-async def _coin_runs(url: str, key: str, runs: int, concurrency: int) -> list[bool]:
-    """``runs`` fresh browser contexts (fresh localStorage each), ``concurrency`` at a time.
+# Words for ``crypto.getRandomValues`` queued by the test: a Uint32Array request takes them while
+# the queue lasts (the randomizer's draws; the page's other draws use Uint8Array), then Web Crypto.
+QUEUED_WORDS = """
+(() => {
+  const real = crypto.getRandomValues.bind(crypto);
+  window.__words = [];
+  crypto.getRandomValues = (a) => {
+    if (a instanceof Uint32Array && window.__words.length) {
+      for (let i = 0; i < a.length; i += 1) a[i] = window.__words.shift();
+      return a;
+    }
+    return real(a);
+  };
+})();
+"""
+GRID = 2**53  # the randomizer's draw U is uniform on [0, 2⁵³) (static/js/rr/randomizer.js)
 
-    The async API lets the contexts overlap: one at a time costs ~0.7 s per run on a loaded CI box.
-    """
-    from playwright.async_api import async_playwright
 
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        gate = asyncio.Semaphore(concurrency)
+def _words(u: int) -> list[int]:
+    """The two 32-bit words ``uint53`` turns into ``u``: u = hi·2²¹ + (lo >>> 11)."""
+    return [u >> 21, (u & (2**21 - 1)) << 11]
 
-        async def one() -> bool:
-            async with gate:
-                # Reduced motion: no animation, the flip shows at once (the "skip" path).
-                context = await browser.new_context(reduced_motion="reduce")
-                # Only the page and its script matter here: skip the stylesheet and the icon.
-                await context.route("**/*.{css,svg}", lambda route: route.abort())
-                try:
-                    page = await context.new_page()
-                    await page.goto(url, wait_until="domcontentloaded")
-                    await page.locator('#step-cheated [data-truth="true"]').click()
-                    await page.locator("#step-cheated [data-role=flip]").click()
-                    raw = await page.evaluate("k => window.localStorage.getItem(k)", key)
-                    return json.loads(raw)
-                finally:
-                    await context.close()
 
-        try:
-            return await asyncio.gather(*(one() for _ in range(runs)))
-        finally:
-            await browser.close()
+def test_coin_design_reports_exactly_at_the_servers_thresholds(live_server, new_page):
+    """The page's click path: truth → the server's integer thresholds → the report, at every
+    boundary of the coin design (forced response: U < T_truth → the truth; T_truth ≤ U < T_yes
+    → "yes"; U ≥ T_yes → "no"). The draw is queued by the test, so each case is exact; both
+    truths, so a page that reports the truth or a forced answer in the wrong band fails."""
+    survey = make_survey(COIN_ONLY)
+    page, problems = new_page(reduced_motion="reduce")
+    page.add_init_script(QUEUED_WORDS)
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    key = memo_key(survey, "cheated")
+    question = page.evaluate(
+        "JSON.parse(document.getElementById('survey-data').textContent).questions[0]"
+    )
+    t = question["thresholds"]
+    # ½ truth, ¼ forced yes, ¼ forced no (the coin design's P), on the 2⁵³ grid.
+    assert (t["truth"], t["yes"]) == (GRID // 2, GRID * 3 // 4)
+    cases = [
+        (0, None),
+        (t["truth"] - 1, None),
+        (t["truth"], True),
+        (t["yes"] - 1, True),
+        (t["yes"], False),
+        (GRID - 1, False),
+    ]
+    for truth in (True, False):
+        for u, forced in cases:
+            page.evaluate("localStorage.clear()")
+            page.reload()
+            page.evaluate("w => { window.__words = w; }", _words(u))
+            page.locator(f'#step-cheated [data-truth="{str(truth).lower()}"]').click()
+            page.locator("#step-cheated [data-role=flip]").click()
+            page.locator("#step-cheated [data-role=result]").wait_for()
+            assert page.evaluate("window.__words.length") == 0  # the flip drew this U
+            reported = json.loads(page.evaluate("k => localStorage.getItem(k)", key))
+            assert reported is (truth if forced is None else forced), (truth, u, reported)
+    assert problems.messages == []
 
 
 @pytest.mark.slow
-def test_coin_design_reported_yes_share(live_server, browser):
-    """200 fresh browser contexts (fresh localStorage each) with truth YES on the coin design.
+def test_coin_design_reported_yes_share(live_server, new_page):
+    """The page's own randomizer module, with the page's Web Crypto and the thresholds the server
+    rendered, 10,000 draws per truth (the click path around it is held exactly by the test above;
+    it once opened 200 fresh browser contexts for one draw each, 220 s of CI).
 
-    P(report yes | truth yes) = c + d = ½ + ¼ = 0.75, so the count of yes reports is
-    Binomial(200, 0.75): SE of the share = √(0.75·0.25/200) ≈ 0.0306, and 5 SE ≈ 0.153.
-    A correct implementation falls outside 0.75 ± 0.153 with probability α ≈ 6e-7 (two-sided
-    normal tail at 5σ); a broken coin (truth always reported: 1.0; a fair yes/no coin: 0.5; the
-    truth dropped, forced answers only: 0.5) falls outside it.
-    """
+    P(report yes | truth yes) = ½ + ¼ = 0.75 and P(yes | no) = 0.25: the count of yes reports is
+    Binomial(10⁴, 0.75) or (10⁴, 0.25); SE of a share = √(0.75·0.25/10⁴) ≈ 0.0043 and 5 SE ≈
+    0.022. A correct page falls outside with probability α ≈ 6e-7 each (two-sided normal tail at
+    5σ); a broken coin (the truth always: 1.0 and 0.0; a fair coin: 0.5; a draw biased by a few
+    points) falls outside it."""
     survey = make_survey(COIN_ONLY)
-    url = f"{live_server.url}/s/{survey.slug}/"
-    runs = 200
-    started = time.monotonic()
-    # The sync API's event loop owns this thread; the async runs get a thread of their own.
-    key = memo_key(survey, "cheated")  # the survey's scope, not its slug
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        values = pool.submit(asyncio.run, _coin_runs(url, key, runs, 4)).result()
-    assert all(isinstance(v, bool) for v in values)
-    share = sum(values) / runs
+    page, problems = new_page(reduced_motion="reduce")
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    runs = 10_000
+    shares = page.evaluate(
+        """async (runs) => {
+          const entry = document.querySelector('script[src*="respond.js"]').src;
+          const rr = await import(new URL("rr/randomizer.js", entry).href);
+          const data = JSON.parse(document.getElementById("survey-data").textContent);
+          const q = data.questions[0];
+          const fill = (a) => crypto.getRandomValues(a);
+          const share = (truth) => {
+            let yes = 0;
+            for (let i = 0; i < runs; i += 1) yes += rr.randomize(q, truth, fill).reported ? 1 : 0;
+            return yes / runs;
+          };
+          return [share(true), share(false)];
+        }""",
+        runs,
+    )
     bound = 5 * math.sqrt(0.75 * 0.25 / runs)
-    assert abs(share - 0.75) <= bound, (share, bound)
-    print(f"coin runs: {runs} in {time.monotonic() - started:.1f}s, reported-yes share {share:.3f}")
+    assert abs(shares[0] - 0.75) <= bound, (shares, bound)
+    assert abs(shares[1] - 0.25) <= bound, (shares, bound)
+    assert problems.messages == []
 
 
 def test_reload_keeps_the_report_and_resubmission_is_idempotent(live_server, new_page):
