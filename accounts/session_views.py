@@ -1,10 +1,10 @@
 """The sessions page (docs/accounts.md#sessions): where one is signed in, and signing out of
-one, of all the others, or everywhere (optionally revoking the API tokens too)."""
+one, of all the others, or everywhere (optionally revoking the API tokens too). The services are
+in accounts.sessions, shared with the API (accounts.api.session_views)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -12,6 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors, sessions
+from deniable.errors import NotFound
 from deniable.users import signed_in_user
 
 
@@ -21,19 +22,18 @@ from deniable.users import signed_in_user
 def sessions_page(request: HttpRequest) -> HttpResponse:
     user = signed_in_user(request.user)
     if request.method == "POST":
-        everywhere = request.POST.get("action") == "everywhere"
         revoke_tokens = request.POST.get("revoke_tokens") == "on"
-        ended = sessions.sessions_sign_out(
+        ended = sessions.sessions_end(
             user=user,
-            keep_request=None if everywhere else request,
+            everywhere=request.POST.get("action") == "everywhere",
             revoke_tokens=revoke_tokens,
+            request=request,
         )
         tokens = " API tokens revoked." if revoke_tokens else ""
-        if everywhere:
-            logout(request)
+        if ended.current:  # everywhere: this session too, now logged out
             messages.success(request, f"Signed out everywhere.{tokens}")
             return redirect("login")
-        messages.success(request, f"Signed out of {ended} other session(s).{tokens}")
+        messages.success(request, f"Signed out of {ended.sessions} other session(s).{tokens}")
         return redirect("account-sessions")
     context = {
         "sessions": sessions.sessions_for(user=user),
@@ -46,12 +46,13 @@ def sessions_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def session_revoke(request: HttpRequest, session_id: int) -> HttpResponse:
-    user = signed_in_user(request.user)
-    current = sessions.current_session_id(request)
-    if not sessions.session_revoke(user=user, session_id=session_id):
-        raise Http404("No such session.")  # someone else's is a 404 like a missing one
-    if session_id == current:
-        logout(request)
+    try:
+        here = sessions.session_end(
+            user=signed_in_user(request.user), session_id=session_id, request=request
+        )
+    except NotFound as exc:
+        raise Http404("No such session.") from exc  # someone else's is a 404 like a missing one
+    if here:  # this session: logged out
         return redirect("login")
     messages.success(request, "That session is signed out.")
     return redirect("account-sessions")

@@ -1,5 +1,7 @@
-"""A researcher's signed-in sessions: listed on the sessions page, ended one by one, all but
-this one, or everywhere (docs/accounts.md#sessions).
+"""A researcher's signed-in sessions: listed on the sessions page and by the API, ended one by
+one, all but this one, or everywhere (docs/accounts.md#sessions). The page
+(accounts.session_views) and the API (accounts.api.session_views) call the same services here:
+:func:`sessions_for`, :func:`session_end` and :func:`sessions_end`.
 
 Each session login puts a random marker in the session's data and a row with the marker's
 SHA-256 digest in :class:`~accounts.models.ResearcherSession`. :class:`SessionGuardMiddleware`
@@ -12,6 +14,7 @@ nothing of a researcher's session moves when they answer a survey in the same br
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -27,6 +30,7 @@ from django.utils import timezone
 
 from accounts import devices, keys
 from accounts.models import ApiToken, ResearcherSession
+from deniable.errors import NotFound
 from deniable.locale import is_respondent_path
 from deniable.users import signed_in
 
@@ -57,11 +61,25 @@ def sessions_for(*, user: User) -> QuerySet[ResearcherSession]:
     ).order_by("-last_seen", "-id")
 
 
-def current_session_id(request: HttpRequest) -> int | None:
+def current_session_id(request: HttpRequest, *, user: User | None = None) -> int | None:
+    """The id of ``request``'s own session (of ``user``'s sessions, when given), if tracked."""
     digest = _digest(request)
     if not digest:
         return None
-    return ResearcherSession.objects.filter(digest=digest).values_list("pk", flat=True).first()
+    rows = ResearcherSession.objects.filter(digest=digest)
+    if user is not None:
+        rows = rows.filter(user=user)
+    return rows.values_list("pk", flat=True).first()
+
+
+@dataclass(frozen=True)
+class SignedOut:
+    """What a sign-out ended: how many sessions and API tokens, and whether the session asking
+    was among them (it is then logged out)."""
+
+    sessions: int
+    tokens: int
+    current: bool = False
 
 
 @transaction.atomic
@@ -93,16 +111,56 @@ def session_revoke(*, user: User, session_id: int) -> bool:
 @transaction.atomic
 def sessions_sign_out(
     *, user: User, keep_request: HttpRequest | None = None, revoke_tokens: bool = False
-) -> int:
+) -> SignedOut:
     """End every session of ``user`` (all but the one of ``keep_request`` when given), and their
-    API tokens too when asked. Returns how many sessions ended."""
+    API tokens too when asked."""
     rows = ResearcherSession.objects.filter(user=user)
     if keep_request is not None:
         rows = rows.exclude(digest=_digest(keep_request))
-    ended, _ = rows.delete()
+    _, ended = rows.delete()
+    revoked: dict[str, int] = {}
     if revoke_tokens:
-        ApiToken.objects.filter(user=user).delete()
-    return ended
+        _, revoked = ApiToken.objects.filter(user=user).delete()
+    return SignedOut(
+        sessions=ended.get(ResearcherSession._meta.label, 0),
+        tokens=revoked.get(ApiToken._meta.label, 0),
+    )
+
+
+def session_end(*, user: User, session_id: int, request: HttpRequest | None = None) -> bool:
+    """End one of ``user``'s sessions: the sessions page's "Sign out" and ``DELETE`` on the API.
+
+    ``request`` is the session asking, if a session is asking (a token request has none).
+    Someone else's session and a missing one are the same :class:`NotFound`, so an id says
+    nothing about other accounts. Returns True when the session ended was ``request``'s own,
+    which is then logged out."""
+    current = current_session_id(request, user=user) if request is not None else None
+    if not session_revoke(user=user, session_id=session_id):
+        raise NotFound("No such session.")
+    if request is not None and current == session_id:
+        logout(request)
+        return True
+    return False
+
+
+def sessions_end(
+    *, user: User, everywhere: bool, revoke_tokens: bool = False, request: HttpRequest | None = None
+) -> SignedOut:
+    """Sign ``user`` out of their other sessions, or everywhere, and revoke their API tokens too
+    when asked: the sessions page's two buttons and ``POST …/auth/sessions/sign-out/``.
+
+    ``request`` is the session asking, if a session is asking: "the others" keeps it and
+    "everywhere" logs it out. A token request has no session of its own, so for it every session
+    is one of the others. A session of another account (a cookie sent beside a token) is neither
+    kept nor logged out."""
+    here = request if request is not None and current_session_id(request, user=user) else None
+    result = sessions_sign_out(
+        user=user, keep_request=None if everywhere else here, revoke_tokens=revoke_tokens
+    )
+    if everywhere and here is not None:
+        logout(here)
+        return replace(result, current=True)
+    return result
 
 
 @receiver(user_logged_in, dispatch_uid="accounts.sessions.track")

@@ -105,6 +105,15 @@ class StrictIntegerField(serializers.IntegerField):
         return data
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only (DRF's BooleanField also takes "yes", 1, "on" …)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            raise serializers.ValidationError("Must be true or false.")
+        return data
+
+
 class StrictCharField(serializers.CharField):
     """A JSON string that a database can store (no NUL, no lone surrogate); ``blank`` and
     ``required`` read alike ("This field is required.")."""

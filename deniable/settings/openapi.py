@@ -34,5 +34,7 @@ OPENAPI_SETTINGS: dict[str, Any] = {
         "CollaboratorRoleEnum": "surveys.models.Collaborator.Role",
         # owner | editor | viewer: the requester's role on a survey (docs/teams.md#roles).
         "SurveyRoleEnum": "surveys.api.serializers.SURVEY_ROLES",
+        # others | everywhere: what POST auth/sessions/sign-out/ ends (docs/api.md#sessions).
+        "SignOutScopeEnum": "accounts.inputs.SIGN_OUT_SCOPES",
     },
 }

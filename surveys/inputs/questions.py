@@ -16,6 +16,7 @@ from rest_framework import serializers
 
 from deniable.input_fields import (
     BoundedListSerializer,
+    StrictBooleanField,
     StrictCharField,
     StrictFloatField,
 )
@@ -101,15 +102,6 @@ def _bounds(kind: str, attrs: Mapping[str, Any]) -> tuple[float | None, float | 
     if not attrs["min"] < attrs["max"]:
         raise serializers.ValidationError({"max": "max must be greater than min."})
     return attrs["min"], attrs["max"]
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """JSON true or false only (DRF's BooleanField also takes "yes", 1, "on" …)."""
-
-    def to_internal_value(self, data: Any) -> bool:
-        if not isinstance(data, bool):
-            raise serializers.ValidationError("Must be true or false.")
-        return data
 
 
 # Skip logic may only follow what a respondent reports *directly*: were a randomized report to

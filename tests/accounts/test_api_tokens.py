@@ -223,3 +223,5 @@ def test_the_accounts_api_schema_is_valid_without_warnings(tmp_path):
     )
     text = target.read_text()
     assert "tokenAuth" in text and "/api/v1/auth/tokens/{token_id}/" in text
+    for path in ("/api/v1/auth/sessions/", "/api/v1/auth/sessions/{session_id}/"):
+        assert path in text

@@ -6,6 +6,7 @@ unverified email, a domain or group not allowed. Staff still pass the two-factor
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -13,7 +14,7 @@ from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
-from accounts.models import OidcIdentity, ResearcherSession
+from accounts.models import ApiToken, OidcIdentity, ResearcherSession
 from tests.accounts.oidc_support import DOMAIN, GROUP, refused, sso, start
 from tests.accounts.two_factor_support import enrol, next_code
 
@@ -41,6 +42,27 @@ def test_the_full_flow_with_pkce_creates_a_researcher_then_finds_it(provider):
     sso(again, provider, email=f"ana@{DOMAIN}")
     assert again.session[SESSION_KEY] == str(ana.pk)
     assert User.objects.filter(email=f"ana@{DOMAIN}").count() == 1
+
+
+def test_a_single_sign_on_account_reaches_the_api_by_a_token_from_its_page(provider):
+    """No password to exchange: the researcher makes a token on the tokens page, signed in by
+    the provider, and the API takes it; the sessions API lists the session as "sso"."""
+    client = Client()
+    sso(client, provider, email=f"ana@{DOMAIN}")
+    refused_exchange = client.post(
+        "/api/v1/auth/token/",
+        {"username": "ana", "password": "any-password-at-all-2024"},
+        content_type="application/json",
+    )
+    assert refused_exchange.status_code == 400 and not ApiToken.objects.exists()
+    assert "non_field_errors" in refused_exchange.json()["errors"]
+    made = client.post("/accounts/tokens/", {"name": "notebook", "expires_in_days": "10"})
+    key = re.search(r'id="new-token">(dnb_[^<]+)<', made.content.decode()).group(1)
+    api = Client(HTTP_AUTHORIZATION=f"Token {key}")
+    assert api.get("/api/v1/surveys/").status_code == 200
+    (listed,) = api.get("/api/v1/auth/sessions/").json()
+    assert listed["via"] == "sso" and listed["current"] is False
+    assert client.get("/api/v1/auth/sessions/").json()[0]["current"] is True
 
 
 def test_an_existing_account_is_linked_by_its_verified_email(provider, carol):

@@ -189,6 +189,7 @@ def test_the_walk_covers_the_known_researcher_routes():
         "account-token-revoke",
         "account-invitation-revoke",
         "account-session-revoke",
+        "api-auth-session-detail",
     } <= names
     assert len(_object_routes()) >= 15
 

@@ -52,9 +52,17 @@ def test_whole_project_schema_is_valid_without_warnings(tmp_path):
         "/api/v1/auth/token/",
         "/api/v1/auth/tokens/",
         "/api/v1/auth/tokens/{token_id}/",
+        "/api/v1/auth/sessions/",
+        "/api/v1/auth/sessions/sign-out/",
+        "/api/v1/auth/sessions/{session_id}/",
     ):
         assert path in text
-    for enum in ("ReleaseStatusEnum:", "ReleaseMechanismEnum:", "SurveyStatusEnum:"):
+    for enum in (
+        "ReleaseStatusEnum:",
+        "ReleaseMechanismEnum:",
+        "SurveyStatusEnum:",
+        "SignOutScopeEnum:",
+    ):
         assert enum in text
 
 
