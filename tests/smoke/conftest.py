@@ -149,7 +149,10 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def new_page(browser: Any) -> Iterator[Any]:
-    """``page, problems = new_page(**context_options)``; contexts are closed after."""
-    make = PageMaker(browser, timeout_ms=15_000)
+    """``page, problems = new_page(**context_options)``; contexts are closed after.
+
+    A step may wait up to 30 s, like the e2e suite's: CI runs this job beside the SQLite pass and
+    the short benchmarks (.ci/run), on two cores. Nothing waits for a timeout on purpose."""
+    make = PageMaker(browser, timeout_ms=30_000)
     yield make
     make.close_all()
