@@ -11,19 +11,20 @@
  * Module layout: respond.js (the entry: finds the page and its data, calls `mount`), this file (the
  * stepper, the summary, sending), respond/kinds/ (one module per question kind: its draw, its
  * flipper or its direct value, its words), rr/randomizer.js (the draw, pure), rr/memo.js
- * (memoized reports), respond/stage.js (coins, spinner), lib/http.js (requests). URLs come from
+ * (memoized reports), respond/stage.js (coins, spinner), respond/offline.js (sending, or keeping
+ * the answers on the device until it is back online), lib/http.js (requests). URLs come from
  * the page's JSON data island (`survey-data`), as every number shown does.
  *
  * Nothing here reads the page when imported: `mount(root, data)` is given the document (or a
  * test's) and the data island's content.
  */
 
-import { request } from "../lib/http.js";
 import { DONE, SUBMISSION, StorageBlockedError, memoScope, openMemo } from "../rr/memo.js";
 import { padding, uuid4 } from "./body.js";
 import { fixed2, t } from "./i18n.js";
 import { fragmentToken, invitationCheck, restartWith } from "./invitation.js";
 import { kindOf } from "./kinds/index.js";
+import { QUEUED, courier } from "./offline.js";
 import { answers as skipLogic, nextShown } from "./skip.js";
 
 const fill = (array) => crypto.getRandomValues(array); // read at each draw: Web Crypto only
@@ -56,6 +57,7 @@ export function mount(root, data) {
   const items = new Map(data.questions.map((q) => [q.key, q]));
   const steps = [...form.querySelectorAll(".step")];
   let memo = null;
+  let mail = null; // the sender (respond/offline.js): sends now, or keeps the answers on the device
   let current = 0;
   let physicalMode = false;
 
@@ -212,23 +214,14 @@ export function mount(root, data) {
     const body = { submission_id: submissionId, randomizer: "browser", answers };
     if (token()) body.token = token();
     button.disabled = true;
-    try {
-      const {
-        ok,
-        status,
-        data: payload,
-      } = await request(data.api_url, {
-        method: "POST",
-        text: JSON.stringify(body) + padding(data.questions, answers),
-      });
-      if (ok) {
-        done(answers);
-        return;
-      }
-      showRefusal(errorBox, status, payload);
-    } catch {
-      errorBox.textContent = t("unreachable");
+    const result = await mail.submit(submissionId, JSON.stringify(body) + padding(data.questions, answers));
+    if (result.state === "sent") {
+      done(answers);
+      return;
     }
+    if (result.state === "queued") return; // "saved on this device": sent when back online
+    if (result.state === "refused") showRefusal(errorBox, result.status, result.data);
+    else errorBox.textContent = t("unreachable");
     errorBox.hidden = false;
     button.disabled = false;
   }
@@ -248,9 +241,10 @@ export function mount(root, data) {
     }
   }
 
-  function done(answers) {
+  // `entry`: a waiting submission sent later; its memo scope is the one it was answered under.
+  function done(answers, entry = null) {
     thanksFor(answers);
-    memo.set(DONE, "1");
+    (memo ?? (entry && openMemo(() => window.localStorage, entry.scope)))?.set(DONE, "1");
     form.hidden = true;
     const thanks = byId("thanks");
     thanks.hidden = false;
@@ -311,6 +305,8 @@ export function mount(root, data) {
     for (const node of root.querySelectorAll(".nojs-only")) node.hidden = true;
     form.classList.add("invite-blocked");
     byId("code-first").hidden = false;
+    // Answers sent from this device that still wait carry their code: sent without asking again.
+    courier({ root, data, memo: null, onSent: done }).resume();
     tokenInput.addEventListener("change", () => {
       if (token()) restartWith(token());
     });
@@ -346,6 +342,7 @@ export function mount(root, data) {
     byId("already").hidden = false;
     return;
   }
+  mail = courier({ root, data, memo, onSent: done });
   for (const node of root.querySelectorAll(".nojs-only")) node.hidden = true;
   for (const node of root.querySelectorAll(".js-only")) node.hidden = false;
   // The physical-coin radios are never sent from this page: disable them outright.
@@ -358,5 +355,7 @@ export function mount(root, data) {
     else checkInvitation();
   });
   showStep(0, false);
+  if (memo.get(QUEUED)) form.hidden = true; // answers already wait on this device: say so at once
+  mail.resume();
   checkInvitation();
 }
