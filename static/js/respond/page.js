@@ -313,11 +313,16 @@ export function mount(root, data) {
   }
 
   // The token of an invitation link moves from the fragment into the form, and out of the address
-  // bar and history.
+  // bar and history. A code typed before this script ran (the server's page is usable first; on
+  // a slow phone, or with the offline worker fetching each module, the script starts later) is
+  // the respondent's latest word: it is kept over the link's, and it is the code this page starts
+  // with, since its change event came before any listener. The field is autocomplete=off, so a
+  // value differing from the server's can only have been typed on this page.
   const tokenInput = byId("id_token");
+  const typedFirst = tokenInput !== null && tokenInput.value !== tokenInput.defaultValue;
   const linked = fragmentToken();
   if (linked !== null && tokenInput) {
-    tokenInput.value = linked;
+    if (!typedFirst) tokenInput.value = linked;
     history.replaceState(null, "", window.location.pathname);
   }
   const code = token();
