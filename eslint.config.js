@@ -16,6 +16,7 @@ const BROWSER = readonly([
   "Node",
   "Option",
   "TextEncoder",
+  "indexedDB",
   "URL",
   "URLSearchParams",
   "clearInterval",
@@ -38,6 +39,15 @@ export default [
   {
     files: ["static/js/**/*.js"],
     languageOptions: { ecmaVersion: 2023, sourceType: "module", globals: BROWSER },
+  },
+  {
+    // The respondent pages' service worker: a classic script in a worker's global scope.
+    files: ["static/js/sw.js"],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: "script",
+      globals: readonly(["self", "caches", "fetch", "Request", "Response", "URL"]),
+    },
   },
   {
     files: ["tests/js/**/*.mjs", "eslint.config.js"],

@@ -33,6 +33,8 @@ OPEN_ROUTES = frozenset(
         "respond",
         "respond-submit",
         "respond-thanks",
+        "respond-worker",
+        "respond-manifest",
         "api-survey-responses",
         "api-survey-invitations-check",
     }

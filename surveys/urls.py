@@ -9,12 +9,20 @@ from surveys import audit_views
 from surveys.pages import dashboard as dashboard_pages
 from surveys.pages import invitation_pages, views
 from surveys.pages import management as management_pages
+from surveys.pages import offline as offline_pages
 from surveys.pages import researcher as researcher_pages
 
 urlpatterns = [
     path("", views.home, name="home"),
     # Respondents
     path("s/<slug:slug>/", views.respond, name="respond"),
+    # Offline answering: the worker (scope /s/, never wider) and each survey's manifest.
+    path("s/sw.js", offline_pages.respond_worker, name="respond-worker"),
+    path(
+        "s/<slug:slug>/manifest.webmanifest",
+        offline_pages.respond_manifest,
+        name="respond-manifest",
+    ),
     path("s/<slug:slug>/submit/", views.respond_submit, name="respond-submit"),
     path("s/<slug:slug>/thanks/", views.respond_thanks, name="respond-thanks"),
     # Researchers

@@ -1,7 +1,9 @@
-/* The respondent page's entry (templates/respond/survey.html): finds the page's data islands and
- * starts the page (respond/page.js). Everything else takes the page and its data as arguments. */
+/* The respondent page's entry (templates/respond/survey.html): finds the page's data islands,
+ * starts the page (respond/page.js) and registers the offline worker (respond/offline.js).
+ * Everything else takes the page and its data as arguments. */
 
 import { carryCodeOnLanguageSwitch, useStrings } from "./respond/i18n.js";
+import { registerWorker } from "./respond/offline.js";
 import { mount } from "./respond/page.js";
 
 const island = (id) => {
@@ -11,4 +13,6 @@ const island = (id) => {
 
 useStrings(island("respond-strings") ?? {}, document.documentElement.lang || "en");
 carryCodeOnLanguageSwitch(document);
-mount(document, island("survey-data"));
+const data = island("survey-data");
+mount(document, data);
+registerWorker(data); // the page and its files kept for offline use (static/js/sw.js)

@@ -17,7 +17,7 @@ from surveys.collection import respond_memo
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
 from surveys.models import Question, Survey
-from surveys.pages import protection, respond_i18n
+from surveys.pages import offline, protection, respond_i18n
 from surveys.pages.forms import RespondForm, design_spec, error_field_name, show_if_note
 from surveys.pages.respond_strings import respond_strings
 
@@ -113,6 +113,10 @@ def respond_page(
         if survey.access == Survey.Access.INVITE and not preview
         else None,
         "preview": preview,
+        # Offline answering (surveys/pages/offline.py): the worker that keeps the page; none in
+        # the researcher's preview, which must never stand in for a respondent's page.
+        "worker_url": None if preview else reverse("respond-worker"),
+        "worker_scope": offline.WORKER_SCOPE,
         "epsilon_total": designs.epsilon_local_total(questions),
         "questions": [question_data(q, language.labels.get(q.key, {})) for q in questions],
     }
@@ -133,6 +137,10 @@ def respond_page(
         "thanks_handling": protection.survey_handling(questions, {q.key for q in questions}),
         "error_summary": error_summary(form, questions) if form.is_bound else [],
         "preview": preview,
+        "manifest_url": None
+        if preview
+        else reverse("respond-manifest", args=[survey.slug]) + language.query,
+        "theme_color": offline.THEME_COLOR,
     }
     response = render(request, "respond/survey.html", context, status=status)
     carries_token = "token" in form.fields and bool(form["token"].value())

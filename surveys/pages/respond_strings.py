@@ -116,6 +116,11 @@ def respond_strings() -> dict[str, str]:
         "please_check": _("Please check: {lines}"),
         "server_error": _("The server could not take your answers (error {status})."),
         "enter_code": _("Enter your invitation code at the top of the page."),
+        # offline answering (static/js/respond/offline.js): a waiting answer refused later
+        "queued_closed": _(
+            "The survey closed before your answers could be sent, so they were not recorded."
+        ),
+        "queued_refused": _("The server did not accept your answers: {detail}"),
         "unreachable": _(
             "We could not reach the server. Your randomized answers are kept on this device; "
             "please try again."

@@ -209,7 +209,11 @@ def test_switching_language_keeps_the_invitation_code(live_server, new_page):
     assert page.locator("#id_token").input_value() == token
     assert "#" not in page.url  # taken out of the address bar, as before
     page.locator("#language-switcher a", has_text="español").click()
-    page.wait_for_function("document.documentElement.lang === 'es'")
+    # The Spanish page, once its script has run (the stepper is the script's doing).
+    page.wait_for_function(
+        "() => document.documentElement.lang === 'es'"
+        " && document.getElementById('respond-form').classList.contains('stepper')"
+    )
     assert page.locator("#id_token").input_value() == token
     assert "#" not in page.url
     assert problems.messages == []

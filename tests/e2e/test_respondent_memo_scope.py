@@ -122,5 +122,9 @@ def test_invite_page_without_a_code_waits_for_it(live_server, new_page):
     assert not page.locator("#step-cheated").is_visible()
     page.locator("#id_token").fill(token)
     page.locator("#id_token").press("Tab")  # change: the page starts again under the code
-    page.locator("#step-cheated [data-role=flip]").wait_for(state="attached")
+    # Waited for in the new page, once its script has run (the old one never shows the stepper):
+    # with the respondent pages' service worker the new page takes a little longer to arrive.
+    page.wait_for_function(
+        "() => document.getElementById('respond-form').classList.contains('stepper')"
+    )
     assert _fresh(page) and page.locator("#id_token").input_value() == token

@@ -133,3 +133,28 @@ def test_used_invitation_is_refused_when_the_page_opens(live_server, new_page):
     refused.wait_for()
     # The check's 200s are no console errors.
     assert problems.messages == []
+
+
+def test_a_code_typed_before_the_script_runs_is_the_one_checked(live_server, new_page):
+    """The code field works before the page's script has started (the server-rendered page is
+    shown first; on a slow phone, or with the offline worker fetching each module on a reload,
+    the script can start hundreds of milliseconds later). A code typed in that time is the
+    respondent's: the script must not put the link's code back over it, and since its change
+    event came before any listener, the script checks it when it starts."""
+    survey, [linked, _other] = _invite_survey()
+    page, problems = new_page(viewport={"width": 360, "height": 740})
+    held: list[Any] = []
+    page.route("**/static/js/respond.js", lambda route: held.append(route))
+    page.goto(f"{live_server.url}/s/{survey.slug}/#t={linked}", wait_until="commit")
+    page.locator("#id_token").wait_for()  # the server's page, its script held back
+    assert page.evaluate("() => !document.querySelector('#respond-form.stepper')")
+    page.locator("#id_token").fill("no-such-code")
+    page.locator("#id_token").dispatch_event("change")  # heard by nobody yet
+    page.wait_for_timeout(0)
+    assert len(held) == 1
+    held[0].continue_()
+    page.locator("#invite-refused").wait_for()  # the typed code was checked, not the link's
+    assert page.locator("#id_token").input_value() == "no-such-code"
+    assert "#t=" not in page.url  # the link's code left the address bar all the same
+    assert not page.locator("#step-cheated").is_visible()
+    assert problems.messages == []

@@ -67,7 +67,7 @@ describe("request", () => {
     const r = await request("/check", { method: "POST", json: { token: "t" }, credentials: "omit" });
     assert.equal(calls[0].credentials, "omit");
     assert.equal(calls[0].headers["X-CSRFToken"], undefined);
-    assert.deepEqual(r, { ok: true, status: 200, data: { valid: true } });
+    assert.deepEqual(r, { ok: true, status: 200, data: { valid: true }, retryAfter: null });
   });
 
   it("returns HTTP errors as data and a non-JSON body as {}", async () => {
@@ -76,9 +76,10 @@ describe("request", () => {
       ok: false,
       status: 400,
       data: { errors: { "answers.q": ["bad"] } },
+      retryAfter: null,
     });
     fakeFetch(502, "<html>Bad gateway</html>");
-    assert.deepEqual(await request("/x"), { ok: false, status: 502, data: {} });
+    assert.deepEqual(await request("/x"), { ok: false, status: 502, data: {}, retryAfter: null });
   });
 
   it("rejects on a network failure", async () => {

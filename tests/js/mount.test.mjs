@@ -12,8 +12,9 @@ import { mount as mountRespond } from "../../static/js/respond/page.js";
 
 const JS = fileURLToPath(new URL("../../static/js/", import.meta.url));
 // The entries find the page's root and data islands and call mount: the only modules that read
-// the page when loaded. builder.js is the builder's own (branch designs).
-const ENTRIES = new Set(["respond.js", "releases.js", "dashboard.js", "power.js", "builder.js"]);
+// the page when loaded. builder.js is the builder's own (branch designs). sw.js is no page module:
+// the respondent pages' service worker, a classic script run in its worker (tests/js/sw.test.mjs).
+const ENTRIES = new Set(["respond.js", "releases.js", "dashboard.js", "power.js", "builder.js", "sw.js"]);
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

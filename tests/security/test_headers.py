@@ -281,6 +281,10 @@ NOT_PAGES = {
     "survey-unshare",
     "healthz",
     "api-schema",
+    # Offline answering's worker script and manifest (not pages; their headers:
+    # tests/surveys/pages/test_offline.py).
+    "respond-worker",
+    "respond-manifest",
 }
 
 

@@ -34,6 +34,9 @@ PUBLIC = {
     "respond",
     "respond-submit",
     "respond-thanks",
+    # Offline answering: the worker script and a survey's manifest (its public title only).
+    "respond-worker",
+    "respond-manifest",
     "api-survey-responses",
     # A respondent checks their own invitation before answering; it reveals only valid/invalid
     # for a token they hold, and consumes nothing.

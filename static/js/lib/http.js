@@ -37,11 +37,12 @@ export function requestHeaders(method, hasBody, cookies) {
 }
 
 /**
- * `request(url, { method, json, text, credentials })` → `{ ok, status, data }`.
+ * `request(url, { method, json, text, credentials })` → `{ ok, status, data, retryAfter }`.
  *  - `json`: a value sent as its JSON text; `text`: an already serialized JSON body (the
  *    respondent page pads its body to a fixed length, so it serializes itself);
  *  - `credentials`: "same-origin" by default ("omit" sends no cookie at all);
- *  - `data` is the parsed JSON answer, or {} when the answer is not JSON.
+ *  - `data` is the parsed JSON answer, or {} when the answer is not JSON;
+ *  - `retryAfter`: the answer's Retry-After header (a busy server's 429/503), or null.
  * HTTP errors are returned, not thrown (`ok` false, the API's `{errors, detail}` in `data`); a
  * network failure rejects, so callers can tell "refused" from "unreachable".
  */
@@ -54,7 +55,7 @@ export async function request(url, { method = "GET", json, text, credentials = "
     body,
   });
   const data = await response.json().catch(() => ({}));
-  return { ok: response.ok, status: response.status, data };
+  return { ok: response.ok, status: response.status, data, retryAfter: response.headers.get("Retry-After") };
 }
 
 /** POST/PATCH/… shorthand: `send(url, value, "PATCH")`. */

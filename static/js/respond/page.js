@@ -11,19 +11,20 @@
  * Module layout: respond.js (the entry: finds the page and its data, calls `mount`), this file (the
  * stepper, the summary, sending), respond/kinds/ (one module per question kind: its draw, its
  * flipper or its direct value, its words), rr/randomizer.js (the draw, pure), rr/memo.js
- * (memoized reports), respond/stage.js (coins, spinner), lib/http.js (requests). URLs come from
+ * (memoized reports), respond/stage.js (coins, spinner), respond/offline.js (sending, or keeping
+ * the answers on the device until it is back online), lib/http.js (requests). URLs come from
  * the page's JSON data island (`survey-data`), as every number shown does.
  *
  * Nothing here reads the page when imported: `mount(root, data)` is given the document (or a
  * test's) and the data island's content.
  */
 
-import { request } from "../lib/http.js";
 import { DONE, SUBMISSION, StorageBlockedError, memoScope, openMemo } from "../rr/memo.js";
 import { padding, uuid4 } from "./body.js";
 import { fixed2, t } from "./i18n.js";
 import { fragmentToken, invitationCheck, restartWith } from "./invitation.js";
 import { kindOf } from "./kinds/index.js";
+import { QUEUED, courier } from "./offline.js";
 import { answers as skipLogic, nextShown } from "./skip.js";
 
 const fill = (array) => crypto.getRandomValues(array); // read at each draw: Web Crypto only
@@ -56,6 +57,7 @@ export function mount(root, data) {
   const items = new Map(data.questions.map((q) => [q.key, q]));
   const steps = [...form.querySelectorAll(".step")];
   let memo = null;
+  let mail = null; // the sender (respond/offline.js): sends now, or keeps the answers on the device
   let current = 0;
   let physicalMode = false;
 
@@ -212,23 +214,14 @@ export function mount(root, data) {
     const body = { submission_id: submissionId, randomizer: "browser", answers };
     if (token()) body.token = token();
     button.disabled = true;
-    try {
-      const {
-        ok,
-        status,
-        data: payload,
-      } = await request(data.api_url, {
-        method: "POST",
-        text: JSON.stringify(body) + padding(data.questions, answers),
-      });
-      if (ok) {
-        done(answers);
-        return;
-      }
-      showRefusal(errorBox, status, payload);
-    } catch {
-      errorBox.textContent = t("unreachable");
+    const result = await mail.submit(submissionId, JSON.stringify(body) + padding(data.questions, answers));
+    if (result.state === "sent") {
+      done(answers);
+      return;
     }
+    if (result.state === "queued") return; // "saved on this device": sent when back online
+    if (result.state === "refused") showRefusal(errorBox, result.status, result.data);
+    else errorBox.textContent = t("unreachable");
     errorBox.hidden = false;
     button.disabled = false;
   }
@@ -248,9 +241,10 @@ export function mount(root, data) {
     }
   }
 
-  function done(answers) {
+  // `entry`: a waiting submission sent later; its memo scope is the one it was answered under.
+  function done(answers, entry = null) {
     thanksFor(answers);
-    memo.set(DONE, "1");
+    (memo ?? (entry && openMemo(() => window.localStorage, entry.scope)))?.set(DONE, "1");
     form.hidden = true;
     const thanks = byId("thanks");
     thanks.hidden = false;
@@ -311,17 +305,24 @@ export function mount(root, data) {
     for (const node of root.querySelectorAll(".nojs-only")) node.hidden = true;
     form.classList.add("invite-blocked");
     byId("code-first").hidden = false;
+    // Answers sent from this device that still wait carry their code: sent without asking again.
+    courier({ root, data, memo: null, onSent: done }).resume();
     tokenInput.addEventListener("change", () => {
       if (token()) restartWith(token());
     });
   }
 
   // The token of an invitation link moves from the fragment into the form, and out of the address
-  // bar and history.
+  // bar and history. A code typed before this script ran (the server's page is usable first; on
+  // a slow phone, or with the offline worker fetching each module, the script starts later) is
+  // the respondent's latest word: it is kept over the link's, and it is the code this page starts
+  // with, since its change event came before any listener. The field is autocomplete=off, so a
+  // value differing from the server's can only have been typed on this page.
   const tokenInput = byId("id_token");
+  const typedFirst = tokenInput !== null && tokenInput.value !== tokenInput.defaultValue;
   const linked = fragmentToken();
   if (linked !== null && tokenInput) {
-    tokenInput.value = linked;
+    if (!typedFirst) tokenInput.value = linked;
     history.replaceState(null, "", window.location.pathname);
   }
   const code = token();
@@ -346,6 +347,7 @@ export function mount(root, data) {
     byId("already").hidden = false;
     return;
   }
+  mail = courier({ root, data, memo, onSent: done });
   for (const node of root.querySelectorAll(".nojs-only")) node.hidden = true;
   for (const node of root.querySelectorAll(".js-only")) node.hidden = false;
   // The physical-coin radios are never sent from this page: disable them outright.
@@ -358,5 +360,7 @@ export function mount(root, data) {
     else checkInvitation();
   });
   showStep(0, false);
+  if (memo.get(QUEUED)) form.hidden = true; // answers already wait on this device: say so at once
+  mail.resume();
   checkInvitation();
 }

@@ -66,6 +66,14 @@ export class Memo {
     }
   }
 
+  remove(name) {
+    try {
+      this.storage.removeItem(this.key(name));
+    } catch {
+      /* blocked storage: nothing was kept to remove */
+    }
+  }
+
   /** Storage that really keeps what is written (blocked storage throws; some browsers accept
    * writes and keep nothing). */
   works() {
