@@ -14,6 +14,7 @@ signal.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 import pytest
@@ -66,6 +67,11 @@ def _refused(response: Any, needs: str) -> None:
     body = response.json()
     assert body["error"] == "otp_required", body
     assert needs in body["detail"], body
+
+
+def _refused_token(response: Any, needs: str) -> None:
+    """:func:`_refused`, as the token's authentication answers it (with its challenge)."""
+    _refused(response, needs)
     assert response["WWW-Authenticate"] == "Token"
 
 
@@ -133,13 +139,13 @@ def test_a_researcher_made_staff_cannot_use_an_older_token(carol, boss, promote)
     promote(boss, carol)
 
     for path in (AUDIT, SURVEYS, TOKENS):
-        _refused(_as(key).get(path), "set it up")
+        _refused_token(_as(key).get(path), "set it up")
     # The way in is the way every staff member takes: set it up, then a token with the code.
     device, _ = enrol(carol)
-    _refused(_as(key).get(AUDIT), "create a new token")
+    _refused_token(_as(key).get(AUDIT), "create a new token")
     fresh = _exchange("carol", PASSWORD, otp=code_of(device))
     assert _as(fresh).get(AUDIT).status_code == 200
-    _refused(_as(key).get(AUDIT), "create a new token")  # the old one stays refused
+    _refused_token(_as(key).get(AUDIT), "create a new token")  # the old one stays refused
 
 
 def test_staff_who_never_set_it_up_keep_no_token_from_before_the_setting(admin):
@@ -147,7 +153,7 @@ def test_staff_who_never_set_it_up_keep_no_token_from_before_the_setting(admin):
         key = _exchange("root", ROOT_PASSWORD)
         assert _as(key).get(AUDIT).status_code == 200
     with override_settings(DENIABLE_OTP_STAFF=True):
-        _refused(_as(key).get(AUDIT), "set it up")
+        _refused_token(_as(key).get(AUDIT), "set it up")
         # Nor can they get another one without it (DESIGN §8.8).
         response = APIClient().post(
             TOKEN, {"username": "root", "password": ROOT_PASSWORD}, format="json"
@@ -158,7 +164,7 @@ def test_staff_who_never_set_it_up_keep_no_token_from_before_the_setting(admin):
 def test_a_site_that_requires_it_refuses_every_older_token(carol):
     key = _exchange("carol", PASSWORD)
     with override_settings(DENIABLE_OTP_REQUIRED=True):
-        _refused(_as(key).get(SURVEYS), "set it up")
+        _refused_token(_as(key).get(SURVEYS), "set it up")
     assert _as(key).get(SURVEYS).status_code == 200  # the setting, read at each request
 
 
@@ -167,7 +173,7 @@ def test_turning_it_on_retires_the_tokens_issued_without_it(carol):
     script = api_token_create(user=carol, name="script").key  # e.g. createresearcher's
     device, recovery = enrol(carol)
     for key in (before, script):
-        _refused(_as(key).get(SURVEYS), "create a new token")
+        _refused_token(_as(key).get(SURVEYS), "create a new token")
 
     with_code = _exchange("carol", PASSWORD, otp=code_of(device), name="with code")
     with_recovery = _exchange("carol", PASSWORD, otp=recovery[0], name="with recovery")
@@ -186,6 +192,10 @@ def test_turning_it_on_retires_the_tokens_issued_without_it(carol):
         "with recovery": True,
         "from the page": True,
     }
+    shown = re.findall(
+        r"<td data-second-factor>(\w+)<", client.get("/accounts/tokens/").content.decode()
+    )
+    assert sorted(shown) == ["no", "no", "yes", "yes", "yes"]
     recovery_device = StaticDevice.objects.get(user=carol)
     stored = {t.name: t.second_factor for t in ApiToken.objects.filter(user=carol)}
     assert stored == {
@@ -202,13 +212,16 @@ def test_removing_the_device_retires_the_tokens_issued_with_it(admin):
     device, _ = enrol(admin)
     key = _exchange("root", ROOT_PASSWORD, otp=code_of(device))
     assert _as(key).get(AUDIT).status_code == 200
-    # Lost phone: an administrator deletes the devices in the admin (docs/accounts.md).
+    # Lost phone: an administrator deletes the devices in the admin (docs/accounts.md). While
+    # the recovery codes are left the account is still enrolled; then it has no second factor.
     TOTPDevice.objects.filter(user=admin).delete()
-    _refused(_as(key).get(AUDIT), "set it up")
+    _refused_token(_as(key).get(AUDIT), "create a new token")
+    StaticDevice.objects.filter(user=admin).delete()
+    _refused_token(_as(key).get(AUDIT), "set it up")
     # Set up again: the token issued with the removed app stays refused, as a session verified
     # with it does (django-otp's OTPMiddleware); a new one with the new app works.
     new_device = TOTPDevice.objects.create(user=admin, name="new phone", confirmed=True)
-    _refused(_as(key).get(AUDIT), "create a new token")
+    _refused_token(_as(key).get(AUDIT), "create a new token")
     fresh = _exchange("root", ROOT_PASSWORD, otp=code_of(new_device))
     assert _as(fresh).get(AUDIT).status_code == 200
 
@@ -217,7 +230,7 @@ def test_an_unconfirmed_device_verifies_no_token(carol):
     device, _ = enrol(carol)
     key = _exchange("carol", PASSWORD, otp=code_of(device))
     TOTPDevice.objects.filter(pk=device.pk).update(confirmed=False)
-    _refused(_as(key).get(SURVEYS), "create a new token")  # the recovery codes remain
+    _refused_token(_as(key).get(SURVEYS), "create a new token")  # the recovery codes remain
 
 
 def test_turning_it_off_and_on_again_retires_the_tokens_of_the_first_device(carol):
@@ -235,7 +248,7 @@ def test_turning_it_off_and_on_again_retires_the_tokens_of_the_first_device(caro
     pending = TOTPDevice.objects.get(user=carol, confirmed=False)
     client.post("/accounts/two-factor/", {"action": "enrol", "code": code_of(pending)})
     for key in (without, with_code):
-        _refused(_as(key).get(SURVEYS), "create a new token")
+        _refused_token(_as(key).get(SURVEYS), "create a new token")
 
 
 def test_a_token_from_a_session_the_provider_verified_holds_while_that_is_trusted(admin):
@@ -255,7 +268,7 @@ def test_a_token_from_a_session_the_provider_verified_holds_while_that_is_truste
         assert ApiToken.objects.get(user=admin).second_factor == "sso"
         assert _as(key).get(AUDIT).status_code == 200
     with override_settings(DENIABLE_OTP_STAFF=True, DENIABLE_OIDC_TRUST_MFA=False):
-        _refused(_as(key).get(AUDIT), "set it up")
+        _refused_token(_as(key).get(AUDIT), "set it up")
 
 
 def test_a_page_session_without_the_code_makes_no_token(carol):
