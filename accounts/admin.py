@@ -24,7 +24,7 @@ class RevokeOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(RevokeOnlyAdmin):
-    list_display = ("name", "user", "created", "expires", "last_used")
+    list_display = ("name", "user", "created", "expires", "last_used", "second_factor")
     search_fields = ("name", "user__username")
     exclude = ("digest",)
 

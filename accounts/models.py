@@ -20,6 +20,11 @@ class ApiToken(models.Model):
     expires = models.DateTimeField()
     # A date, not a time: enough to spot an unused token, and it is written at most once a day.
     last_used = models.DateField(null=True, blank=True)
+    # What the login that issued it passed as a second factor: the django-otp device's persistent
+    # id ("otp_totp.totpdevice/3"), "sso" (the provider's multi-factor authentication, trusted by
+    # DENIABLE_OIDC_TRUST_MFA), or "" (none; every token issued before migration 0004). A token
+    # acts only while this meets what the account needs now (accounts.two_factor.token_refusal).
+    second_factor = models.CharField(max_length=100, blank=True, default="")
 
     class Meta:
         ordering = ["-created", "-id"]

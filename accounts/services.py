@@ -12,9 +12,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import BooleanField, ExpressionWrapper, OuterRef
 from django.utils import timezone
 
-from accounts import keys
+from accounts import keys, two_factor
 from accounts.models import ApiToken, SignupInvitation
 from deniable.errors import Conflict, DomainError, ErrorCode, InvalidInput, NotFound
 
@@ -25,8 +26,14 @@ class IssuedToken:
     key: str  # shown once, never stored
 
 
-def api_token_create(*, user: User, name: str, expires_in_days: int | None = None) -> IssuedToken:
-    """A new named token for ``user``; its key is returned here and nowhere else."""
+def api_token_create(
+    *, user: User, name: str, expires_in_days: int | None = None, second_factor: str = ""
+) -> IssuedToken:
+    """A new named token for ``user``; its key is returned here and nowhere else.
+
+    ``second_factor`` is what the login issuing it passed (the device that matched the code, or
+    :func:`accounts.two_factor.session_factor` of the page's session); "" for none, so a caller
+    that checked no code cannot issue a token an account with a second factor could use."""
     days = settings.DENIABLE_API_TOKEN_DAYS if expires_in_days is None else expires_in_days
     if not 1 <= days <= settings.DENIABLE_API_TOKEN_MAX_DAYS:
         raise InvalidInput.single(
@@ -51,6 +58,7 @@ def api_token_create(*, user: User, name: str, expires_in_days: int | None = Non
             digest=keys.digest(key),
             created=now,
             expires=now + timedelta(days=days),
+            second_factor=second_factor,
         )
     return IssuedToken(token=token, key=key)
 
@@ -69,11 +77,23 @@ class TokenRefused(DomainError):
 
 
 def api_token_authenticate(*, key: str, today: date | None = None) -> ApiToken:
-    """The live token for ``key``; raises :class:`TokenRefused` (unknown, revoked or expired).
+    """The live token for ``key``; raises :class:`TokenRefused` (unknown, revoked or expired, a
+    disabled account, or ``otp_required``: not past the second factor the account needs now).
 
+    One query in the usual case: whether the user has a confirmed device is asked with the token
+    (a device's own row is read only for a token issued past one, of an account that needs it).
     Records the day of use, writing at most once per token and day.
     """
-    token = ApiToken.objects.select_related("user").filter(digest=keys.digest(key)).first()
+    token = (
+        ApiToken.objects.select_related("user")
+        .annotate(
+            user_enrolled=ExpressionWrapper(
+                two_factor.has_device(OuterRef("user")), output_field=BooleanField()
+            )
+        )
+        .filter(digest=keys.digest(key))
+        .first()
+    )
     if token is None:
         raise TokenRefused("Invalid token (unknown or revoked).", code=ErrorCode.INVALID_TOKEN)
     if token.is_expired:
@@ -83,6 +103,11 @@ def api_token_authenticate(*, key: str, today: date | None = None) -> ApiToken:
         )
     if not token.user.is_active:
         raise TokenRefused("The account is disabled.", code=ErrorCode.ACCOUNT_DISABLED)
+    refusal = two_factor.token_refusal(
+        token.user, factor=token.second_factor, is_enrolled=token.user_enrolled
+    )
+    if refusal:
+        raise TokenRefused(refusal, code=ErrorCode.OTP_REQUIRED)
     today = today or timezone.localdate()
     if token.last_used != today:
         ApiToken.objects.filter(pk=token.pk).update(last_used=today)

@@ -10,6 +10,8 @@ the session to exactly that, where allauth would replace the whole account flow.
 * A wrong code is a failed login for django-axes (``user_login_failed``): 5 failures of
   password or code lock the username, the same counter as the login page and the token API.
 * A recovery code (django-otp's static token) works once: django-otp deletes it when it matches.
+* An API token records the second factor it was issued past, and acts only while that meets
+  what the account needs now (:func:`token_refusal`, asked at every request with a token).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ import qrcode
 import qrcode.image.svg
 from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
-from django.contrib.auth import login, user_logged_in, user_login_failed
+from django.contrib.auth import get_user_model, login, user_logged_in, user_login_failed
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.http import HttpRequest
-from django_otp import devices_for_user, match_token
+from django_otp import device_classes, devices_for_user, match_token
 from django_otp import login as otp_login
 from django_otp.models import Device
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
@@ -52,28 +55,90 @@ def required_for(user: User) -> bool:
     return bool((user.is_staff and settings.DENIABLE_OTP_STAFF) or settings.DENIABLE_OTP_REQUIRED)
 
 
+def has_device(user: Any) -> Q:
+    """Whether ``user`` (a user, or an ``OuterRef`` to one) has a confirmed device of any kind
+    django-otp has installed, as a query condition: :func:`enrolled` asks it alone, the token
+    lookup in the query that loads the token (accounts.services.api_token_authenticate)."""
+    exists = [Exists(m.objects.filter(user=user, confirmed=True)) for m in device_classes()]
+    return Q(*exists, _connector=Q.OR)
+
+
 def enrolled(user: User) -> bool:
-    return any(True for _ in devices_for_user(user, confirmed=True))
+    """Has ``user`` a confirmed device (turned two-factor login on)?"""
+    return bool(get_user_model().objects.filter(has_device(OuterRef("pk")), pk=user.pk).exists())
 
 
-def needs_code(user: User) -> bool:
-    """A login of ``user`` is complete only after a code (enrolled, or obliged to enrol)."""
-    return enrolled(user) or required_for(user)
-
-
-def session_verified(request: HttpRequest) -> bool:
-    """Is this session past the second factor? (django-otp's ``OTPMiddleware`` adds
-    ``is_verified`` to the request's user.)"""
-    is_verified = getattr(request.user, "is_verified", None)
-    if is_verified is not None and is_verified():
+def needs_code(user: User, *, is_enrolled: bool | None = None) -> bool:
+    """A login of ``user`` is complete only after a code (enrolled, or obliged to enrol). The one
+    place this is decided: for the login pages, the gate, the token exchange and every request
+    with a token. ``is_enrolled`` is for a caller whose query has already asked."""
+    if required_for(user):
         return True
+    return enrolled(user) if is_enrolled is None else is_enrolled
+
+
+#: What a token made in a single sign-on session records when the provider asserted
+#: multi-factor authentication (see :func:`session_factor`).
+SSO_FACTOR = "sso"
+
+
+def session_factor(request: HttpRequest) -> str:
+    """What put this session past the second factor, recorded on a token made in it
+    (:func:`factor_holds`): the persistent id of the django-otp device that verified it
+    (``OTPMiddleware`` sets ``request.user.otp_device`` while that device is the user's and
+    confirmed), :data:`SSO_FACTOR`, or "" (not past a second factor)."""
+    device = getattr(request.user, "otp_device", None)
+    if device is not None:
+        return str(device.persistent_id)
     # Single sign-on whose provider asserted multi-factor authentication, where trusted
     # (DENIABLE_OIDC_TRUST_MFA; docs/accounts.md#sso).
     session = getattr(request, "session", None)
-    return bool(
+    if (
         settings.DENIABLE_OIDC_TRUST_MFA
         and session is not None
         and session.get(SSO_MFA_KEY) is True
+    ):
+        return SSO_FACTOR
+    return ""
+
+
+def session_verified(request: HttpRequest) -> bool:
+    """Is this session past the second factor?"""
+    return bool(session_factor(request))
+
+
+def factor_holds(user: User, factor: str) -> bool:
+    """Does the second factor a token was issued past still stand for ``user``? As django-otp
+    judges a session: the device must still exist, be confirmed and be the user's, so removing
+    or replacing it (the admin, turning two-factor login off, a new app) withdraws it from the
+    tokens issued with it; the provider's assertion, while ``DENIABLE_OIDC_TRUST_MFA`` is on."""
+    if factor == SSO_FACTOR:
+        return bool(settings.DENIABLE_OIDC_TRUST_MFA)
+    if not factor:
+        return False
+    device = Device.from_persistent_id(factor)
+    return device is not None and device.user_id == user.pk and bool(device.confirmed)
+
+
+def token_refusal(user: User, *, factor: str, is_enrolled: bool) -> str:
+    """Why a token issued past ``factor`` ("" for none) may not act for ``user`` now, or "".
+
+    A token stands for a login, so it must be past the second factor the account needs *now*
+    (:func:`needs_code`), not when the token was issued: the account may have been made staff,
+    ``DENIABLE_OTP_STAFF`` or ``DENIABLE_OTP_REQUIRED`` turned on, or two-factor login set up
+    since. Asked at every request, from the user's row as it is then, so no way of changing
+    ``is_staff`` (a form, ``save()``, ``QuerySet.update``) escapes it."""
+    if not needs_code(user, is_enrolled=is_enrolled) or factor_holds(user, factor):
+        return ""
+    if not is_enrolled:
+        return (
+            "Two-factor login is required for this account: set it up on the site, then "
+            "create a new token with your code."
+        )
+    return (
+        "This token was not issued with your current second factor (it was issued before "
+        "two-factor login was on, or with a device since removed): create a new token with "
+        "your code (otp) or on the API tokens page."
     )
 
 

@@ -4,8 +4,10 @@ the code page, the set-up page (when it must set one up), the logout and the res
 ``otp_required``. This covers every way a session can be made with a password alone: the login
 page, the admin's login, a password reset that logs in (docs/accounts.md#two-factor).
 
-A request with ``Authorization: Token …`` is left to the token, which was issued only after the
-code (accounts.api.views.AuthTokenView)."""
+A request with ``Authorization: Token …`` is left to the token's authentication, which refuses
+(401 ``otp_required``) a token not issued past the second factor the account needs at the time
+of the request: accounts.two_factor.token_refusal, from accounts.services.api_token_authenticate
+(tests/accounts/test_token_second_factor.py)."""
 
 from __future__ import annotations
 

@@ -239,6 +239,8 @@ def tokens(request: HttpRequest) -> HttpResponse:
             user=signed_in_user(request.user),
             name=form.cleaned_data["name"] or "API",
             expires_in_days=form.cleaned_data["expires_in_days"],
+            # The page is behind the two-factor gate: the token carries what this session passed.
+            second_factor=two_factor.session_factor(request),
         )
     except Conflict as exc:
         form.add_error(None, exc.detail)

@@ -23,10 +23,24 @@ class TokenOutSerializer(serializers.ModelSerializer):
     current = serializers.SerializerMethodField(
         help_text="True for the token that authenticated this request."
     )
+    second_factor = serializers.SerializerMethodField(
+        help_text="True if it was issued past a second factor (a code, or a session past one). "
+        "A token without one is refused while the account needs one (docs/accounts.md"
+        "#tokens-and-the-second-factor)."
+    )
 
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "created", "expires", "last_used", "expired", "current"]
+        fields = [
+            "id",
+            "name",
+            "created",
+            "expires",
+            "last_used",
+            "expired",
+            "current",
+            "second_factor",
+        ]
 
     def get_expired(self, token: ApiToken) -> bool:
         return token.is_expired
@@ -34,6 +48,9 @@ class TokenOutSerializer(serializers.ModelSerializer):
     def get_current(self, token: ApiToken) -> bool:
         current: Any = self.context.get("current")
         return isinstance(current, ApiToken) and current.pk == token.pk
+
+    def get_second_factor(self, token: ApiToken) -> bool:
+        return bool(token.second_factor)
 
 
 class SessionOutSerializer(serializers.ModelSerializer):

@@ -23,21 +23,25 @@ from deniable.users import signed_in_user
 ERRORS_400 = OpenApiResponse(FieldErrorsSerializer, description="Invalid input, per field.")
 
 
-def _second_factor(request: Request, user: Any, otp: str) -> None:
+def _second_factor(request: Request, user: Any, otp: str) -> str:
     """A token is a login: an account with a second factor needs its code (DESIGN §8.8); a
-    wrong code is a failed login for django-axes (accounts.two_factor.check_code)."""
+    wrong code is a failed login for django-axes (accounts.two_factor.check_code). Returns what
+    the token records: the persistent id of the device that matched, or "" where none is needed
+    (such a token stops working if the account comes to need one: two_factor.token_refusal)."""
     if not two_factor.needs_code(user):
-        return
+        return ""
     if not two_factor.enrolled(user):
         raise two_factor.OtpRequired(
             "Two-factor login is required for this account: set it up on the site first."
         )
     if not otp:
         raise two_factor.OtpRequired("This account has two-factor login on: send the code as otp.")
-    if two_factor.check_code(request._request, user, otp) is None:
+    device = two_factor.check_code(request._request, user, otp)
+    if device is None:
         raise two_factor.OtpRequired(
             "The two-factor code is not valid.", code=ErrorCode.OTP_INVALID
         )
+    return str(device.persistent_id)
 
 
 class AuthTokenView(APIView):
@@ -73,12 +77,15 @@ class AuthTokenView(APIView):
             raise InvalidInput.single(
                 "non_field_errors", "Unable to log in with the provided credentials."
             )
-        _second_factor(request, user, given.otp)
+        second_factor = _second_factor(request, user, given.otp)
         # A token exchange is a login: django-axes resets the username's failure count on this
         # signal (AXES_RESET_ON_SUCCESS) and Django records last_login. No session is started.
         user_logged_in.send(sender=user.__class__, request=request._request, user=user)
         issued = services.api_token_create(
-            user=user, name=given.name, expires_in_days=given.expires_in_days
+            user=user,
+            name=given.name,
+            expires_in_days=given.expires_in_days,
+            second_factor=second_factor,
         )
         created = {
             "token": issued.key,

@@ -112,8 +112,20 @@ def test_list_shows_names_dates_and_never_a_key(carol, bob_token):
     assert response.status_code == 200
     rows = response.json()
     assert [r["name"] for r in rows] == ["server", "laptop"]
-    assert set(rows[0]) == {"id", "name", "created", "expires", "last_used", "expired", "current"}
+    assert set(rows[0]) == {
+        "id",
+        "name",
+        "created",
+        "expires",
+        "last_used",
+        "expired",
+        "current",
+        "second_factor",
+    }
     assert [r["current"] for r in rows] == [False, True]
+    # Carol has no second factor: neither token was issued past one (tests/accounts/
+    # test_token_second_factor.py has tokens that were).
+    assert [r["second_factor"] for r in rows] == [False, False]
     assert rows[1]["last_used"] == timezone.localdate().isoformat()
     assert rows[0]["last_used"] is None
     text = response.content.decode()

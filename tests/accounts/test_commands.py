@@ -9,6 +9,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.test import override_settings
 from rest_framework.test import APIClient
 
 from accounts import keys
@@ -61,3 +62,22 @@ def test_seed_demo_replaces_its_own_token(db):
     old = re.search(r"API token\s*: (\S+)", first.getvalue()).group(1)
     assert key != old
     assert list(ApiToken.objects.values_list("digest", flat=True)) == [keys.digest(key)]
+
+
+def test_createresearcher_prints_no_token_an_account_with_a_second_factor_could_not_use():
+    """A token stands for a login past the second factor the account needs (docs/accounts.md
+    #two-factor): the command, which has no code, issues none where one is needed, and says so."""
+    with override_settings(DENIABLE_OTP_REQUIRED=True):
+        out = io.StringIO()
+        call_command("createresearcher", "dora", "--password", "pw-dora-12345", stdout=out)
+    user = get_user_model().objects.get(username="dora")
+    assert "API token:" not in out.getvalue() and "two-factor" in out.getvalue()
+    assert not ApiToken.objects.filter(user=user).exists()
+    # Not required, not enrolled: a token as before.
+    again = io.StringIO()
+    call_command(
+        "createresearcher", "dora", "--password", "pw-dora-67890", "--update", stdout=again
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {_key(again.getvalue())}")
+    assert client.get("/api/v1/surveys/").status_code == 200

@@ -1,5 +1,7 @@
 """Migration accounts.0002: DRF authtoken keys become expiring, digest-only tokens that keep
-working, and the plain-text keys are deleted (docs/accounts.md#tokens-issued-before)."""
+working, and the plain-text keys are deleted (docs/accounts.md#tokens-issued-before). Migration
+0004: every existing token is recorded as issued past no second factor
+(docs/accounts.md#tokens-and-the-second-factor)."""
 
 from __future__ import annotations
 
@@ -9,11 +11,15 @@ from types import SimpleNamespace
 
 import pytest
 from django.apps import apps
+from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts import keys
 from accounts.models import ApiToken
+from tests.accounts.two_factor_support import enrol
 from testsupport.factories import make_user
 
 pytestmark = pytest.mark.django_db
@@ -54,3 +60,41 @@ def test_a_database_without_the_legacy_table_is_left_alone():
     assert "authtoken_token" not in connection.introspection.table_names()
     migration.import_tokens(apps, SimpleNamespace(connection=connection))
     assert ApiToken.objects.count() == 0
+
+
+BEFORE_0004 = [("accounts", "0003_sessions_devices_sso")]
+AFTER_0004 = [("accounts", "0004_api_token_second_factor")]
+
+
+def _migrate(targets: list[tuple[str, str]]) -> MigrationExecutor:
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets)
+    executor.loader.build_graph()
+    return executor
+
+
+@pytest.mark.django_db(transaction=True)
+def test_existing_tokens_are_recorded_as_past_no_second_factor():
+    try:
+        executor = _migrate(BEFORE_0004)
+        old = executor.loader.project_state(BEFORE_0004).apps
+        now = timezone.now()
+        for username in ("plain", "enrolled"):
+            user = old.get_model("auth", "User").objects.create(username=username)
+            old.get_model("accounts", "ApiToken").objects.create(
+                user=user,
+                name="before",
+                digest=keys.digest(f"key-of-{username}"),
+                created=now,
+                expires=now + timedelta(days=30),
+            )
+        _migrate(AFTER_0004)
+        assert set(ApiToken.objects.values_list("second_factor", flat=True)) == {""}
+        enrol(get_user_model().objects.get(username="enrolled"))
+        for username, status in (("plain", 200), ("enrolled", 401)):
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Token key-of-{username}")
+            assert client.get("/api/v1/surveys/").status_code == status, username
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())

@@ -23,6 +23,7 @@ ITEMS: dict[str, tuple[str, str, tuple[str, ...], bool]] = {
         (
             "tests/accounts/test_two_factor.py",
             "tests/accounts/test_two_factor_bypass.py",
+            "tests/accounts/test_token_second_factor.py",
             "tests/accounts/test_checks.py",
             "tests/e2e/test_two_factor.py",
         ),

@@ -3,7 +3,9 @@
 An attacker who has an enrolled researcher's password (not their phone) tries every page and
 API route: after the login page (pending: no session is logged in), after the admin's own login
 page (a session made by the password alone), and through the token exchange. Nothing but the
-code page, logging out and the respondent paths answers; no token is issued.
+code page, logging out and the respondent paths answers; no token is issued. A token issued
+before the account needed the code (before it was enrolled, or made staff) opens no API route
+either (tests/accounts/test_token_second_factor.py has each way an account comes to need it).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import ApiToken
+from accounts.services import api_token_create
 from accounts.two_factor_gate import OPEN_ROUTES
 from tests.accounts.support import PASSWORD
 from tests.accounts.two_factor_support import code_of, enrol
@@ -97,3 +100,21 @@ def test_the_token_exchange_issues_nothing_without_the_code(carol):
         r = Client().post("/api/v1/auth/token/", body, content_type="application/json")
         assert r.status_code == 401 and "token" not in r.json()
     assert not ApiToken.objects.exists()
+
+
+def test_a_token_from_before_the_second_factor_opens_no_api_route(carol):
+    key = api_token_create(user=carol, name="before").key
+    survey = make_survey(carol)
+    enrol(carol)
+    client = Client(HTTP_AUTHORIZATION=f"Token {key}")
+    seen = 0
+    for name, url in _urls(survey.slug):
+        if name in OPEN_ROUTES or not url.startswith("/api/"):
+            continue
+        for method in ("get", "post", "patch", "delete"):
+            response = getattr(client, method)(url, content_type="application/json")
+            assert response.status_code == 401, (method, url, response.status_code)
+            assert response.json()["error"] == "otp_required", (method, url)
+            seen += 1
+    assert seen > 100  # every API route, not a handful
+    assert ApiToken.objects.filter(user=carol).count() == 1  # and none issued through it

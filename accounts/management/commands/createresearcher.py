@@ -10,11 +10,15 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from accounts import two_factor
 from accounts.services import api_token_create
 
 
 class Command(BaseCommand):
-    help = "Create a researcher account (or update it with --update) and print a new API token."
+    help = (
+        "Create a researcher account (or update it with --update) and print a new API token "
+        "(none for an account that needs two-factor login)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
@@ -53,9 +57,22 @@ class Command(BaseCommand):
                 user.save()
                 verb = "Updated"
             # Keys are stored as digests, so an existing one cannot be printed again: every run
-            # issues a new token (named after the command; list and revoke on /accounts/tokens/).
-            issued = api_token_create(user=user, name="createresearcher")
+            # issues a new token (named after the command; list and revoke on /accounts/tokens/),
+            # unless the account needs a second factor, which this command has not seen: such a
+            # token would be refused (docs/accounts.md#tokens-and-the-second-factor).
+            issued = (
+                None
+                if two_factor.needs_code(user)
+                else api_token_create(user=user, name="createresearcher")
+            )
         self.stdout.write(f"{verb} researcher {username!r}.")
+        if issued is None:
+            self.stdout.write(
+                "No API token was issued: this account needs two-factor login. The researcher "
+                "sets it up on the site, then creates a token there or with "
+                "POST /api/v1/auth/token/ and a code."
+            )
+            return
         self.stdout.write(
             f"API token: {issued.key} (expires {issued.token.expires:%Y-%m-%d}; shown once)"
         )
