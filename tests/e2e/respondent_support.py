@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from testsupport.services import require_service
 
@@ -122,3 +123,42 @@ def memo_key(survey: Any, name: str) -> str:
     from surveys.collection.respond_memo import memo_scope
 
     return f"deniable:{memo_scope(survey, list(survey.questions.all()))}:{name}"
+
+
+# Offline answering (test_respondent_offline.py, test_field_walk.py): the phone, the worker's
+# cache, the IndexedDB outbox and a fetch that tells whether the network is there.
+PHONE = {"width": 360, "height": 740}
+CACHE = "deniable-respond-v1"
+
+OUTBOX = """() => new Promise((resolve, reject) => {
+  const open = indexedDB.open("deniable-outbox", 1);
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const db = open.result;
+    const tx = db.transaction("submissions", "readonly");
+    const all = tx.objectStore("submissions").getAll();
+    all.onsuccess = () => { resolve(all.result); db.close(); };
+    all.onerror = () => reject(all.error);
+  };
+})"""
+
+DOWN = "() => fetch('/healthz').then(() => 'up', () => 'down')"
+
+KEPT = f"""async () => {{
+  const cache = await caches.open("{CACHE}");
+  return (await cache.keys()).map((r) => new URL(r.url).pathname + new URL(r.url).search);
+}}"""
+
+
+def open_and_keep(page: Any, url: str) -> None:
+    """Open the survey online and wait until the worker controls the page and keeps what it needs
+    (the page, its script modules, its stylesheet) — what "once opened" means."""
+    page.goto(url)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    path = urlsplit(url).path
+    needed = [path, "/static/js/respond.js", "/static/js/respond/page.js", "/static/css/site.css"]
+    page.wait_for_function(
+        f"async (needed) => {{ const kept = await ({KEPT})(); "
+        "return needed.every((n) => kept.includes(n)); }",
+        arg=needed,
+    )

@@ -20,7 +20,18 @@ import pytest
 
 from surveys.models import Submission
 from surveys.services import survey_close
-from tests.e2e.respondent_support import MIXED, check_axe, memo_key, no_sideways_scroll, shot
+from tests.e2e.respondent_support import (
+    DOWN,
+    KEPT,
+    MIXED,
+    OUTBOX,
+    PHONE,
+    check_axe,
+    memo_key,
+    no_sideways_scroll,
+    open_and_keep,
+    shot,
+)
 from testsupport.browser import CHROMIUM_ARGS, PageProblems
 from testsupport.factories import invitations_create
 from testsupport.factories import make_campus_survey as make_survey
@@ -28,27 +39,6 @@ from testsupport.factories import make_campus_survey as make_survey
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 QUESTIONS = [MIXED[0], MIXED[5], MIXED[6]]  # a coin (forced response), a category, a number
-PHONE = {"width": 360, "height": 740}
-CACHE = "deniable-respond-v1"
-
-OUTBOX = """() => new Promise((resolve, reject) => {
-  const open = indexedDB.open("deniable-outbox", 1);
-  open.onerror = () => reject(open.error);
-  open.onsuccess = () => {
-    const db = open.result;
-    const tx = db.transaction("submissions", "readonly");
-    const all = tx.objectStore("submissions").getAll();
-    all.onsuccess = () => { resolve(all.result); db.close(); };
-    all.onerror = () => reject(all.error);
-  };
-})"""
-
-DOWN = "() => fetch('/healthz').then(() => 'up', () => 'down')"
-
-KEPT = f"""async () => {{
-  const cache = await caches.open("{CACHE}");
-  return (await cache.keys()).map((r) => new URL(r.url).pathname + new URL(r.url).search);
-}}"""
 
 
 def _stored(survey: Any) -> int:
@@ -66,20 +56,6 @@ def _answer(page: Any) -> None:
     page.locator("#step-age input").fill("30")
     page.locator("#step-age [data-role=next]").click()
     page.locator("#step-summary").wait_for()
-
-
-def _open_and_keep(page: Any, url: str) -> None:
-    """Open the survey online and wait until the worker controls the page and keeps what it needs
-    (the page, its script modules, its stylesheet) — what "once opened" means."""
-    page.goto(url)
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    path = urlsplit(url).path
-    needed = [path, "/static/js/respond.js", "/static/js/respond/page.js", "/static/css/site.css"]
-    page.wait_for_function(
-        f"async (needed) => {{ const kept = await ({KEPT})(); "
-        "return needed.every((n) => kept.includes(n)); }",
-        arg=needed,
-    )
 
 
 def _persistent(browser: Any, profile: Path, **options: Any) -> tuple[Any, Any, PageProblems]:
@@ -108,7 +84,7 @@ def test_answer_offline_reload_restart_then_sent_once(live_server, browser, new_
     profile = tmp_path / "profile"
     context, page, problems = _persistent(browser, profile)
     try:
-        _open_and_keep(page, url)
+        open_and_keep(page, url)
         # Installable: Chromium finds a manifest, an icon and a worker that controls the page.
         cdp = context.new_cdp_session(page)
         assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
@@ -210,7 +186,7 @@ def test_survey_closed_while_the_answer_waited(live_server, new_page):
     survey = make_survey(QUESTIONS)
     url = f"{live_server.url}/s/{survey.slug}/"
     page, _ = new_page(viewport=PHONE, reduced_motion="reduce")
-    _open_and_keep(page, url)
+    open_and_keep(page, url)
     page.context.set_offline(True)
     _answer(page)
     page.locator("#send-button").click()
@@ -281,7 +257,7 @@ def test_invite_only_answer_waits_and_is_sent_without_asking_for_the_code_again(
     page, problems = new_page(viewport=PHONE, reduced_motion="reduce")
     page.goto(f"{url}#t={token}")
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    _open_and_keep(page, url + f"#t={token}")
+    open_and_keep(page, url + f"#t={token}")
     page.context.set_offline(True)
     _answer(page)
     page.locator("#send-button").click()
