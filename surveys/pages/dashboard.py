@@ -90,6 +90,8 @@ def _downloads(survey: Survey, group_by: str | None) -> dict[str, str]:
         "estimates_json": f"{estimates}?download=1",
         "export_csv": f"{export}?format=csv",
         "export_json": f"{export}?format=json",
+        "export_dta": f"{export}?format=dta",
+        "export_sav": f"{export}?format=sav",
         "export_metadata": reverse("api-survey-export-metadata", args=[survey.slug]),
     }
     if group_by:

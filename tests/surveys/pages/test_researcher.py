@@ -141,6 +141,15 @@ def test_downloads_are_attachments_with_distinct_names(client, alice, survey):
         response = client.get(href.replace("&amp;", "&"))
         assert response.status_code == 200
         assert response["Content-Disposition"] == f'attachment; filename="{name}"'
+    # The labelled reports for Stata and SPSS (issue 25), each an attachment named by its format.
+    export = reverse("api-survey-export", args=[survey.slug])
+    for fmt in ("dta", "sav"):
+        href = f"{export}?format={fmt}"
+        assert f'href="{href}" download' in html
+        response = client.get(href)
+        assert response.status_code == 200
+        disposition = response["Content-Disposition"]
+        assert disposition.startswith("attachment;") and disposition.endswith(f'.{fmt}"')
     # The JSON API answer itself is unchanged: no attachment header, the same body.
     plain = client.get(base, {"group_by": "region"})
     assert "Content-Disposition" not in plain
