@@ -9,6 +9,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
+from django.urls import reverse
 
 from accounts import two_factor
 from accounts.services import api_token_create
@@ -70,7 +71,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 "No API token was issued: this account needs two-factor login. The researcher "
                 "sets it up on the site, then creates a token there or with "
-                "POST /api/v1/auth/token/ and a code."
+                f"POST {reverse('api-auth-token')} and a code."
             )
             return
         self.stdout.write(
