@@ -13,12 +13,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import threading
 from collections import Counter
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -114,18 +112,6 @@ def test_two_downloads_are_byte_identical_in_both_formats():
     assert hashlib.sha256(api.get(_url(survey, "json")).content).hexdigest() == stored.json_sha256
     # CSV is the default, as for the reports export.
     assert api.get(_url(survey, None)).content == api.get(_url(survey, "csv")).content
-
-
-def test_open_survey_is_409_survey_open_and_nothing_is_stored():
-    owner = make_user("owner")
-    survey = _survey(owner, 5, close=False)
-    r = _api(owner).get(_url(survey))
-    assert r.status_code == 409
-    assert r.json()["error"] == "survey_open"
-    draft = make_survey(owner, BODY, open_=False)
-    assert _api(owner).get(_url(draft)).json()["error"] == "survey_open"
-    assert not ShuffledExport.objects.exists()
-    assert not AuditEntry.objects.filter(action="export.download").exists()
 
 
 def test_bad_format_is_400_naming_format():
@@ -350,47 +336,6 @@ def test_no_gain_is_not_announced():
     assert 'id="shuffle-guarantee"' not in html and 'id="shuffle-no-gain"' in html
 
 
-def test_a_closed_survey_cannot_reopen_so_the_file_stays_whole():
-    """Closed ↔ archived only (surveys.definitions.freeze): the file's reports never change."""
-    owner = make_user("owner")
-    survey = _survey(owner, 6)
-    api = _api(owner)
-    first = api.get(_url(survey)).content
-    r = api.post(reverse("api-survey-open", args=[survey.slug]))
-    assert r.status_code == 409
-    services.survey_archive(survey=reload(survey))
-    assert api.get(_url(survey)).content == first
-
-
-@pytest.mark.django_db(transaction=True)
-def test_concurrent_first_requests_store_one_file(require_postgres):
-    owner = make_user("owner")
-    survey = _survey(owner, 40)
-    threads_n = 6
-    barrier = threading.Barrier(threads_n)
-    bodies: list[bytes] = []
-    lock = threading.Lock()
-
-    def worker() -> None:
-        try:
-            api = _api(owner)
-            barrier.wait()
-            r = api.get(_url(survey))
-            with lock:
-                bodies.append(r.content if r.status_code == 200 else b"%d" % r.status_code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker) for _ in range(threads_n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert len(bodies) == threads_n
-    assert len(set(bodies)) == 1 and bodies[0].startswith(b"{")
-    assert ShuffledExport.objects.filter(survey=survey).count() == 1
-
-
 def test_the_seam_to_the_accounting_is_one_function():
     """Issue 27's exact accounting replaces this one call; the method is named for it."""
     g = shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6)
@@ -402,11 +347,3 @@ def test_the_seam_to_the_accounting_is_one_function():
         "method": "clones-2021",
     }
     assert shuffled._guarantee(n=0, local_epsilon=2.0, delta=1e-6)["epsilon"] == 0.0
-
-
-def test_deleting_the_survey_deletes_the_file():
-    owner = make_user("owner")
-    survey = _survey(owner, 3)
-    _api(owner).get(_url(survey))
-    services.survey_delete(survey=survey, confirm=survey.slug)
-    assert not ShuffledExport.objects.exists()
