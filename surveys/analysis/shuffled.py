@@ -96,6 +96,8 @@ class Section:
     key: str
     columns: list[tuple[str, str]]
     design: dict[str, Any]
+    #: What the analysis needs beside the reports: kind, text, options (public, per question).
+    about: dict[str, Any] = field(default_factory=dict)
     reports: list[list[Any]] = field(default_factory=list)
 
 
@@ -116,8 +118,10 @@ def plan(survey: Survey) -> tuple[list[Section], list[dict[str, str]]]:
         if reason or description is None:
             left_out.append({"key": question.key, "reason": reason or LEFT_OUT_DIRECT})
         else:
+            about = {"kind": question.kind, "text": question.text}
+            about.update(kind.export_entry(question, survey))
             columns = kind.export_columns(question)
-            sections.append(Section(question.key, columns, description))
+            sections.append(Section(question.key, columns, description, about))
     return sections, left_out
 
 
@@ -214,6 +218,7 @@ def _json(survey: Survey, sections: list[Section], guarantee: dict[str, Any]) ->
     for index, s in enumerate(sections):
         head = {
             "key": s.key,
+            **s.about,
             "columns": [column for column, _ in s.columns],
             "n": len(s.reports),
             "design": s.design,

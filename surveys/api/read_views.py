@@ -116,7 +116,9 @@ class ExportView(FormatNegotiationMixin, APIView):
         },
         tags=["estimates"],
         description=(
-            "Reports (never true answers), one row per respondent, SHUFFLED, without ids or dates."
+            "Reports (never true answers), one row per respondent, in the database's random order"
+            " (not a cryptographic shuffle, and no amplification by shuffling is claimed: rows keep"
+            " the direct answers; see responses/export/shuffled/), without ids or dates."
             " CSV: a header row of question keys, then the rows; every text cell is ' followed by"
             " the exact text (drop the first character to read it), numbers are bare, empty is"
             " missing (docs/exports.md). The designs are at responses/export/metadata/."

@@ -155,6 +155,8 @@ def test_the_file_holds_only_the_randomized_reports_each_question_on_its_own():
     assert set(left) == {"copied", "region", "hours"}
     assert "innocuous" in left["copied"] and "directly" in left["region"]
     assert sections["drugs"]["columns"] == ["drugs.x", "drugs.y"]
+    assert sections["party"]["options"] == ["a", "b", "c"] and sections["party"]["kind"] == "choice"
+    assert sections["party"]["design"]["k"] == 3
     # Each section is the multiset of that question's stored reports (the skipped are absent).
     stored = list(Submission.objects.filter(survey=survey, sealed=True).values_list("answers"))
     answers = [a for (a,) in stored]
