@@ -11,7 +11,7 @@ published after closing, so the reports the file was made from never change.
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from deniable.errors import Conflict, ErrorCode
 from surveys.analysis import shuffled
@@ -27,15 +27,20 @@ def shuffled_export_get_or_produce(*, survey: Survey) -> ShuffledExport:
     stored = ShuffledExport.objects.filter(survey=survey).first()
     if stored is not None:
         return stored
-    with transaction.atomic():
-        locked = Survey.objects.select_for_update().get(pk=survey.pk)
-        if locked.status not in FINAL:
-            raise Conflict(
-                "The shuffled file is made once, from a closed survey: close the survey first.",
-                code=ErrorCode.SURVEY_OPEN,
-            )
-        # A request that waited on the lock finds the file its predecessor stored.
-        stored = ShuffledExport.objects.filter(survey=locked).first()
-        if stored is None:
-            stored = ShuffledExport.objects.create(survey=locked, **shuffled.build(locked))
+    try:
+        with transaction.atomic():
+            locked = Survey.objects.select_for_update().get(pk=survey.pk)
+            if locked.status not in FINAL:
+                raise Conflict(
+                    "The shuffled file is made once, from a closed survey: close the survey first.",
+                    code=ErrorCode.SURVEY_OPEN,
+                )
+            # A request that waited on the lock finds the file its predecessor stored.
+            stored = ShuffledExport.objects.filter(survey=locked).first()
+            if stored is None:
+                stored = ShuffledExport.objects.create(survey=locked, **shuffled.build(locked))
+    except IntegrityError:
+        # SQLite has no row lock: a concurrent first request stored its file first (the
+        # one-to-one constraint refused ours, rolled back whole); serve that one.
+        stored = ShuffledExport.objects.get(survey=survey)
     return stored

@@ -77,3 +77,24 @@ def test_deleting_the_survey_deletes_the_file():
     _api(owner).get(_url(survey))
     services.survey_delete(survey=survey, confirm=survey.slug)
     assert not ShuffledExport.objects.exists()
+
+
+def test_a_lost_race_without_row_locks_serves_the_stored_file(monkeypatch):
+    """SQLite has no SELECT … FOR UPDATE: if another request stores its file between our check
+    and our insert, the one-to-one constraint refuses ours and the stored one is served (not a
+    500). Simulated: the file exists, but both of our checks are made to miss it."""
+    from types import SimpleNamespace
+
+    from surveys.services import shuffled_exports
+
+    owner = make_user("owner")
+    survey = _survey(owner, 5)
+    theirs = services.shuffled_export_get_or_produce(survey=survey)
+    real = ShuffledExport.objects
+    blind = SimpleNamespace(
+        filter=lambda **kw: SimpleNamespace(first=lambda: None), create=real.create, get=real.get
+    )
+    monkeypatch.setattr(shuffled_exports, "ShuffledExport", SimpleNamespace(objects=blind))
+    ours = shuffled_exports.shuffled_export_get_or_produce(survey=survey)
+    assert ours.pk == theirs.pk and ours.json_text == theirs.json_text
+    assert real.filter(survey=survey).count() == 1
