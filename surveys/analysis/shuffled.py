@@ -224,5 +224,5 @@ def _json(survey: Survey, sections: list[Section], guarantee: dict[str, Any]) ->
             "design": s.design,
         }
         yield ("," if index else "") + json.dumps(head, allow_nan=False)[:-1] + ', "reports": ['
-        yield ",".join(json.dumps(r, allow_nan=False) for r in s.reports) + "]}"
+        yield json.dumps(s.reports, allow_nan=False)[1:-1] + "]}"  # one call: C speed
     yield "], " + json.dumps({"guarantee": guarantee}, allow_nan=False)[1:]
