@@ -351,3 +351,26 @@ def test_the_seam_to_the_accounting_is_one_function():
         "method": "clones-2021",
     }
     assert shuffled._guarantee(n=0, local_epsilon=2.0, delta=1e-6)["epsilon"] == 0.0
+
+
+def test_a_survey_without_randomized_questions_gets_an_empty_file_and_no_claim():
+    owner = make_user("owner")
+    survey = make_survey(
+        owner,
+        {
+            "title": "Direct only",
+            "questions": [
+                {"key": "region", "text": "Region", "kind": "category", "options": ["n", "s"]}
+            ],
+        },
+    )
+    submit(survey, {"region": "n"})
+    services.survey_close(survey=reload(survey))
+    body = _api(owner).get(_url(survey)).json()
+    assert body["questions"] == []
+    assert body["guarantee"]["left_out"][0]["key"] == "region"
+    assert body["guarantee"]["epsilon"] == 0 and body["guarantee"]["gain"] is False
+    page = Client()
+    page.force_login(owner)
+    html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
+    assert 'id="shuffle-guarantee"' not in html and 'id="shuffle-no-gain"' not in html
