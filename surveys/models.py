@@ -334,6 +334,23 @@ class Collaborator(models.Model):
         return f"{self.survey.slug}:{self.user_id}:{self.role}"
 
 
+class ShuffledExport(models.Model):
+    """A closed survey's shuffled file (docs/exports.md#the-shuffled-file): produced once, from
+    the published reports, then served byte-identical, so no two downloads can be differenced.
+    Both encodings come from the same shuffle; ``guarantee`` is the one the JSON states."""
+
+    survey = models.OneToOneField(Survey, on_delete=models.CASCADE, related_name="shuffled_export")
+    csv_text = models.TextField()
+    json_text = models.TextField()
+    csv_sha256 = models.CharField(max_length=64)
+    json_sha256 = models.CharField(max_length=64)
+    guarantee = models.JSONField()
+    produced_on = models.DateField(default=timezone.localdate)
+
+    def __str__(self) -> str:
+        return f"{self.survey_id}:shuffled"
+
+
 def _question_pre_delete(
     sender: Any, instance: Question, origin: Any = None, **kwargs: Any
 ) -> None:

@@ -85,6 +85,11 @@ urlpatterns = [
         name="api-survey-export",
     ),
     path(
+        "surveys/<slug:slug>/responses/export/shuffled/",
+        read_views.ShuffledExportView.as_view(),
+        name="api-survey-export-shuffled",
+    ),
+    path(
         "surveys/<slug:slug>/responses/export/metadata/",
         read_views.ExportMetadataView.as_view(),
         name="api-survey-export-metadata",

@@ -43,6 +43,7 @@ from surveys.services.management import (
     survey_duplicate,
     survey_unarchive,
 )
+from surveys.services.shuffled_exports import shuffled_export_get_or_produce
 from surveys.services.submissions import SubmissionOutcome, submission_create
 from surveys.services.surveys import (
     KEY_RE,
@@ -75,6 +76,7 @@ __all__ = [
     "invitation_links_csv",
     "invitations_create",
     "invitations_revoke",
+    "shuffled_export_get_or_produce",
     "submission_create",
     "survey_archive",
     "survey_close",
