@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import FileResponse, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, JsonResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.renderers import BaseRenderer
@@ -28,6 +28,8 @@ from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estima
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
+#: Seconds a client is asked to wait while the worker makes a shuffled file.
+PREPARING_RETRY_AFTER = 5
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
 FORMAT = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
 DOWNLOAD = OpenApiParameter(
@@ -180,6 +182,10 @@ class ShuffledExportView(FormatNegotiationMixin, APIView):
             (200, "application/json"): OpenApiTypes.OBJECT,
             400: ERRORS_400,
             404: ERROR_404,
+            202: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description='{"status": "preparing"}: being made; Retry-After says when to ask.',
+            ),
             409: OpenApiResponse(s.ErrorSerializer, description="survey_open: not closed yet."),
         },
         tags=["estimates"],
@@ -193,7 +199,19 @@ class ShuffledExportView(FormatNegotiationMixin, APIView):
     def get(self, request: Request, slug: str) -> HttpResponse:
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         fmt = self.negotiated_format(request)
-        stored = services.shuffled_export_get_or_produce(survey=survey)
+        try:
+            stored = services.shuffled_export_get_or_produce(survey=survey)
+        except services.ShuffledExportPreparing:
+            # The worker is making it (closing enqueued it): say so rather than hold the request.
+            preparing = JsonResponse(
+                {
+                    "status": "preparing",
+                    "detail": "The shuffled file is being made; try again in a few seconds.",
+                },
+                status=202,
+            )
+            preparing["Retry-After"] = str(PREPARING_RETRY_AFTER)
+            return preparing
         record("export.download", survey=survey, detail={"format": fmt, "file": "shuffled"})
         if fmt == "json":
             body, digest, content_type = stored.json_text, stored.json_sha256, "application/json"

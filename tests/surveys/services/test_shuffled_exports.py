@@ -51,13 +51,19 @@ def test_concurrent_first_requests_store_one_file(require_postgres):
     bodies: list[bytes] = []
     lock = threading.Lock()
 
+    waits: list[str] = []
+
     def worker() -> None:
         try:
             api = _api(owner)
             barrier.wait()
             r = api.get(_url(survey))
             with lock:
-                bodies.append(r.content if r.status_code == 200 else b"%d" % r.status_code)
+                if r.status_code == 202:  # another request holds the lock, making the file
+                    assert r.json()["status"] == "preparing"
+                    waits.append(r["Retry-After"])
+                else:
+                    bodies.append(r.content if r.status_code == 200 else b"%d" % r.status_code)
         finally:
             connection.close()
 
@@ -66,9 +72,72 @@ def test_concurrent_first_requests_store_one_file(require_postgres):
         t.start()
     for t in threads:
         t.join(60)
-    assert len(bodies) == threads_n
+    assert len(bodies) + len(waits) == threads_n and bodies
     assert len(set(bodies)) == 1 and bodies[0].startswith(b"{")
+    assert all(int(w) > 0 for w in waits)
     assert ShuffledExport.objects.filter(survey=survey).count() == 1
+    # Whoever was told to wait gets those same bytes when it asks again.
+    assert _api(owner).get(_url(survey)).content == bodies[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_while_the_file_is_being_made_is_202_not_a_held_request(require_postgres):
+    """The worker making a large file holds the survey's row lock for seconds (~25 s CPU at 10⁶
+    respondents): a download meanwhile is told 202 "preparing" with Retry-After at once (NOWAIT),
+    stores nothing and audits no download; after the lock, the file is served."""
+    owner = make_user("owner")
+    survey = _survey(owner, 7)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold_the_lock() -> None:
+        from django.db import transaction
+
+        from surveys.models import Survey
+
+        try:
+            with transaction.atomic():
+                Survey.objects.select_for_update().get(pk=survey.pk)
+                holding.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    try:
+        assert holding.wait(30)
+        r = _api(owner).get(_url(survey))
+        assert r.status_code == 202, r.content
+        assert r.json()["status"] == "preparing" and int(r["Retry-After"]) > 0
+        assert not ShuffledExport.objects.exists()
+        assert not AuditEntry.objects.filter(action="export.download").exists()
+    finally:
+        release.set()
+        holder.join(30)
+    r = _api(owner).get(_url(survey))
+    assert r.status_code == 200 and ShuffledExport.objects.filter(survey=survey).count() == 1
+
+
+def test_embedded_mode_closes_without_making_the_file():
+    """Tasks in-process: closing must not wait on the file; the first download makes it."""
+    owner = make_user("owner")
+    survey = _survey(owner, 4)
+    assert services.shuffled_export_enqueue(survey_id=survey.pk) is False
+    assert not ShuffledExport.objects.exists()
+    assert _api(owner).get(_url(survey)).status_code == 200
+    assert ShuffledExport.objects.count() == 1
+
+
+def test_the_task_body_makes_the_file_once_and_only_when_closed():
+    owner = make_user("owner")
+    open_survey = _survey(owner, 3, close=False)
+    assert services.shuffled_export_produce(survey_id=open_survey.pk) is False
+    assert services.shuffled_export_produce(survey_id=10**9) is False  # gone
+    closed = _survey(owner, 3)
+    assert services.shuffled_export_produce(survey_id=closed.pk) is True
+    made = ShuffledExport.objects.get(survey=closed)
+    assert services.shuffled_export_produce(survey_id=closed.pk) is False  # redelivered
+    assert ShuffledExport.objects.get(survey=closed).json_sha256 == made.json_sha256
 
 
 def test_deleting_the_survey_deletes_the_file():
