@@ -245,7 +245,7 @@ def _diverging_terms(
     interior = np.abs(eta) <= BOUNDARY_ETA
     x_in = x[interior]
     if not x_in.shape[0]:
-        return interior, np.zeros(x.shape[1], dtype=bool)
+        return interior, np.ones(x.shape[1], dtype=bool)
     scale = np.max(np.abs(x), axis=0)
     scale = np.where(scale > 0.0, scale, 1.0)
     unit = x_in / scale
@@ -288,9 +288,10 @@ def _inference(
             return beta, None, none, [NOT_PD]
         return beta, covariance, none, []
     c, d = model.c, model.d
-    flagged = ", ".join(names[int(i)] for i in np.flatnonzero(diverging)) or "a coefficient"
+    flagged = ", ".join(names[int(i)] for i in np.flatnonzero(diverging))
+    runs, gets = ("runs", "gets") if int(diverging.sum()) == 1 else ("run", "get")
     warning = (
-        f"boundary fit (separation): the likelihood keeps rising as {flagged} runs off to ±∞ — "
+        f"boundary fit (separation): the likelihood keeps rising as {flagged} {runs} off to ±∞ — "
         "some covariate pattern's report rate is at or beyond what the design can produce"
     )
     if diverging.any() and not diverging.all():
@@ -309,7 +310,7 @@ def _inference(
                     covariance,
                     diverging,
                     [
-                        f"{warning}; {flagged} gets no standard error, the other terms' are "
+                        f"{warning}; {flagged} {gets} no standard error, the other terms' are "
                         "those of the model with that effect fixed at its limit "
                         "(docs/formulas.md#rr-regression)"
                     ],

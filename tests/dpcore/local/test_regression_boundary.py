@@ -76,6 +76,19 @@ def test_pooled_counts_give_the_closed_form() -> None:
     assert west.std_error is None and "region=west runs off" in fit.warnings[0]
 
 
+def test_two_levels_diverging_both_ways_and_a_diverging_reference() -> None:
+    x = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 0, 1, 0], [1, 0, 0, 1.0]])
+    terms = ["(Intercept)", "b", "c", "d"]
+    # c at or below d (→ −∞), d at or above c + d (→ +∞); the reference and b identified.
+    fit = fit_logistic(x, [330, 400, 240, 800], [1000] * 4, c=C, d=D, terms=terms)
+    assert [co.std_error is None for co in fit.coefficients] == [False, False, True, True]
+    assert "c, d run off" in fit.warnings[0]
+    # The reference level at the boundary: every term is a contrast with it, none identified.
+    fit = fit_logistic(x[:3], [200, 400, 350], [1000] * 3, c=C, d=D, terms=terms[:3])
+    assert all(co.std_error is None for co in fit.coefficients)
+    assert "(Intercept), b, c run off" in fit.warnings[0]
+
+
 def test_a_number_predictor_separating_still_withholds_all() -> None:
     # Complete separation along a number: no term is identified by the interior patterns.
     x = np.array([[1, 1.0], [1, 2.0], [1, 3.0], [1, 4.0]])
