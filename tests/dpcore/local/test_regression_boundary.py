@@ -84,7 +84,7 @@ def test_two_levels_diverging_both_ways_and_a_diverging_reference() -> None:
     assert [co.std_error is None for co in fit.coefficients] == [False, False, True, True]
     assert "c, d run off" in fit.warnings[0]
     # The reference level at the boundary: every term is a contrast with it, none identified.
-    fit = fit_logistic(x[:3], [200, 400, 350], [1000] * 3, c=C, d=D, terms=terms[:3])
+    fit = fit_logistic(x[:3, :3], [200, 400, 350], [1000] * 3, c=C, d=D, terms=terms[:3])
     assert all(co.std_error is None for co in fit.coefficients)
     assert "(Intercept), b, c run off" in fit.warnings[0]
 
