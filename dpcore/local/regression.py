@@ -10,8 +10,10 @@ pattern ``j`` are pooled: ``y_j`` "yes" reports out of ``n_j``, and the log-like
 
     ℓ(β) = Σ_j y_j ln λ_j + (n_j − y_j) ln(1 − λ_j),     λ_j = c·expit(x_jᵀβ) + d
 
-(the per-respondent Bernoulli log-likelihood, no binomial coefficients, as both packages
-report). With ``p = expit(η)``, ``w = dλ/dη = c·p(1 − p)`` and ``r = y/λ − (n − y)/(1 − λ)``:
+(the per-respondent Bernoulli log-likelihood, no binomial coefficients, as ``RRlog``'s
+``logLik()`` reports; ``rrreg`` returns none, and its ``vcov()`` is the outer-product variance,
+not the observed information used here). With ``p = expit(η)``, ``w = dλ/dη = c·p(1 − p)``
+and ``r = y/λ − (n − y)/(1 − λ)``:
 
     score            U = Xᵀ (r·w)
     observed info    J = Xᵀ diag[(y/λ² + (n − y)/(1 − λ)²)·w² − r·w·(1 − 2p)] X
