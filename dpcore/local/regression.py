@@ -239,11 +239,11 @@ def _diverging_terms(
 
     A pattern is at the boundary when its fitted η is beyond ±``BOUNDARY_ETA`` (a single
     pattern's own rate may still exceed d: a few respondents of a level that diverges as a
-    whole). A term β_k stays
-    identified by the other (interior) patterns I when e_k lies in the row space of X_I — the
-    likelihood of I depends on β only through X_I β, so β_k is then fixed by η_I; otherwise
-    some direction of X_I's null space moves β_k, and that is where β runs off. Computed on
-    the original columns (scaled per column only, which keeps row-space membership)."""
+    whole). A term β_k stays identified by the other (interior) patterns I when e_k lies in
+    the row space of X_I — the likelihood of I depends on β only through X_I β, so β_k is then
+    fixed by η_I; otherwise some direction of X_I's null space moves β_k, and that is where β
+    runs off. Computed on the original columns (scaled per column only, which keeps row-space
+    membership)."""
     interior = np.abs(eta) <= BOUNDARY_ETA
     x_in = x[interior]
     if not x_in.shape[0]:
@@ -290,8 +290,9 @@ def _inference(
             return beta, None, none, [NOT_PD]
         return beta, covariance, none, []
     c, d = model.c, model.d
-    flagged = ", ".join(names[int(i)] for i in np.flatnonzero(diverging))
-    runs, gets = ("runs", "gets") if int(diverging.sum()) == 1 else ("run", "get")
+    named = diverging if diverging.any() else ~none  # stalled before any η passed the cut
+    flagged = ", ".join(names[int(i)] for i in np.flatnonzero(named))
+    runs, gets = ("runs", "gets") if int(named.sum()) == 1 else ("run", "get")
     warning = (
         f"boundary fit (separation): the likelihood keeps rising as {flagged} {runs} off to ±∞ — "
         "some covariate pattern's report rate is at or beyond what the design can produce"
