@@ -115,7 +115,9 @@ class PowerView(APIView):
         tags=["designs"],
         description=(
             "Power or sample size of a one-sample (against pi0) or two-group (pi0 vs pi1) test "
-            "of prevalence under a randomized design (analytic, normal approximation)."
+            "of prevalence under a randomized design: method normal (the normal approximation, "
+            "default) or exact (binomial report counts; the exact n is the smallest from which "
+            "the exact power stays at the target up to search_bound)."
         ),
     )
     def post(self, request: Request) -> Response:

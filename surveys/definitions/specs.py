@@ -192,3 +192,4 @@ class PowerRequest:
     alpha: float
     power: float | None
     n: int | None
+    method: str = "normal"  # "normal" (approximation) or "exact" (binomial)

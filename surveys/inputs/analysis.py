@@ -102,6 +102,11 @@ class PowerRequestSerializer(DesignFieldsSerializer):
     power = _open_probability(required=False, allow_null=True, default=None)
     n = StrictIntegerField(required=False, allow_null=True, default=None, min_value=1,
                            max_value=MAX_N)  # fmt: skip
+    method = serializers.ChoiceField(
+        choices=["normal", "exact"],
+        default="normal",
+        help_text="normal: the normal approximation; exact: binomial report counts.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> PowerRequest:
         kind, k, target = attrs["kind"], attrs.get("k"), attrs["power"]
@@ -134,6 +139,7 @@ class PowerRequestSerializer(DesignFieldsSerializer):
             alpha=attrs["alpha"],
             power=target,
             n=attrs["n"],
+            method=attrs["method"],
         )
 
 
