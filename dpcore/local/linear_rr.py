@@ -246,8 +246,8 @@ def _arrays(
         raise ValueError("x (n, k), y (n,), reports (n, m) and weight (n,) must agree")
     if xm.shape[1] != len(terms) or rm.shape[1] != len(latent_terms):
         raise ValueError("one name per column of x and of reports")
-    if not 1 <= rm.shape[1] <= MAX_LATENT:
-        raise ValueError(f"between 1 and {MAX_LATENT} randomized predictors")
+    if rm.shape[1] > MAX_LATENT:
+        raise ValueError(f"at most {MAX_LATENT} randomized predictors")
     cv, dv = np.asarray(c, dtype=np.float64), np.asarray(d, dtype=np.float64)
     if cv.shape != (rm.shape[1],) or dv.shape != cv.shape or np.any(cv == 0.0):
         raise ValueError("one design (c ≠ 0, d) per randomized predictor")
@@ -274,9 +274,10 @@ def fit_linear_rr(
     """Fit ``y = xᵀβ + tᵀγ + ε`` with ``t`` seen through the reports (module docstring).
 
     ``x``: (n, k) with the intercept first (named by ``terms``); ``y``: n numbers; ``reports``:
-    (n, m) 0/1 reports, m ≤ ``MAX_LATENT`` (named by ``latent_terms``), with each trait's design
-    ``c[j] ≠ 0``, ``d[j]``; ``weight``: frequency weights (default 1). Raises ``ValueError`` for
-    wrong shapes, m outside 1…MAX_LATENT, or a design that makes a report uninformative.
+    (n, m) 0/1 reports, 0 ≤ m ≤ ``MAX_LATENT`` (named by ``latent_terms``; m = 0 is ordinary
+    least squares with σ by ML), with each trait's design ``c[j] ≠ 0``, ``d[j]``; ``weight``:
+    frequency weights (default 1). Raises ``ValueError`` for wrong shapes, m > MAX_LATENT, or
+    a design that makes a report uninformative (c = 0).
     """
     xm, yv, rm, wv, cv, dv = _arrays(x, y, reports, weight, c, d, terms, latent_terms)
     kept = _identified_columns(xm)

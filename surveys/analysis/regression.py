@@ -15,6 +15,7 @@ from deniable.errors import InvalidInput
 from deniable.renderers import CSVTable
 from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
+from surveys.analysis import linear_regression as linear
 from surveys.analysis.regression_rows import RegressionData, regression_data
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of, stored_kind_choices
@@ -31,6 +32,12 @@ def __getattr__(name: str) -> tuple[str, ...]:
 
 
 MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
+#: A randomized predictor of a randomized outcome (docs/analysis.md#randomized-predictors).
+LOGISTIC_LATENT_REFUSED = (
+    "{key!r} is a randomized yes/no question: a logistic regression takes category and number "
+    "predictors only (a randomized predictor of a randomized outcome is planned: "
+    "docs/analysis.md#randomized-predictors); family=linear takes it with a number outcome."
+)
 
 
 def is_linear(question: Question) -> bool:
@@ -63,6 +70,8 @@ def _validate(
         q = questions.get(key)
         if q is None:
             raise InvalidInput.single("predictors", f"No question with key {key!r}.")
+        if not kind_of(q).predictor and kind_of(q).outcome_error(key) is None:
+            raise InvalidInput.single("predictors", LOGISTIC_LATENT_REFUSED.format(key=key))
         if not kind_of(q).predictor:
             raise InvalidInput.single(
                 "predictors", f"{key!r} is {q.kind}: predictors must be category or number."
@@ -71,16 +80,35 @@ def _validate(
     return out_q, chosen
 
 
-def validate_keys(survey: Survey, outcome: str, predictors: Sequence[str]) -> None:
+def validate_keys(
+    survey: Survey, outcome: str, predictors: Sequence[str], family: str = "logistic"
+) -> None:
     """The 400s of ``survey_regression`` without running it (for the background path)."""
-    _validate(_question_map(survey), outcome, predictors)
+    if family == "linear":
+        linear.validate_linear(_question_map(survey), outcome, predictors)
+    else:
+        _validate(_question_map(survey), outcome, predictors)
 
 
 def survey_regression(
-    *, survey: Survey, outcome: str, predictors: Sequence[str], confidence: float = 0.95
+    *,
+    survey: Survey,
+    outcome: str,
+    predictors: Sequence[str],
+    confidence: float = 0.95,
+    family: str = "logistic",
 ) -> dict[str, Any]:
     """The JSON body of ``GET …/regression/`` (docs/analysis.md), from a validated query
-    (``surveys.inputs.analysis.regression_query``)."""
+    (``surveys.inputs.analysis.regression_query``): ``family`` logistic (a randomized yes/no
+    outcome) or linear (a number outcome: surveys.analysis.linear_regression)."""
+    if family == "linear":
+        return linear.linear_regression(
+            survey=survey,
+            questions=_question_map(survey),
+            outcome=outcome,
+            predictors=predictors,
+            confidence=confidence,
+        )
     out_q, pred_qs = _validate(_question_map(survey), outcome, predictors)
     data = regression_data(survey, out_q, pred_qs)
     terms = data.terms
@@ -153,6 +181,7 @@ FIT_COLUMNS = (
 #: The baseline, as text: "key=option" per category predictor, joined with " | " (the JSON has
 #: the exact mappings).
 BASELINE_COLUMNS = ("reference", "dropped_levels")
+LINEAR_COLUMNS = ("sigma", "sigma_std_error")
 
 
 def _joined(pairs: list[str]) -> str | None:
@@ -176,6 +205,9 @@ def regression_table(body: dict[str, Any]) -> CSVTable:
         for co in body["coefficients"]
     ]
     header = [*COEFFICIENT_COLUMNS, *FIT_COLUMNS, *BASELINE_COLUMNS, "warnings"]
+    if body["family"] == "linear":  # σ and its SE, on every row like the fit's other figures
+        header.extend(LINEAR_COLUMNS)
+        rows = [[*row, *(body[name] for name in LINEAR_COLUMNS)] for row in rows]
     return CSVTable(header=header, rows=rows)
 
 

@@ -64,12 +64,11 @@ def _usable(outcome: Any, values: Sequence[Any], predictors: list[Question]) -> 
     return True
 
 
-def regression_data(
-    survey: Survey, outcome: Question, predictors: list[Question]
-) -> RegressionData:
-    rows = _pattern_rows(survey, outcome, predictors)
-    published = sum(row[-1] for row in rows)
-    fitted = [row for row in rows if _usable(row[0], row[1:-1], predictors)]
+def _coding(
+    predictors: list[Question], fitted: list[Any]
+) -> tuple[list[str], dict[int, list[str]], dict[str, str], dict[str, list[str]]]:
+    """``(terms, levels, reference, dropped)``: the intercept and each predictor's terms (a
+    category's dummies against its reference), from the fitted rows ``(outcome, p₁, …, count)``."""
     present: list[set[Any]] = [{row[1 + i] for row in fitted} for i in range(len(predictors))]
     levels: dict[int, list[str]] = {}  # predictor index → coded options (reference first)
     reference: dict[str, str] = {}
@@ -85,17 +84,32 @@ def regression_data(
         if kept:
             reference[q.key] = kept[0]
         terms.extend(f"{q.key}={option}" for option in kept[1:])
+    return terms, levels, reference, dropped
+
+
+def _vector(values: Sequence[Any], levels: dict[int, list[str]]) -> list[float]:
+    vector = [1.0]
+    for i, value in enumerate(values):
+        if i in levels:
+            vector.extend(1.0 if value == option else 0.0 for option in levels[i][1:])
+        else:
+            vector.append(float(value))
+    return vector
+
+
+def regression_data(
+    survey: Survey, outcome: Question, predictors: list[Question]
+) -> RegressionData:
+    rows = _pattern_rows(survey, outcome, predictors)
+    published = sum(row[-1] for row in rows)
+    fitted = [row for row in rows if _usable(row[0], row[1:-1], predictors)]
+    terms, levels, reference, dropped = _coding(predictors, fitted)
     index: dict[tuple[float, ...], int] = {}
     x: list[list[float]] = []
     yes: list[float] = []
     total: list[float] = []
     for outcome_value, *values, count in fitted:
-        vector = [1.0]
-        for i, value in enumerate(values):
-            if i in levels:
-                vector.extend(1.0 if value == option else 0.0 for option in levels[i][1:])
-            else:
-                vector.append(float(value))
+        vector = _vector(values, levels)
         at = index.setdefault(tuple(vector), len(x))
         if at == len(x):
             x.append(vector)
@@ -112,4 +126,55 @@ def regression_data(
         reference=reference,
         dropped_levels=dropped,
         n_excluded=int(published - sum(total)),
+    )
+
+
+@dataclass(frozen=True)
+class LinearData:
+    """The linear regression's rows (docs/analysis.md#linear-regression): per distinct
+    (outcome, predictors) pattern, the direct predictors' design row ``x``, the outcome ``y``,
+    the randomized predictors' reports (0/1) and the number of respondents ``weight``."""
+
+    terms: list[str]
+    latent_terms: list[str]
+    x: list[list[float]]
+    y: list[float]
+    reports: list[list[float]]
+    weight: list[float]
+    reference: dict[str, str]
+    dropped_levels: dict[str, list[str]]
+    n_excluded: int
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def linear_data(
+    survey: Survey, outcome: Question, direct: list[Question], latent: list[Question]
+) -> LinearData:
+    """A number outcome, direct predictors coded as for the logistic fit, and the reported
+    answers of randomized yes/no predictors (their latent traits are the fit's business). A
+    respondent missing any of them is left out (``n_excluded``)."""
+    rows = _pattern_rows(survey, outcome, [*direct, *latent])
+    published = sum(row[-1] for row in rows)
+    split = 1 + len(direct)
+    fitted = [
+        row
+        for row in rows
+        if _is_number(row[0])
+        and all(isinstance(value, bool) for value in row[split:-1])
+        and _usable(True, row[1:split], direct)
+    ]
+    terms, levels, reference, dropped = _coding(direct, [row[:split] for row in fitted])
+    return LinearData(
+        terms=terms,
+        latent_terms=[q.key for q in latent],
+        x=[_vector(row[1:split], levels) for row in fitted],
+        y=[float(row[0]) for row in fitted],
+        reports=[[1.0 if value else 0.0 for value in row[split:-1]] for row in fitted],
+        weight=[float(row[-1]) for row in fitted],
+        reference=reference,
+        dropped_levels=dropped,
+        n_excluded=int(published - sum(row[-1] for row in fitted)),
     )

@@ -176,6 +176,7 @@ class RegressionQuery:
     outcome: str
     predictors: tuple[str, ...]
     confidence: float
+    family: str = "logistic"
 
 
 @dataclass(frozen=True)

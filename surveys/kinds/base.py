@@ -81,6 +81,8 @@ class QuestionKind:
     comparison: ClassVar[str | None] = None
     #: A regression predictor (answered directly): dummy-coded when it has options.
     predictor: ClassVar[bool] = False
+    #: The outcome of a linear regression (``family=linear``: a number answered directly).
+    linear_outcome: ClassVar[bool] = False
     #: The power calculator plans it (one parameter; a multi question's options are yes/no).
     power_planning: ClassVar[bool] = False
 
