@@ -193,3 +193,67 @@ def test_refuses_more_than_four_randomized_predictors():
             x, np.zeros(10), np.zeros((10, 5)), c=[0.5] * 5, d=[0.25] * 5,
             terms=["(Intercept)"], latent_terms=[f"t{j}" for j in range(5)],
         )  # fmt: skip
+
+
+R_FIT = r"""
+d <- read.csv(commandArgs(TRUE)[1])
+x <- as.matrix(d[, c("i", "x1", "gb", "gc")]); y <- d$y; r <- as.matrix(d[, c("r1", "r2")])
+cc <- c(0.5, 0.6); dd <- c(0.25, 0.1)
+states <- as.matrix(expand.grid(t1 = 0:1, t2 = 0:1))
+# P(report | state), one column per state: the product over the two questions.
+pr <- sapply(seq_len(nrow(states)), function(s) {
+  yes <- cc * states[s, ] + dd
+  (r[, 1] * yes[1] + (1 - r[, 1]) * (1 - yes[1])) * (r[, 2] * yes[2] + (1 - r[, 2]) * (1 - yes[2]))
+})
+nll <- function(th) {
+  beta <- th[1:4]; gamma <- th[5:6]; sigma <- exp(th[7])
+  share <- exp(c(0, th[8:10])); share <- share / sum(share)
+  dens <- sapply(seq_len(nrow(states)), function(s)
+    dnorm(y, drop(x %*% beta) + sum(states[s, ] * gamma), sigma))
+  -sum(log(rowSums(pr * dens * matrix(share, nrow(x), 4, byrow = TRUE))))
+}
+start <- c(mean(y), 0, 0, 0, 0, 0, log(sd(y)), 0, 0, 0)
+fit <- optim(start, nll, method = "BFGS", control = list(maxit = 10000, reltol = 1e-15))
+fit <- nlm(nll, fit$par, gradtol = 1e-10, steptol = 1e-12, iterlim = 1000)
+h <- optimHess(fit$estimate, nll)
+se <- sqrt(diag(solve(h)))
+cat(sprintf("%.17g", fit$estimate), "\n", sprintf("%.17g", se), "\n")
+cat(sprintf("%.17g", -fit$minimum), "\n")
+"""
+
+
+def test_base_r_optim_on_the_same_likelihood(tmp_path):
+    """R's RRreg is not installable here (no CRAN): the likelihood written in base R (2 × 2
+    latent states, dnorm), maximised by optim's BFGS then nlm, SEs from optimHess (numerical
+    differences of a numerical gradient, hence 1e-4 relative). Needs R (CI installs it)."""
+    import shutil
+    import subprocess
+
+    from testsupport.services import require_service
+
+    require_service(shutil.which("Rscript") is not None, "R (Debian's r-base-core)")
+    c, d = [0.5, 0.6], [0.25, 0.1]
+    x, y, reports = simulate(np.random.default_rng(11), 600, c, d, [1.5, -0.7], [0.3, 0.6])
+    data = tmp_path / "data.csv"
+    rows = ["i,x1,gb,gc,y,r1,r2"] + [
+        ",".join(repr(float(v)) for v in (*row, yy, *rr))
+        for row, yy, rr in zip(x, y, reports, strict=True)
+    ]
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    script = tmp_path / "fit.R"
+    script.write_text(R_FIT, encoding="utf-8")
+    done = subprocess.run(
+        ["Rscript", "--vanilla", str(script), str(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    theta_r, se_r, loglik_r = (np.array(s.split(), dtype=float) for s in done.stdout.splitlines())
+    fit = fit_linear_rr(x, y, reports, c=c, d=d, terms=TERMS, latent_terms=["t1", "t2"])
+    # Seen: estimates within 5e-9, SEs within 1.5e-6 relative, ℓ within 3e-13.
+    assert [co.estimate for co in fit.coefficients] == pytest.approx(theta_r[:6], abs=1e-6)
+    assert [co.std_error for co in fit.coefficients] == pytest.approx(se_r[:6], rel=1e-4)
+    assert fit.sigma == pytest.approx(np.exp(theta_r[6]), abs=1e-6)
+    assert fit.log_likelihood == pytest.approx(loglik_r[0], abs=1e-7)
