@@ -15,6 +15,7 @@ from deniable.errors import InvalidInput
 from deniable.renderers import CSVTable
 from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
+from surveys.analysis import latent_logistic
 from surveys.analysis import linear_regression as linear
 from surveys.analysis.regression_rows import RegressionData, regression_data
 from surveys.definitions import question_designs as designs
@@ -32,12 +33,6 @@ def __getattr__(name: str) -> tuple[str, ...]:
 
 
 MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
-#: A randomized predictor of a randomized outcome (docs/analysis.md#randomized-predictors).
-LOGISTIC_LATENT_REFUSED = (
-    "{key!r} is a randomized yes/no question: a logistic regression takes category and number "
-    "predictors only (a randomized predictor of a randomized outcome is planned: "
-    "docs/analysis.md#randomized-predictors); family=linear takes it with a number outcome."
-)
 
 
 def is_linear(question: Question) -> bool:
@@ -70,11 +65,11 @@ def _validate(
         q = questions.get(key)
         if q is None:
             raise InvalidInput.single("predictors", f"No question with key {key!r}.")
-        if not kind_of(q).predictor and kind_of(q).outcome_error(key) is None:
-            raise InvalidInput.single("predictors", LOGISTIC_LATENT_REFUSED.format(key=key))
         if not kind_of(q).predictor:
             raise InvalidInput.single(
-                "predictors", f"{key!r} is {q.kind}: predictors must be category or number."
+                "predictors",
+                f"{key!r} is {q.kind}: predictors must be category, number, or randomized "
+                "yes/no questions.",
             )
         chosen.append(q)
     return out_q, chosen
@@ -84,10 +79,13 @@ def validate_keys(
     survey: Survey, outcome: str, predictors: Sequence[str], family: str = "logistic"
 ) -> None:
     """The 400s of ``survey_regression`` without running it (for the background path)."""
+    questions = _question_map(survey)
     if family == "linear":
-        linear.validate_linear(_question_map(survey), outcome, predictors)
+        linear.validate_linear(questions, outcome, predictors)
+    elif latent_logistic.latent_keys(questions, outcome, predictors):
+        latent_logistic.validate_latent(questions, outcome, predictors)
     else:
-        _validate(_question_map(survey), outcome, predictors)
+        _validate(questions, outcome, predictors)
 
 
 def survey_regression(
@@ -100,7 +98,8 @@ def survey_regression(
 ) -> dict[str, Any]:
     """The JSON body of ``GET …/regression/`` (docs/analysis.md), from a validated query
     (``surveys.inputs.analysis.regression_query``): ``family`` logistic (a randomized yes/no
-    outcome) or linear (a number outcome: surveys.analysis.linear_regression)."""
+    outcome; with randomized predictors surveys.analysis.latent_logistic) or linear (a number
+    outcome: surveys.analysis.linear_regression)."""
     if family == "linear":
         return linear.linear_regression(
             survey=survey,
@@ -109,7 +108,16 @@ def survey_regression(
             predictors=predictors,
             confidence=confidence,
         )
-    out_q, pred_qs = _validate(_question_map(survey), outcome, predictors)
+    questions = _question_map(survey)
+    if latent_logistic.latent_keys(questions, outcome, predictors):  # randomized predictors
+        return latent_logistic.latent_logistic_regression(
+            survey=survey,
+            questions=questions,
+            outcome=outcome,
+            predictors=predictors,
+            confidence=confidence,
+        )
+    out_q, pred_qs = _validate(questions, outcome, predictors)
     data = regression_data(survey, out_q, pred_qs)
     terms = data.terms
     n = int(sum(data.total))

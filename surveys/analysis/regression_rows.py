@@ -173,9 +173,10 @@ def regression_data(
 
 @dataclass(frozen=True)
 class LinearData:
-    """The linear regression's rows (docs/analysis.md#linear-regression): per distinct
-    (outcome, predictors) pattern, the direct predictors' design row ``x``, the outcome ``y``,
-    the randomized predictors' reports (0/1) and the number of respondents ``weight``."""
+    """The rows of a regression with randomized predictors (docs/analysis.md#linear-regression):
+    per distinct (outcome, predictors) pattern, the direct predictors' design row ``x``, the
+    outcome ``y``, the randomized predictors' reports (0/1) and the number of respondents
+    ``weight``."""
 
     terms: list[str]
     latent_terms: list[str]
@@ -193,11 +194,18 @@ def _is_number(value: Any) -> bool:
 
 
 def linear_data(
-    survey: Survey, outcome: Question, direct: list[Question], latent: list[Question]
+    survey: Survey,
+    outcome: Question,
+    direct: list[Question],
+    latent: list[Question],
+    *,
+    reported: bool = False,
 ) -> LinearData:
-    """A number outcome, direct predictors coded as for the logistic fit, and the reported
-    answers of randomized yes/no predictors (their latent traits are the fit's business). A
-    respondent missing any of them is left out (``n_excluded``)."""
+    """A number outcome (``reported``: a randomized yes/no outcome's report, as 1.0/0.0),
+    direct predictors coded as for the logistic fit, and the reported answers of randomized
+    yes/no predictors (their latent traits are the fit's business). A respondent missing any of
+    them is left out (``n_excluded``)."""
+    outcome_ok = (lambda v: isinstance(v, bool)) if reported else _is_number
     if connection.vendor == "postgresql":
         rows = _pattern_rows_fast(survey, [outcome, *direct, *latent])
     else:
@@ -211,7 +219,7 @@ def linear_data(
         for value, allowed in zip(row[1:split], options, strict=True):
             if (value not in allowed) if allowed is not None else not _is_number(value):
                 return False
-        return _is_number(row[0]) and all(isinstance(v, bool) for v in row[split:-1])
+        return outcome_ok(row[0]) and all(isinstance(v, bool) for v in row[split:-1])
 
     fitted = [row for row in rows if usable(row)]
     terms, levels, reference, dropped = _coding(direct, [row[:split] for row in fitted])

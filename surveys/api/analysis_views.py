@@ -72,7 +72,8 @@ class RegressionOut(serializers.Serializer):
     latent = serializers.ListField(
         child=serializers.DictField(),
         required=False,
-        help_text="linear: per randomized predictor, its key, design and estimated prevalence.",
+        help_text="With randomized predictors: per randomized predictor, its key, design and "
+        "estimated prevalence of its trait.",
     )
 
 
@@ -88,8 +89,8 @@ class RegressionView(FormatNegotiationMixin, APIView):
             OpenApiParameter(
                 "predictors",
                 OpenApiTypes.STR,
-                description="Comma-separated category/number keys; with linear also up to 4 "
-                "randomized yes/no keys.",
+                description="Comma-separated category/number keys, and up to 4 randomized "
+                "yes/no keys (each enters as its latent trait).",
             ),
             OpenApiParameter(
                 "family", OpenApiTypes.STR, enum=["logistic", "linear"], default="logistic"
@@ -112,7 +113,8 @@ class RegressionView(FormatNegotiationMixin, APIView):
             "predictors, through "
             "the outcome's design: P(report yes) = c·expit(xβ) + d. family=linear: a number "
             "outcome, y = xβ + tγ + ε, each randomized yes/no predictor entering as its latent "
-            "trait t (maximum likelihood over its design, as RRreg's RRlin). Above "
+            "trait t (maximum likelihood over its design, as RRreg's RRlin). A randomized yes/no "
+            "predictor of a logistic fit enters the same way. Above "
             "DENIABLE_REGRESSION_SYNC_LIMIT respondents: 202 with progress; poll the same URL."
         ),
     )

@@ -59,7 +59,7 @@ def test_comparisons_under_the_crosstab(page, survey) -> None:
 def test_regression_panel_linear_model(page, survey) -> None:
     """family=linear from the dashboard: a number outcome on a randomized yes/no predictor; the
     words in English and Spanish; no odds-ratio chart (a linear effect)."""
-    from tests.surveys.analysis.test_linear_regression_api import simulated
+    from tests.surveys.analysis.test_linear_regression import simulated
 
     load_reports(survey, simulated(np.random.default_rng(3), 400))
     query = "?family=linear&outcome=hours&predictors=age&predictors=coin"
