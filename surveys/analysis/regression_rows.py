@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from django.db import connection
 from django.db.models import CharField, Count, Func, TextField
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
@@ -57,40 +58,19 @@ class _JSONTypeOf(Func):
     output_field = CharField()
 
 
-_MISSING = object()  # an answer of a JSON type no question stores (object, array): never usable
-
-
-def _decoded(kind: str | None, text: str | None) -> Any:
-    """A JSON value from PostgreSQL's ``jsonb_typeof`` and ``->>`` text, as ``json.loads``
-    would give it (a number as float: every use converts it to one)."""
-    if kind == "number":
-        return float(text) if text is not None else None
-    if kind == "boolean":
-        return text == "true"
-    if kind == "string":
-        return text
-    return None if kind in (None, "null") else _MISSING
-
-
-def _pattern_rows_fast(survey: Survey, questions: list[Question]) -> list[Any]:
-    """``_pattern_rows`` on PostgreSQL without decoding a JSON document per cell in Python:
-    each answer comes as its ``jsonb_typeof`` and its ``->>`` text (the linear fit reads ~10⁵
-    distinct rows; ``json.loads`` per cell took most of its time: bench/RESULTS.md)."""
+def _typed_rows(survey: Survey, questions: list[Question]) -> Any:
+    """``(typeof₁, text₁, …, count)`` per distinct pattern of the published reports."""
     names: dict[str, Any] = {}
     for i, q in enumerate(questions):
         names[f"k{i}"] = _JSONTypeOf(KeyTransform(q.key, "answers"))
         names[f"t{i}"] = KeyTextTransform(q.key, "answers", output_field=TextField())
-    rows = (
+    return (
         Submission.objects.filter(survey=survey, sealed=True)
         .annotate(**names)
         .values_list(*names)
         .annotate(count=Count("pk"))
         .order_by()
     )
-    width = len(questions)
-    return [
-        (*(_decoded(row[2 * i], row[2 * i + 1]) for i in range(width)), row[-1]) for row in rows
-    ]
 
 
 def _usable(outcome: Any, values: Sequence[Any], predictors: list[Question]) -> bool:
@@ -180,10 +160,11 @@ class LinearData:
 
     terms: list[str]
     latent_terms: list[str]
-    x: list[list[float]]
-    y: list[float]
-    reports: list[list[float]]
-    weight: list[float]
+    # Lists, or numpy arrays from the PostgreSQL path (``_linear_columns``).
+    x: Any
+    y: Any
+    reports: Any
+    weight: Any
     reference: dict[str, str]
     dropped_levels: dict[str, list[str]]
     n_excluded: int
@@ -205,11 +186,10 @@ def linear_data(
     direct predictors coded as for the logistic fit, and the reported answers of randomized
     yes/no predictors (their latent traits are the fit's business). A respondent missing any of
     them is left out (``n_excluded``)."""
-    outcome_ok = (lambda v: isinstance(v, bool)) if reported else _is_number
     if connection.vendor == "postgresql":
-        rows = _pattern_rows_fast(survey, [outcome, *direct, *latent])
-    else:
-        rows = _pattern_rows(survey, outcome, [*direct, *latent])
+        return _linear_columns(survey, outcome, direct, latent, reported)
+    outcome_ok = (lambda v: isinstance(v, bool)) if reported else _is_number
+    rows = _pattern_rows(survey, outcome, [*direct, *latent])
     published = sum(row[-1] for row in rows)
     split = 1 + len(direct)
     # ``_usable``'s checks with each predictor's kind looked up once, not once per row.
@@ -233,4 +213,75 @@ def linear_data(
         reference=reference,
         dropped_levels=dropped,
         n_excluded=int(published - sum(row[-1] for row in fitted)),
+    )
+
+
+def _usable_mask(kinds: list[Any], texts: list[Any], direct: list[Question], reported: bool) -> Any:
+    """``_usable``'s checks on whole columns (``_linear_columns``)."""
+    usable = kinds[0] == ("boolean" if reported else "number")
+    for i, q in enumerate(direct, start=1):
+        if kind_of(q).has_options:
+            usable &= (kinds[i] == "string") & np.isin(texts[i], list(q.options))
+        else:
+            usable &= kinds[i] == "number"
+    for i in range(1 + len(direct), len(kinds)):
+        usable &= kinds[i] == "boolean"
+    return usable
+
+
+def _linear_columns(
+    survey: Survey,
+    outcome: Question,
+    direct: list[Question],
+    latent: list[Question],
+    reported: bool,
+) -> LinearData:
+    """``linear_data`` on PostgreSQL, column by column with numpy (10⁵ distinct rows: the
+    per-row Python of the generic path was half the endpoint's time, bench/RESULTS.md §14). Each
+    answer arrives as its ``jsonb_typeof`` and ``->>`` text; the checks are ``_usable``'s: a
+    number (or, ``reported``, a boolean) outcome, an option of each category, a number for each
+    number predictor, a boolean report for each randomized predictor."""
+    questions = [outcome, *direct, *latent]
+    rows = list(_typed_rows(survey, questions))
+    if not rows:
+        return LinearData([INTERCEPT], [q.key for q in latent], [], [], [], [], {}, {}, 0)
+    count = np.array([row[-1] for row in rows], dtype=np.float64)
+    kinds = [np.array([row[2 * i] or "" for row in rows]) for i in range(len(questions))]
+    texts = [np.array([row[2 * i + 1] or "" for row in rows]) for i in range(len(questions))]
+
+    def numbers(i: int) -> Any:
+        return np.where(kinds[i] == "number", texts[i], "nan").astype(np.float64)
+
+    usable = _usable_mask(kinds, texts, direct, reported)
+    terms, columns = [INTERCEPT], [np.ones(int(usable.sum()))]
+    reference: dict[str, str] = {}
+    dropped: dict[str, list[str]] = {}
+    for i, q in enumerate(direct, start=1):
+        if not kind_of(q).has_options:
+            terms.append(q.key)
+            columns.append(numbers(i)[usable])
+            continue
+        present = set(np.unique(texts[i][usable]).tolist())
+        kept = [option for option in q.options if option in present]
+        dropped[q.key] = [option for option in q.options if option not in present]
+        if kept:
+            reference[q.key] = kept[0]
+        for option in kept[1:]:
+            terms.append(f"{q.key}={option}")
+            columns.append((texts[i][usable] == option).astype(np.float64))
+    y = (texts[0] == "true").astype(np.float64) if reported else numbers(0)
+    first = 1 + len(direct)
+    reports = np.zeros((int(usable.sum()), len(latent)))
+    for j in range(len(latent)):
+        reports[:, j] = texts[first + j][usable] == "true"
+    return LinearData(
+        terms=terms,
+        latent_terms=[q.key for q in latent],
+        x=np.column_stack(columns),
+        y=y[usable],
+        reports=reports,
+        weight=count[usable],
+        reference=reference,
+        dropped_levels=dropped,
+        n_excluded=int(count.sum() - count[usable].sum()),
     )

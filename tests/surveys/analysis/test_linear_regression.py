@@ -156,3 +156,32 @@ def test_above_the_sync_limit_a_background_job(api, loaded, settings, monkeypatc
     settings.DENIABLE_REGRESSION_SYNC_LIMIT = 10**6
     assert done.json() == api.get(url(survey, query)).json()
     cache.clear()
+
+
+@pytest.mark.parametrize("reported", [False, True])
+def test_the_postgresql_columns_equal_the_generic_rows(loaded, monkeypatch, reported) -> None:
+    """linear_data's numpy path (PostgreSQL) and its per-row path (other databases) give the
+    same rows, terms, baseline and exclusions on the same reports (a missing outcome, a missing
+    randomized predictor; reported: coin as a randomized outcome)."""
+    from types import SimpleNamespace
+
+    from surveys.analysis import regression_rows
+
+    survey, _ = loaded
+    questions = {q.key: q for q in survey.questions.all()}
+    outcome = questions["coin" if reported else "hours"]
+    direct = [questions["age"]] + ([questions["hours"]] if reported else [])
+    latent = [questions["mirror"]] + ([] if reported else [questions["coin"]])
+
+    def sorted_rows(data):
+        table = np.column_stack([data.x, data.y, data.reports, data.weight])
+        return table[np.lexsort(table.T[::-1])]
+
+    fast = regression_rows.linear_data(survey, outcome, direct, latent, reported=reported)
+    monkeypatch.setattr(regression_rows, "connection", SimpleNamespace(vendor="sqlite"))
+    slow = regression_rows.linear_data(survey, outcome, direct, latent, reported=reported)
+    assert (fast.terms, fast.reference, fast.dropped_levels, fast.n_excluded) == (
+        slow.terms, slow.reference, slow.dropped_levels, slow.n_excluded,
+    )  # fmt: skip
+    assert fast.n_excluded > 0
+    np.testing.assert_array_equal(sorted_rows(fast), sorted_rows(slow))
