@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 
 import numpy as np
@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from dpcore.stats import z_value
 
-from .regression import Coefficient, _identified_columns
+from .regression import Coefficient, _coefficient, _identified_columns
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -54,6 +54,7 @@ __all__ = ["MAX_LATENT", "LinearFit", "fit_linear_rr"]
 MAX_LATENT = 4  # 2⁴ = 16 latent states per respondent
 _LOG_2PI = math.log(2.0 * math.pi)
 _TOL = 1e-10
+EXACT_SIGMA = 1e-8  # σ / sd(y) below which the outcome is fitted exactly (a degenerate fit)
 _NEWTON_DONE = 1e-7  # a full Newton step this small: the next would be ~1e-14 (quadratic)
 # 1-D products are written np.sum(a * b): BLAS's dot product (``a @ b``) took 0.5–12 ms for 10⁵
 # terms on the loaded 2-core bench machine (its threads), the plain sum 0.1 ms.
@@ -338,12 +339,21 @@ def fit_linear_rr(
         loglik, observed = model.loglik(theta), last
     if not converged:
         warnings.append(f"did not converge in {max_iter} iterations")
+    exact = float(theta[xm.shape[1] + rm.shape[1]]) < math.log(EXACT_SIGMA)
+    if exact:  # σ → 0: ℓ is unbounded, no estimate is an MLE
+        converged = False
+        warnings.append(
+            "the outcome is fitted exactly (a constant, or a function of the predictors): σ "
+            "runs to 0 and the likelihood is unbounded, so there are no standard errors"
+        )
+        observed = -np.eye(observed.shape[0])  # not positive definite: no covariance below
     try:
         np.linalg.cholesky(observed)
         covariance: FloatArray | None = np.asarray(np.linalg.inv(observed), dtype=np.float64)
     except np.linalg.LinAlgError:
         covariance = None
-        warnings.append("the observed information is not positive definite: no standard errors")
+        if not exact:
+            warnings.append("the observed information is not positive definite: no standard errors")
     k, m = xm.shape[1], rm.shape[1]
     beta, gamma, log_sigma, pi = model.split(theta)
     if float(pi.min()) < 1e-6:
@@ -363,7 +373,10 @@ def fit_linear_rr(
         se = None
         if covariance is not None and covariance[i, i] > 0.0:
             se = y_scale * math.sqrt(float(covariance[i, i]))
-        by_term[term] = _coefficient(term, float(estimates[i]), se, z_crit)
+        # The logistic fit's Wald figures, without an odds ratio (a linear effect).
+        by_term[term] = replace(
+            _coefficient(term, float(estimates[i]), se, z_crit), odds_ratio=None
+        )
     none = (None,) * 7
     coefficients = [by_term.get(t, Coefficient(t, *none)) for t in [*terms, *latent_terms]]
     sigma = math.exp(log_sigma) * y_scale
@@ -383,12 +396,3 @@ def fit_linear_rr(
         coefficients=tuple(coefficients),
         warnings=tuple(warnings),
     )
-
-
-def _coefficient(term: str, beta: float, se: float | None, z_crit: float) -> Coefficient:
-    """Like the logistic fit's, without an odds ratio (a linear effect)."""
-    if se is None or not math.isfinite(se) or se <= 0.0:
-        return Coefficient(term, beta, None, None, None, None, None, None)
-    z = beta / se
-    p = math.erfc(abs(z) / math.sqrt(2.0))
-    return Coefficient(term, beta, se, beta - z_crit * se, beta + z_crit * se, z, p, None)

@@ -257,3 +257,16 @@ def test_base_r_optim_on_the_same_likelihood(tmp_path):
     assert [co.std_error for co in fit.coefficients] == pytest.approx(se_r[:6], rel=1e-4)
     assert fit.sigma == pytest.approx(np.exp(theta_r[6]), abs=1e-6)
     assert fit.log_likelihood == pytest.approx(loglik_r[0], abs=1e-7)
+
+
+@pytest.mark.parametrize("exact", ["constant", "function of x"])
+def test_an_exactly_fitted_outcome_warns_without_standard_errors(exact):
+    """σ → 0 makes ℓ unbounded: no MLE, so no SE and converged is false (never NaN)."""
+    rng = np.random.default_rng(12)
+    x, _, reports = simulate(rng, 200, [0.5], [0.25], [1.0], [0.4])
+    y = np.full(200, 3.0) if exact == "constant" else x @ np.array([1.0, 2.0, 0.5, -1.0])
+    fit = fit_linear_rr(x, y, reports, c=[0.5], d=[0.25], terms=TERMS, latent_terms=["t"])
+    assert not fit.converged
+    assert any("fitted exactly" in w for w in fit.warnings)
+    assert all(co.std_error is None for co in fit.coefficients) and fit.sigma_std_error is None
+    assert all(math.isfinite(v) for v in (fit.log_likelihood, fit.sigma))
