@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from dpcore.stats import z_value
 
-from .regression import Coefficient, _coefficient, _identified_columns
+from .regression import Coefficient, _coefficient, _identified_columns, _solve_pd
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -54,6 +54,7 @@ __all__ = ["MAX_LATENT", "LinearFit", "fit_linear_rr"]
 MAX_LATENT = 4  # 2⁴ = 16 latent states per respondent
 _LOG_2PI = math.log(2.0 * math.pi)
 _TOL = 1e-10
+EDGE_SHARE = 1e-10  # a latent combination's share below which π is at its edge (no optimum)
 EXACT_SIGMA = 1e-8  # σ / sd(y) below which the outcome is fitted exactly (a degenerate fit)
 _NEWTON_DONE = 1e-7  # a full Newton step this small: the next would be ~1e-14 (quadratic)
 # 1-D products are written np.sum(a * b): BLAS's dot product (``a @ b``) took 0.5–12 ms for 10⁵
@@ -244,11 +245,7 @@ def _maximise(
     current = model.loglik(theta)
     for iteration in range(1, max_iter + 1):
         _, score, observed = model.derivatives(theta)
-        try:
-            chol = np.linalg.cholesky(observed)
-            step = np.linalg.solve(chol.T, np.linalg.solve(chol, score))
-        except np.linalg.LinAlgError:
-            step = None
+        step = _solve_pd(observed, score)  # None where ℓ is not concave
         moved = False
         if step is not None:
             if float(np.max(np.abs(step))) < _NEWTON_DONE:
@@ -263,6 +260,8 @@ def _maximise(
             if float(np.max(np.abs(trial - theta))) < _TOL:
                 return trial, True, iteration, None
             theta, current = trial, model.loglik(trial)
+        if float(model.split(theta)[3].min()) < EDGE_SHARE:  # π runs to the edge: no optimum
+            return theta, False, iteration, None
     return theta, False, max_iter, None
 
 
@@ -337,8 +336,8 @@ def fit_linear_rr(
         loglik, _, observed = model.derivatives(theta)
     else:
         loglik, observed = model.loglik(theta), last
-    if not converged:
-        warnings.append(f"did not converge in {max_iter} iterations")
+    if not converged and float(model.split(theta)[3].min()) >= EDGE_SHARE:
+        warnings.append(f"did not converge in {max_iter} iterations")  # else: the edge warning
     exact = float(theta[xm.shape[1] + rm.shape[1]]) < math.log(EXACT_SIGMA)
     if exact:  # σ → 0: ℓ is unbounded, no estimate is an MLE
         converged = False

@@ -270,3 +270,14 @@ def test_an_exactly_fitted_outcome_warns_without_standard_errors(exact):
     assert any("fitted exactly" in w for w in fit.warnings)
     assert all(co.std_error is None for co in fit.coefficients) and fit.sigma_std_error is None
     assert all(math.isfinite(v) for v in (fit.log_likelihood, fit.sigma))
+
+
+def test_reports_beyond_what_the_design_can_produce_stop_at_the_edge():
+    """Every report "yes" (rate 1 > c + d = ¾): π̂ runs to 1, the fit stops there at once (no
+    200 iterations of a likelihood still creeping up) and says the model is at its edge."""
+    rng = np.random.default_rng(13)
+    x, y, _ = simulate(rng, 300, [0.5], [0.25], [1.0], [0.4])
+    fit = fit_linear_rr(x, y, np.ones((300, 1)), c=[0.5], d=[0.25], terms=TERMS, latent_terms=["t"])
+    assert not fit.converged and fit.iterations < 200
+    assert any("near 0" in w for w in fit.warnings)
+    assert not any("did not converge" in w for w in fit.warnings)
