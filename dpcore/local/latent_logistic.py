@@ -175,8 +175,8 @@ def _maximise(model: _Model, theta: FloatArray, max_iter: int) -> tuple[FloatArr
         theta, current = trial, value
         if damping == 0.0 and float(np.max(np.abs(scale * step))) < _TOL:
             return theta, True, iteration
-        if float(np.max(np.abs(theta))) > 4 * RUNAWAY:
-            return theta, False, iteration
+        if float(np.max(np.abs(theta))) > 4 * RUNAWAY or float(model.split(theta)[2].min()) < 1e-10:
+            return theta, False, iteration  # a coefficient or π runs to the edge: no optimum
     return theta, False, max_iter
 
 
@@ -197,7 +197,7 @@ def _start(
 
 
 def _covariance(
-    observed: FloatArray, estimates: FloatArray, converged: bool, max_iter: int
+    observed: FloatArray, estimates: FloatArray, converged: bool, iterations: int
 ) -> tuple[FloatArray | None, list[str]]:
     """``(J⁻¹, warnings)``; no covariance for a boundary fit, no convergence, or a J that is not
     positive definite."""
@@ -207,7 +207,7 @@ def _covariance(
             "at or beyond what the design can produce); no standard errors"
         ]
     if not converged:
-        return None, [f"did not converge in {max_iter} iterations; no standard errors"]
+        return None, [f"no optimum found in {iterations} iterations; no standard errors"]
     if _solve(observed, np.ones(observed.shape[0])) is None:
         return None, ["the observed information is not positive definite: no standard errors"]
     return np.asarray(np.linalg.inv(observed), dtype=np.float64), []
@@ -275,7 +275,7 @@ def fit_latent_logistic(
     assert observed is not None
     beta, gamma, pi = model.split(theta)
     estimates = np.concatenate((beta, gamma))
-    covariance, problems = _covariance(observed, estimates, converged, max_iter)
+    covariance, problems = _covariance(observed, estimates, converged, iterations)
     converged = converged and not bool(np.any(np.abs(estimates) > RUNAWAY))  # ±∞: no optimum
     warnings.extend(problems)
     if float(pi.min()) < 1e-6:
