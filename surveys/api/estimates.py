@@ -28,12 +28,23 @@ def _float() -> serializers.FloatField:
     return serializers.FloatField(allow_null=True)
 
 
+class FitOut(serializers.Serializer):
+    """The design's goodness of fit (docs/analysis.md#goodness-of-fit)."""
+
+    statistic = serializers.CharField(help_text='"G2": the likelihood-ratio statistic.')
+    value = serializers.FloatField()
+    df = serializers.IntegerField()
+    p_value = serializers.FloatField()
+    note = serializers.CharField()
+
+
 class _HeaderOut(serializers.Serializer):
     key = serializers.CharField()
     text = serializers.CharField()
     kind = serializers.CharField()
     epsilon = _float()
     design = serializers.JSONField(allow_null=True)
+    fit = FitOut(allow_null=True, help_text="None where the design has no test.")
 
 
 class BinaryOut(_HeaderOut):

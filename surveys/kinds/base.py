@@ -123,6 +123,16 @@ class QuestionKind:
         """Its typed estimate (a ``surveys.selectors.estimates`` entry) from its counts."""
         raise NotImplementedError
 
+    def fit(self, question: Any, counts: QuestionCounts) -> dict[str, Any] | None:
+        """Its design's goodness of fit (docs/analysis.md#goodness-of-fit): the API's ``fit``
+        object ``{"statistic", "value", "df", "p_value", "note"}``, or None where the design
+        has no test (the default)."""
+        return None
+
+    def fit_reason(self) -> str:
+        """What a rejected fit means for its design, in words (translated; the dashboard)."""
+        return ""
+
     def export_columns(self, question: QuestionLike) -> list[tuple[str, str]]:
         """(column, column type) of its export columns (its key by default)."""
         return [(question.key, self.column_type)]

@@ -17,7 +17,7 @@ from dpcore.central.release_parts import CheaterPart, ReleasePart
 from dpcore.local import cheater as rr_cheater
 from surveys.definitions import physical
 from surveys.definitions.specs import Answer
-from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
+from surveys.kinds import _chart_rows, _deniability, _fields, _fit, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import (
@@ -134,6 +134,24 @@ class CheaterDetectionKind(QuestionKind):
             honest_no=estimate_fields(est.honest_no),
             at_boundary=bool(est.at_boundary),
             groups=tuple({"group": i + 1, "n": n[i], "reported_yes": yes[i]} for i in range(2)),
+        )
+
+    def fit(self, question: Any, counts: QuestionCounts) -> dict[str, Any] | None:
+        """G² of π, β, γ ≥ 0 against the unconstrained fit (exactly identified: only the simplex
+        can be contradicted; ``dpcore.local.cheater.fit_cheater_detection``)."""
+        cells = counts.cells
+        result = rr_cheater.fit_cheater_detection(
+            counts.design,
+            n=[cells[f"g{i}_yes"] + cells[f"g{i}_no"] for i in (1, 2)],
+            reported_yes=[cells[f"g{i}_yes"] for i in (1, 2)],
+        )
+        return _fit.fit_body(result, "π, β, γ ≥ 0 (honest yes, honest no, cheaters)")
+
+    def fit_reason(self) -> str:
+        return _(
+            "no mix of honest YES, honest NO and cheaters (who say NO whatever the device says) "
+            "gives the two groups' shares of YES. Perhaps some respondents say YES whatever the "
+            "device says, or did not follow their group's device."
         )
 
     def export_columns(self, question: QuestionLike) -> list[tuple[str, str]]:

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET
 
 from surveys.analysis.export import shuffled_file
 from surveys.kinds import kind_of
+from surveys.kinds._fit import fit_warnings
 from surveys.models import Question, Survey
 from surveys.pages import analysis as analysis_pages
 from surveys.pages import charts
@@ -134,6 +135,7 @@ def _results(request: HttpRequest, survey: Survey) -> dict[str, Any]:
     if group_by not in [q.key for q in category_questions]:
         group_by = None
     estimates = survey_estimates(survey=survey, group_by=group_by)
+    by_key = {q.key: q for q in questions}
     rows = charts.estimate_rows(estimates.questions)
     crosstab = charts.crosstab(estimates, group_by)
     return {
@@ -151,6 +153,8 @@ def _results(request: HttpRequest, survey: Survey) -> dict[str, Any]:
         "shuffled": shuffled_file(survey),
         "crosswise_notes": crosswise_notes(survey, questions),
         "any_at_boundary": any(r.get("at_boundary") for r in rows),
+        # docs/analysis.md#goodness-of-fit: where the answers contradict the design (p < 0.05).
+        "fit_warnings": fit_warnings(estimates.questions, lambda key: kind_of(by_key[key])),
         "comparisons": analysis_pages.comparisons(estimates, survey, group_by),
     }
 

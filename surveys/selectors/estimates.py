@@ -3,6 +3,7 @@ into the JSON body of GET …/estimates/ and its CSV; the researcher page render
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -146,7 +147,10 @@ def _entries(
             design=designs.question_design(q),
             epsilon_per_option=designs.option_epsilon(q),
         )
-        out.append(kind_of(q).estimate(q, counts))
+        kind = kind_of(q)
+        entry = kind.estimate(q, counts)
+        fit = kind.fit(q, counts)  # docs/analysis.md#goodness-of-fit (None: no test)
+        out.append(entry if fit is None else dataclasses.replace(entry, fit=fit))
     return tuple(out)
 
 
