@@ -129,6 +129,14 @@ class QuestionKind:
         has no test (the default)."""
         return None
 
+    def compare_groups(
+        self, question: Any, entries: Sequence[tuple[str, Mapping[str, Any]]], confidence: float
+    ) -> dict[str, Any] | None:
+        """Its own group comparison (``surveys.analysis.regression.add_comparisons``) from each
+        shown group's estimate entry (the API's JSON), or None: compared by :attr:`comparison`
+        (the default)."""
+        return None
+
     def fit_reason(self) -> str:
         """What a rejected fit means for its design, in words (translated; the dashboard)."""
         return ""

@@ -5,6 +5,7 @@ design (stored data and the API contract unchanged)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -15,6 +16,7 @@ from rest_framework import serializers
 
 from dpcore.central.release_parts import CheaterPart, ReleasePart
 from dpcore.local import cheater as rr_cheater
+from dpcore.local import compare
 from surveys.definitions import physical
 from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _fit, _protocol
@@ -146,6 +148,29 @@ class CheaterDetectionKind(QuestionKind):
             reported_yes=[cells[f"g{i}_yes"] for i in (1, 2)],
         )
         return _fit.fit_body(result, "π, β, γ ≥ 0 (honest yes, honest no, cheaters)")
+
+    def compare_groups(
+        self, question: Any, entries: Sequence[tuple[str, Mapping[str, Any]]], confidence: float
+    ) -> dict[str, Any] | None:
+        """π and γ across the groups of a breakdown (docs/analysis.md#comparisons): per parameter
+        the Wald test of equality (χ² on G − 1 df) of the unbiased moment estimates and their
+        SEs, and each group's difference from the first with an estimate (Holm over groups)."""
+        tests, rows, reference = [], [], None
+        for name in ("honest_yes", "cheaters"):
+            values = [(g, e[name]["estimate_unclipped"], e[name]["std_error"]) for g, e in entries]
+            test = compare.wald_equality([(v, se) for _, v, se in values])
+            tests.append({"parameter": name, **dataclasses.asdict(test)})
+            reference, diffs = compare.estimate_differences(values, confidence=confidence)
+            rows += [{**dataclasses.asdict(d), "parameter": name} for d in diffs]
+        return {
+            "reference": reference,
+            "test": "equal_parameters_wald",
+            "statistic": None,
+            "df": None,
+            "p_value": None,
+            "tests": tests,
+            "differences": rows,
+        }
 
     def fit_reason(self) -> str:
         return _(
