@@ -105,3 +105,34 @@ def test_api_compares_pi_and_gamma_across_groups(api, client):
     html = client.get(f"/surveys/{survey.slug}/results/?group_by=age").content.decode()
     assert "Wald test of equality: χ² = " in html and "cheaters (γ)" in html
     assert '<th scope="col">Parameter</th>' in html
+
+
+def _wald_rejections(pis: list[float], gamma: float, reps: int, seed: int) -> tuple[float, float]:
+    """Rejection rates at 5% of the Wald tests for π and for γ over simulated groups (300
+    reports per device group)."""
+    design = cheater_detection(GROUPS)
+    rng = np.random.default_rng(seed)
+    hits = np.zeros(2)
+    for _ in range(reps):
+        estimates = []
+        for pi in pis:
+            lam = design.report_probabilities(pi, gamma)
+            yes = [int(rng.binomial(300, x)) for x in lam]
+            estimates.append(estimate_cheater_detection(design, n=[300, 300], reported_yes=yes))
+        for j, name in enumerate(("honest_yes", "cheaters")):
+            params = [getattr(e, name) for e in estimates]
+            test = wald_equality([(x.estimate_unclipped, x.std_error) for x in params])
+            hits[j] += test.p_value is not None and test.p_value < 0.05
+    return float(hits[0] / reps), float(hits[1] / reps)
+
+
+def test_wald_holds_its_size_and_rejects_different_groups():
+    """Equal π = 0.3, γ = 0.1 in 3 groups: each test rejects at 5% with rate 0.05 ± 5 SE
+    (1 000 reps: SE = √(0.05·0.95/1000) = 0.0069, 5 SE = 0.034). π = 0.05, 0.35, 0.65: SE of
+    π̂ ≈ 0.085 per group ((A⁻¹)₀ = (8/3, −4/3), λ(1 − λ) ≤ ¼, n = 300), so the extremes differ
+    by 0.6/(0.085·√2) ≈ 5 SE and the power is ≈ 0.99; > 0.9 required (200 reps: missing it at
+    a true 0.99 has p < 1e-6)."""
+    size_pi, size_gamma = _wald_rejections([0.3, 0.3, 0.3], 0.1, 1000, seed=5)
+    assert abs(size_pi - 0.05) < 0.034 and abs(size_gamma - 0.05) < 0.034
+    power_pi, _ = _wald_rejections([0.05, 0.35, 0.65], 0.1, 200, seed=6)
+    assert power_pi > 0.9
