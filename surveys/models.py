@@ -78,6 +78,12 @@ class Survey(models.Model):
     # predate these columns still insert.
     languages = models.JSONField(default=list, db_default=Value([], JSONField()), blank=True)
     translations = models.JSONField(default=dict, db_default=Value({}, JSONField()), blank=True)
+    # The researcher's population shares for post-stratified estimates (docs/analysis.md
+    # #post-stratification): {"key": <category question>, "shares": {option: share}}, or {} for
+    # none. Validated by surveys.inputs.poststratify on the way in and again when read.
+    population_shares = models.JSONField(
+        default=dict, db_default=Value({}, JSONField()), blank=True
+    )
     # Not a column: the instance's memo of its slot layout, set on first use
     # (surveys.services.submission_rows.survey_tally_layout).
     _tally_layout: TallyLayout

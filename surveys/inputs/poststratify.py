@@ -5,6 +5,7 @@ object ``{option: share}``). One serializer for both; a refusal names the field.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -19,7 +20,8 @@ from surveys.models import Question
 
 SHARES_SYNTAX = (
     "Write shares as <option>:<share> pairs separated by commas, e.g. "
-    "'18-34:0.3,35-54:0.4,55+:0.3' (a share is a decimal or a fraction such as 1/3)."
+    "'18-34:0.3,35-54:0.4,55+:0.3' (a share is a decimal or a fraction such as 1/3), or as a "
+    'JSON object {"18-34": 0.3, …}.'
 )
 
 
@@ -36,19 +38,30 @@ def _share(text: Any) -> Fraction:
     return value
 
 
-def parse_shares(value: Any) -> dict[str, Fraction]:
-    """``"a:0.2,b:0.8"`` or ``{"a": 0.2, "b": 0.8}`` → ``{option: exact share}``."""
+def _items(value: Any) -> list[tuple[str, Any]]:
+    """The (option, share text) pairs of any accepted spelling, unchecked."""
+    if isinstance(value, str) and value.strip().startswith("{"):  # the form's JSON spelling
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise serializers.ValidationError(f"Not a JSON object. {SHARES_SYNTAX}") from exc
     if isinstance(value, Mapping):
-        items = [(str(option), share) for option, share in value.items()]
-    elif isinstance(value, str) and value.strip():
-        items = []
-        for item in value.split(","):
-            option, colon, share = item.rpartition(":")  # an option may contain ":"
-            if not colon or not option.strip() or not share.strip():
-                raise serializers.ValidationError(f"{item.strip()!r}: {SHARES_SYNTAX}")
-            items.append((option.strip(), share))
-    else:
+        return [(str(option), share) for option, share in value.items()]
+    if not isinstance(value, str) or not value.strip():
         raise serializers.ValidationError(SHARES_SYNTAX)
+    items = []
+    for item in value.split(","):
+        option, colon, share = item.rpartition(":")  # an option may contain ":"
+        if not colon or not option.strip() or not share.strip():
+            raise serializers.ValidationError(f"{item.strip()!r}: {SHARES_SYNTAX}")
+        items.append((option.strip(), share))
+    return items
+
+
+def parse_shares(value: Any) -> dict[str, Fraction]:
+    """``"a:0.2,b:0.8"``, ``{"a": 0.2, "b": 0.8}`` or that object as JSON text (for options
+    that contain a comma) → ``{option: exact share}``."""
+    items = _items(value)
     if len(items) > MAX_OPTIONS:
         raise serializers.ValidationError(f"At most {MAX_OPTIONS} shares.")
     shares: dict[str, Fraction] = {}
@@ -103,6 +116,13 @@ class PoststratifySerializer(serializers.Serializer):
             key=question.key,
             shares=tuple((o, float(shares[o] / total)) for o in question.options),
         )
+
+
+def shares_text(shares: Mapping[str, Any]) -> str:
+    """Stored shares written back in the query syntax (JSON when an option has a comma)."""
+    if any("," in option for option in shares):
+        return json.dumps(dict(shares), ensure_ascii=False)
+    return ",".join(f"{option}:{share}" for option, share in shares.items())
 
 
 def poststratification(
