@@ -58,3 +58,13 @@ def test_poststratified_estimate_is_unbiased_and_covers() -> None:
     assert abs(sum(raw) / R - 0.45) < 0.01
     # Coverage of the 95 % interval within 5 binomial SE (√(.95·.05/R) ≈ 0.0049) of 0.95.
     assert abs(covered / R - 0.95) < 5 * math.sqrt(0.95 * 0.05 / R)
+
+
+def test_hand_example_and_edges() -> None:
+    # 0.3·0.5 + 0.7·0.2 = 0.29; SE √(0.09·0.01 + 0.49·0.0004) = √0.001096.
+    u, se = poststratified([0.5, 0.2], [0.1, 0.02], [0.3, 0.7])
+    assert math.isclose(u, 0.29) and se is not None and math.isclose(se, math.sqrt(0.001096))
+    # A zero weight drops its stratum, even one without an SE.
+    assert poststratified([0.5, 9.0], [0.1, None], [1.0, 0.0]) == (0.5, 0.1)
+    # A weighted stratum without an SE: no SE.
+    assert poststratified([0.5, 0.2], [0.1, None], [0.5, 0.5])[1] is None
