@@ -60,6 +60,9 @@ def _selection_preview(survey: Survey, plan: ReleasePlan) -> dict[str, Any]:
         "delta_total": delta,
         "fits": after.epsilon <= survey.budget_epsilon * (1 + accounting.BUDGET_RELATIVE_SLACK),
         "suggested_parameter": "epsilon",
+        "useful": True,  # no ±10 pp target applies to a selection: its bound is stated instead
+        "default_epsilon": None,
+        "default_reason": "selection",
     }
 
 
