@@ -205,3 +205,18 @@ def test_bounded_range_composes_tighter_than_pure_and_never_below_true() -> None
     for alpha in (1.5, 2.0, 8.0, 64.0):
         assert event_rdp(BoundedRangeEvent(eps), alpha) <= event_rdp(PureDPEvent(eps), alpha)
         assert event_rdp(BoundedRangeEvent(eps), alpha) <= alpha * eps * eps / 8 + 1e-15
+
+
+def test_ledger_state_composes_bounded_range_soundly() -> None:
+    """The O(1) stored state (basic / zCDP / RDP) composes BR events as the tight accountant's
+    own zCDP/RDP candidates do, never below them (it is the fallback under the lock)."""
+    from dpcore.central import ledger_state
+
+    events = [BoundedRangeEvent(0.2)] * 30
+    state = ledger_state.compose(ledger_state.EMPTY, events)
+    assert state.rho == pytest.approx(30 * 0.04 / 8)
+    assert state.pure == pytest.approx(6.0)
+    stored = ledger_state.bound(state, 1e-6)
+    tight = accounting.epsilon_spent(events, 1e-6)
+    assert stored.epsilon >= tight.epsilon
+    assert stored.candidates["zcdp"] >= tight.candidates["zcdp"]

@@ -126,6 +126,12 @@ BAD = [
     ({"statistic": "median", "delta": 1e-6}, "delta"),
     ({"statistic": "median", "group_by": "region"}, "group_by"),
     ({"statistic": "median", "epsilon": None}, "epsilon"),
+    ({"statistic": "quantile", "q": "half"}, "q"),
+    ({"statistic": "quantile", "q": True}, "q"),
+    ({"statistic": "quantile", "q": [0.5]}, "q"),
+    ({"statistic": ["median"]}, "statistic"),
+    ({"statistic": "median", "questions": ["age", "age"]}, "questions"),
+    ({"statistic": "median", "questions": ["nope"]}, "questions"),
 ]
 
 
