@@ -8,10 +8,12 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from dpcore.central import shuffle
+from surveys.analysis.shuffle_guarantee import shuffled_export_guarantee
 from surveys.definitions import question_designs as designs
 from surveys.models import Submission
+from testsupport.factories import RELEASE_QUESTIONS, make_user, reload, submit_many
 from testsupport.factories import make_release_survey as make_survey
-from testsupport.factories import make_user
+from testsupport.factories import make_survey as make_plain_survey
 
 pytestmark = pytest.mark.django_db
 
@@ -31,6 +33,8 @@ def test_metadata_states_the_shuffled_guarantee():
     assert guarantee["rows"] == n
     assert guarantee["local_epsilon_per_row"] == pytest.approx(local)
     assert guarantee["delta"] == survey.budget_delta
+    # Two columns: a row is a product of two randomizers, so only the any-randomizer bound holds.
+    assert guarantee["method"] == "clones-2021"
     assert guarantee["epsilon"] == shuffle.shuffled_epsilon(n, local, survey.budget_delta)
     assert 0 < guarantee["epsilon"] <= local
     assert len(guarantee["assumptions"]) >= 3 and "shuffled" in " ".join(guarantee["assumptions"])
@@ -78,3 +82,26 @@ def test_a_gain_says_what_it_applies_to():
     html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
     item = html[html.index('id="shuffle-guarantee"') :][:1500]
     assert "only to that file" in item and "not to the estimates" in item
+
+
+@pytest.mark.parametrize(("key", "k"), [("cheated", 2), ("drug", 3)])
+def test_one_randomized_response_column_uses_the_stronger_pair(key, k):
+    """Issue 27: a file of one yes/no (k = 2) or k-RR column is a shuffle of k-ary randomized
+    responses, for which the stronger clone pair (clones-2023) is sound and tighter."""
+    owner = make_user("owner")
+    question = next(q for q in RELEASE_QUESTIONS if q["key"] == key)
+    body = {
+        "title": "One column",
+        "budget": {"epsilon": 1.0, "delta": 1e-6},
+        "questions": [question, RELEASE_QUESTIONS[2]],  # + a direct question, left out
+    }
+    survey = make_plain_survey(owner, body)
+    answers = {"cheated": lambda i: i % 3 == 0, "drug": lambda i: ["none", "other"][i % 2]}[key]
+    submit_many(survey, 60, lambda i: {key: answers(i), "region": "north"})
+    guarantee = shuffled_export_guarantee(reload(survey))
+    assert guarantee is not None and guarantee["columns"] == [key]
+    n, local, delta = guarantee["rows"], guarantee["local_epsilon_per_row"], guarantee["delta"]
+    assert guarantee["method"] == "clones-2023"
+    assert guarantee["epsilon"] == shuffle.shuffled_guarantee(n, local, delta, k).epsilon
+    assert guarantee["epsilon"] <= shuffle.shuffled_epsilon(n, local, delta)
+    assert "2023" in guarantee["method_description"]
