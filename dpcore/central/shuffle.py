@@ -62,6 +62,8 @@ ASSUMPTIONS = (
     "reports as they arrive, are protected against by each row's own (local) ε only.",
 )
 
+# ε₀ from which e^ε₀ is not computed: the trivial bound (δ(ε) ≤ 1 below ε₀) is used instead.
+_HUGE = 700.0
 # Bisection: stop when hi − lo ≤ _REL·hi + _ABS.
 _REL = 1e-4
 _ABS = 1e-9
@@ -81,8 +83,8 @@ class ShuffledGuarantee:
 
 def clone_pair(n: int, eps0: float, k: int | None = None) -> ClonePair:
     """The pair of ``clones-2021`` (k None: any ε₀-DP randomizer) or ``clones-2023`` (one k-RR)."""
-    e0 = math.exp(eps0)
-    alpha = e0 / (1.0 + e0) if eps0 < 700 else 1.0
+    e0 = math.exp(min(eps0, _HUGE))  # beyond, nothing is computed (no amplification stated)
+    alpha = e0 / (1.0 + e0)
     if k is None:
         return ClonePair(n=n, p=math.exp(-eps0), alpha=alpha)
     if k < 2:
@@ -98,7 +100,7 @@ def _check(n: int, eps0: float, delta: float) -> None:
 
 def _epsilon(pair: ClonePair, eps0: float, delta: float) -> float:
     """Smallest ε (upper end of a bisection) with the pair's δ(ε) bound ≤ δ; ≤ ε₀."""
-    if pair.n < 2 or eps0 >= 700 or pair.p <= 0.0:
+    if pair.n < 2 or eps0 >= _HUGE or pair.p <= 0.0:
         return eps0
     target = math.log(delta)
     if pair_log_delta(pair, 0.0) <= target:
@@ -115,7 +117,7 @@ def _epsilon(pair: ClonePair, eps0: float, delta: float) -> float:
 
 def shuffled_delta(n: int, eps0: float, eps: float) -> float:
     """Upper bound on δ(ε) of n shuffled ε₀-DP reports (``clones-2021``; module notes)."""
-    if n < 2:
+    if n < 2 or eps0 >= _HUGE:
         return 1.0 if eps < eps0 else 0.0
     return math.exp(pair_log_delta(clone_pair(n, eps0), eps))
 

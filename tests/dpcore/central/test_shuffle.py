@@ -80,6 +80,10 @@ def test_bad_input() -> None:
         shuffle.shuffled_epsilon(10, 0.0, 1e-6)
     assert shuffle.shuffled_epsilon(1, 1.0, 1e-6) == 1.0
     assert shuffle.closed_form_epsilon(100, 5.0, 1e-6) is None
+    # A row of many questions can sum to a local ε whose e^ε₀ overflows: no amplification, no 500.
+    huge = shuffle.shuffled_guarantee(1000, 800.0, 1e-6, 2)
+    assert huge.epsilon == 800.0
+    assert shuffle.shuffled_delta(1000, 800.0, 1.0) == 1.0
 
 
 def test_no_delta_floor_at_1e_10() -> None:
