@@ -20,9 +20,10 @@ file sent on cannot promise that about its recipient; designs without a finite l
 **The guarantee.** Section q has n_q reports of an ε₀_q-DP randomizer; shuffled, it is
 (ε_q, δ_q)-DP for whoever receives only it (amplification by shuffling,
 :mod:`dpcore.central.shuffle`: the exact divergence of Feldman, McMillan & Talwar's 2023 clone
-pair when each report is one k-ary randomized response, else of their 2021 pair), with δ_q = δ / (number of non-empty sections). The
-sections use independent coins and independent shuffles, so the file is (Σ ε_q, Σ δ_q)-DP for a
-respondent who answered every question (basic composition; docs/formulas.md#shuffling).
+pair when each report is one k-ary randomized response, else of their 2021 pair), with
+δ_q = δ / (number of non-empty sections). The sections use independent coins and independent
+shuffles, so the file is (Σ ε_q, Σ δ_q)-DP for a respondent who answered every question (basic
+composition; docs/formulas.md#shuffling).
 """
 
 from __future__ import annotations
