@@ -31,6 +31,7 @@ from dpcore.local.browser import MAX_LOCAL_EPSILON, BrowserPlan
 from dpcore.local.estimators import KRREstimate, OptionEstimate, project_to_simplex
 from dpcore.local.grid import GRID, ln_ratio_up, on_grid
 from dpcore.local.intervals import point_and_interval_unchecked as _point_and_interval
+from dpcore.local.recommend import option_variance
 from dpcore.stats import z_value
 from dpcore.validation import check_interval_kind
 from dpcore.validation import count as _count
@@ -159,17 +160,6 @@ class OUEDesign:
     def proportion_variance(self, n: int, frequency: float) -> float:
         """``Var f̂_v`` given the true answers (module notes; Wang et al. 2017, eq. (9))."""
         return option_variance(self.c, self.d, n, frequency)
-
-
-def option_variance(c: float, d: float, n: int, frequency: float) -> float:
-    """Variance of one option's unbiased share for any design reporting option v with
-    ``P = c·f_v + d`` independently per respondent, given the true answers:
-    ``[q(1 − q)/c² + f(1 − p − q)/c]/n`` with ``p = c + d``, ``q = d`` (k-RR and OUE alike:
-    the count is a sum of n_v Bernoulli(p) and n − n_v Bernoulli(q))."""
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ArgumentError("n", f"must be an integer ≥ 1 (got {n!r})")
-    p, q = c + d, d
-    return (q * (1.0 - q) / (c * c) + frequency * (1.0 - p - q) / c) / n
 
 
 def oue(k: int, epsilon: float) -> OUEDesign:

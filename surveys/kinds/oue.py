@@ -47,6 +47,8 @@ class OUEKind(QuestionKind):
     has_options: ClassVar[bool] = True
     design_shape: ClassVar[str | None] = "options"
     column_type: ClassVar[str] = "integer"
+    #: One option's bit is a yes/no report P(1) = c·π + d: the power calculator plans it.
+    power_planning: ClassVar[bool] = True
 
     def outcome_error(self, key: str) -> str | None:
         return (

@@ -14,7 +14,8 @@ from dpcore.errors import ArgumentError, DesignError
 from dpcore.local import browser
 from dpcore.local.designs import build_design
 from dpcore.local.grid import GRID
-from dpcore.local.oue import device_share, estimate_oue, option_variance, oue, oue_epsilon
+from dpcore.local.oue import device_share, estimate_oue, oue, oue_epsilon
+from dpcore.local.recommend import option_variance
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, math.log(3), 2.0, 4.0, 10.0])
