@@ -76,3 +76,24 @@ def test_export_release_and_protocol() -> None:
     assert protocol.possible and "Flip a coin twice." in " ".join(protocol.steps)
     irrational = question("choice", options=OPTIONS, design={"name": "oue", "epsilon": 1.0})
     assert not kind_of(irrational).physical_protocol(irrational).possible
+
+
+def test_words_in_english_and_spanish() -> None:
+    from django.utils import translation
+
+    q = question("choice", options=OPTIONS, design=DESIGN)
+    kind = kind_of(q)
+    with translation.override("en"):
+        words = kind.protection(q, {})
+        assert words["randomizer"]["button"] == "Draw the boxes"
+        assert "Your true answer: flip a coin." in " ".join(kind.physical_protocol(q).steps)
+    with translation.override("es"):
+        words = kind.protection(q, {})
+        assert words["randomizer"]["button"] == "Sortear las casillas"
+        assert "Sean cuales sean las casillas registradas" in words["reports"]["any"]["text"]
+        steps = " ".join(kind.physical_protocol(q).steps)
+        assert "Tu respuesta verdadera: lanza una moneda." in steps
+        assert "Lanza una moneda dos veces." in steps
+        irrational = question("choice", options=OPTIONS, design={"name": "oue", "epsilon": 1.0})
+        reason = kind_of(irrational).physical_protocol(irrational).reason
+        assert "necesita JavaScript" in reason
