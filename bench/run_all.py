@@ -30,6 +30,7 @@ BENCHMARKS: dict[str, str] = {
     "xlsform_import": "bench.xlsform_import",  # issue 25: a 500-question XLSForm in ≤ 2 s
     "charge_lock": "bench.charge_lock",  # issue 21 item 11 / 24 goal 2 (opt-in: old path, minutes)
     "export_labelled": "bench.export_labelled",  # issue 25 item 3: 10⁵ rows to .dta ≤ 5 s
+    "oue_variance": "bench.oue_variance",  # issue 26.1: OUE's variance / its formula
 }
 # Run only when named with --only: ``faults`` builds a private PostgreSQL cluster, Redis, gunicorn
 # and a worker and restarts/kills them (~3.5 min; CI runs its fast version in
