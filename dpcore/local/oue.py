@@ -1,4 +1,4 @@
-"""Optimized unary encoding (OUE; Wang, Blocki, Li & Jha, USENIX Security 2017, §4.3) for a
+"""Optimized unary encoding (OUE; Wang, Blocki, Li & Jha, USENIX Security 2017) for a
 question of k options: the answer is encoded as k bits (1 for the true option), and each bit is
 reported independently — the true option's bit kept at 1 with ``p = ½``, every other bit set to 1
 with ``q = 1/(e^ε + 1)``.
@@ -10,7 +10,7 @@ page runs (and of the coins/dice the no-JS page may run) exactly, rounded up.
 
 **Estimate.** Per option, ``f̂_v = (C_v/n − q)/(p − q)`` (C_v: reports with bit v set, n
 respondents) is unbiased; given the true answers, ``Var f̂_v = q(1 − q)/(n(p − q)²) +
-f_v(1 − p − q)/(n(p − q))`` (Wang et al. 2017, eq. (9); at p = ½ the first term is
+f_v(1 − p − q)/(n(p − q))`` (Wang et al. 2017; at p = ½ the first term is
 ``4e^ε/(n(e^ε − 1)²)``). Its interval is the binary one with ``c = p − q``, ``d = q``, and the
 displayed estimates are projected onto the simplex as k-RR's are. Formulas: docs/formulas.md#oue.
 
@@ -158,7 +158,7 @@ class OUEDesign:
         return BrowserPlan({"keep": keep, "flip": flip}, epsilon)
 
     def proportion_variance(self, n: int, frequency: float) -> float:
-        """``Var f̂_v`` given the true answers (module notes; Wang et al. 2017, eq. (9))."""
+        """``Var f̂_v`` given the true answers (module notes; Wang et al. 2017)."""
         return option_variance(self.c, self.d, n, frequency)
 
 

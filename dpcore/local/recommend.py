@@ -6,7 +6,7 @@ Every such design reports option v with ``P = c·f_v + d`` independently per res
 reported option is v; OUE: v's bit is set), so given the true answers the count is a sum of n·f_v
 Bernoulli(p) and n(1 − f_v) Bernoulli(q) with ``p = c + d``, ``q = d``, and
 
-    Var f̂_v = [q(1 − q)/(p − q)² + f_v(1 − p − q)/(p − q)]/n          (Wang et al. 2017, eq. (9)).
+    Var f̂_v = [q(1 − q)/(p − q)² + f_v(1 − p − q)/(p − q)]/n          (Wang et al. 2017).
 
 At f_v → 0 this is ``(e^ε + k − 2)/(n(e^ε − 1)²)`` for k-RR and ``4e^ε/(n(e^ε − 1)²)`` for OUE:
 k-RR is the more precise exactly while ``k < 3e^ε + 2``. The comparison is made at uniform

@@ -1,5 +1,5 @@
 """dpcore.local.recommend: every ε-only design of a k-option question compared on one option's
-variance (Wang et al. 2017, eq. (9)), against the closed forms at f → 0."""
+variance (Wang et al. 2017), against the closed forms at f → 0."""
 
 from __future__ import annotations
 
