@@ -20,6 +20,7 @@ from typing import Any
 
 from dpcore.central import shuffle
 from surveys.definitions import question_designs as designs
+from surveys.kinds import kind_of
 from surveys.models import Submission, Survey
 
 
@@ -34,8 +35,11 @@ def shuffled_export_guarantee(survey: Survey) -> dict[str, Any] | None:
         eps = description.get("epsilon")
         if eps is None:
             return None  # a one-sided design is not DP: no guarantee to state
-        if designs.is_multi(question):  # one 1/0 column per option; ε is already their sum
-            keys.extend(f"{question.key}.{option}" for option in question.options)
+        # One 1/0 column per option (multi: ε is already their sum; OUE: ε is the whole
+        # answer's): the kind's own columns when its key is not one of them.
+        columns = [column for column, _ in kind_of(question).export_columns(question)]
+        if designs.is_multi(question) or question.key not in columns:
+            keys.extend(columns)
         else:
             keys.append(question.key)
         local += float(eps)

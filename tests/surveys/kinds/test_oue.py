@@ -97,3 +97,9 @@ def test_words_in_english_and_spanish() -> None:
         irrational = question("choice", options=OPTIONS, design={"name": "oue", "epsilon": 1.0})
         reason = kind_of(irrational).physical_protocol(irrational).reason
         assert "necesita JavaScript" in reason
+
+
+def test_an_oue_question_cannot_be_ordered() -> None:
+    # The mean score needs the covariance of a respondent's bits: not offered for OUE.
+    errors = definition_errors(kind="choice", options=OPTIONS, design=DESIGN, ordered=True)
+    assert "ordered" in errors

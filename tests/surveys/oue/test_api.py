@@ -102,3 +102,16 @@ def test_estimates_per_option_and_the_export(api, anon):
     assert len(rows) == 4
     assert {f"brand.{o}" for o in OPTIONS} <= set(rows[0])
     assert sorted(sum(int(row[f"brand.{o}"]) for o in OPTIONS) for row in rows) == [1, 1, 2, 2]
+
+
+def test_the_shuffle_guarantee_names_the_option_columns_and_epsilon_once(api, anon):
+    from surveys.analysis.shuffle_guarantee import shuffled_export_guarantee
+
+    survey = open_survey(api, body())
+    for _ in range(3):
+        report = dict.fromkeys(OPTIONS, False)
+        assert post_response(anon, survey, {"brand": report}).status_code == 201
+    guarantee = shuffled_export_guarantee(survey)
+    assert guarantee is not None
+    assert guarantee["columns"] == [f"brand.{o}" for o in OPTIONS]
+    assert guarantee["local_epsilon_per_row"] == pytest.approx(LN3, rel=1e-15)
