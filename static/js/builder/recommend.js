@@ -14,7 +14,7 @@ export function recommendRequest(detail, kinds) {
   if (kinds[detail.kind]?.design !== "fixed") return null;
   const k = (detail.options || []).length;
   const epsilon = detail.design?.epsilon;
-  if (k < 2 || typeof epsilon !== "number" || !(epsilon > 0)) return null;
+  if (k < 2 || !Number.isFinite(epsilon) || !(epsilon > 0)) return null;
   return { kind: detail.kind, options: k, epsilon, n: Math.max(1, detail.planned_n || 1000), confidence: 0.95 };
 }
 
