@@ -15,6 +15,7 @@ from surveys.api.estimates import estimates_body
 from surveys.models import Submission
 from tests.e2e.respondent_support import check_axe, memo_key
 from tests.e2e.test_respondent_flow import make_survey
+from testsupport.factories import ensure_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -64,3 +65,25 @@ def test_with_javascript_a_box_per_option_is_drawn_sent_and_counted(live_server,
     assert entry["n"] == 1
     assert [o["reported"] for o in entry["options"]] == [int(answer[o]) for o in OPTIONS]
     assert problems.messages == []
+
+
+def test_the_builder_recommends_oue_for_many_options(live_server, new_page):
+    ensure_user("chooser", "pw-chooser-12345")
+    page, problems = new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/accounts/login/?next=/surveys/new/")
+    page.fill("#id_username", "chooser")
+    page.fill("#id_password", "pw-chooser-12345")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/surveys/new/")
+    page.fill("#b-planned", "1000")
+    card = page.locator("#questions > li").first
+    card.locator('[data-path="kind"]').select_option("choice")
+    card.locator('[data-path="options"]').fill("\n".join(f"o{i}" for i in range(20)))
+    card.locator('[data-path="design.epsilon"]').fill("1")
+    line = card.locator("[data-role=recommend]")
+    line.filter(has_text="recommended: Optimized unary encoding").wait_for()
+    assert "rare option ±11.9 pp" in line.inner_text()
+    assert "rare option ±16.4 pp" in line.inner_text()
+    card.locator('[data-path="options_design"]').select_option("oue")
+    line.filter(has_text="the design chosen is the more precise").wait_for()
+    assert all("status of 400" in msg for msg in problems.messages), problems.messages
