@@ -115,3 +115,35 @@ def test_the_shuffle_guarantee_names_the_option_columns_and_epsilon_once(api, an
     assert guarantee is not None
     assert guarantee["columns"] == [f"brand.{o}" for o in OPTIONS]
     assert guarantee["local_epsilon_per_row"] == pytest.approx(LN3, rel=1e-15)
+
+
+def test_the_design_preview_states_epsilon_and_per_option_precision(api):
+    body = {"kind": "choice", "design": {"name": "oue", "epsilon": 1.0}, "k": 20, "planned_n": 1000}
+    r = api.post("/api/v1/designs/preview/", body, format="json")
+    assert r.status_code == 200, r.content
+    out = r.json()
+    assert out["private"] and out["epsilon"] <= 1.0 + 1e-15
+    # One option's bit is a binary report with c = ½ − q, d = q: its worst-case half-width.
+    q = 1 / (math.e + 1)
+    assert out["planned_half_width"] == pytest.approx(
+        1.959964 * 0.5 / (0.5 - q) / 1000**0.5, rel=1e-3
+    )
+
+
+def test_a_release_counts_each_options_bits_k_times(api, anon, django_capture_on_commit_callbacks):
+    survey = open_survey(api, {**body(), "budget": {"epsilon": 5.0, "delta": 1e-6}})
+    for i in range(6):
+        report = {o: j == i % 5 for j, o in enumerate(OPTIONS)}
+        assert post_response(anon, survey, {"brand": report}).status_code == 201
+    with django_capture_on_commit_callbacks(execute=True):
+        r = api.post(url(survey, "releases/"), {"mechanism": "laplace", "epsilon": 2.0}, "json")
+    assert r.status_code == 202, r.content
+    detail = api.get(r.json()["url"]).json()
+    assert detail["status"] == "done", detail
+    [entry] = detail["results"]["questions"]
+    assert entry["key"] == "brand"
+    # One (set, not set) histogram per option: k contributions of Δ = 1, as multi's.
+    assert entry["contributions"] == len(OPTIONS)
+    assert set(entry["noisy_counts"]) == set(OPTIONS)
+    assert all(set(cell) == {"yes", "no"} for cell in entry["noisy_counts"].values())
+    assert [o["option"] for o in entry["options"]] == OPTIONS
