@@ -32,6 +32,7 @@ BENCHMARKS: dict[str, str] = {
     "charge_lock": "bench.charge_lock",  # issue 21 item 11 / 24 goal 2 (opt-in: old path, minutes)
     "export_labelled": "bench.export_labelled",  # issue 25 item 3: 10⁵ rows to .dta ≤ 5 s
     "shuffled_file": "bench.shuffled_file",  # issue 27: the shuffled file of 10⁵ respondents
+    "oue_variance": "bench.oue_variance",  # issue 26.1: OUE's variance / its formula
 }
 # Run only when named with --only: ``faults`` builds a private PostgreSQL cluster, Redis, gunicorn
 # and a worker and restarts/kills them (~3.5 min; CI runs its fast version in
