@@ -104,17 +104,29 @@ def test_estimates_per_option_and_the_export(api, anon):
     assert sorted(sum(int(row[f"brand.{o}"]) for o in OPTIONS) for row in rows) == [1, 1, 2, 2]
 
 
-def test_the_shuffle_guarantee_names_the_option_columns_and_epsilon_once(api, anon):
-    from surveys.analysis.shuffle_guarantee import shuffled_export_guarantee
+def test_the_shuffled_file_keeps_the_option_bits_together_at_epsilon_once(api, anon):
+    """The shuffled file (issue 27): an OUE question is one section whose report is its k bits
+    (one column per option, kept together); its local ε is the design's ε once — the whole
+    vector is ε-LDP — and, not being one k-ary randomized response, it gets the 2021 bound."""
+    from django.urls import reverse
+
+    from surveys.services import survey_close
 
     survey = open_survey(api, body())
-    for _ in range(3):
-        report = dict.fromkeys(OPTIONS, False)
+    for i in range(4):
+        report = {o: j == i % 5 for j, o in enumerate(OPTIONS)}
         assert post_response(anon, survey, {"brand": report}).status_code == 201
-    guarantee = shuffled_export_guarantee(survey)
-    assert guarantee is not None
-    assert guarantee["columns"] == [f"brand.{o}" for o in OPTIONS]
-    assert guarantee["local_epsilon_per_row"] == pytest.approx(LN3, rel=1e-15)
+    survey_close(survey=survey)
+    r = api.get(reverse("api-survey-export-shuffled", args=[survey.slug]) + "?format=json")
+    assert r.status_code == 200, r.content
+    out = r.json()
+    (section,) = [q for q in out["questions"] if q["key"] == "brand"]
+    assert section["columns"] == [f"brand.{o}" for o in OPTIONS] and section["n"] == 4
+    (guarantee,) = [q for q in out["guarantee"]["questions"] if q["key"] == "brand"]
+    assert guarantee["local_epsilon"] == pytest.approx(LN3, rel=1e-15)
+    assert guarantee["n"] == 4 and guarantee["method"] == "clones-2021"
+    for row in section["reports"]:  # each report is the k bits of one respondent
+        assert len(row) == len(OPTIONS)
 
 
 def test_the_design_preview_states_epsilon_and_per_option_precision(api):
