@@ -1,11 +1,13 @@
 """Celery tasks of the surveys app. Thin: the logic lives in
-:mod:`surveys.analysis.regression_jobs` and :mod:`surveys.webhooks.services`."""
+:mod:`surveys.analysis.regression_jobs`, :mod:`surveys.services.shuffled_exports` and
+:mod:`surveys.webhooks.services`."""
 
 from __future__ import annotations
 
 from celery import Task, shared_task
 
 from surveys.analysis import regression_jobs as analysis_jobs
+from surveys.services import shuffled_exports
 from surveys.webhooks import services as webhooks
 
 
@@ -51,3 +53,16 @@ def webhook_deliver(self: Task, delivery_id: int) -> str:
 def webhook_deliveries_sweep() -> list[int]:
     """Periodic: re-enqueue deliveries left pending (a broker down at publication)."""
     return webhooks.deliveries_sweep()
+
+
+@shared_task(
+    name="surveys.tasks.shuffled_export_produce",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=600,
+    time_limit=660,
+    ignore_result=True,
+)
+def shuffled_export_produce(survey_id: int) -> bool:
+    """Make a closed survey's shuffled file (idempotent: one that has it is skipped)."""
+    return shuffled_exports.shuffled_export_produce(survey_id=survey_id)

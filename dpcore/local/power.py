@@ -22,7 +22,8 @@ Clinical Research*, §4.1–4.2; for randomized response Ulrich et al. 2012, Psy
 ≥ the target. The exact power of the test (binomial report counts) at that n can fall short: at
 ε = 3 (optimal forced response or Warner), π 0.05 → 0.10, α = 0.05, target 0.8, n = 360 has
 approximate power 0.800 but exact power 0.783 (tests/surveys/analysis/test_power.py); plan with a
-margin near π = 0. Checked against Monte Carlo simulation of the test in the same file.
+margin near π = 0, or use :mod:`dpcore.local.power_exact` (the binomial power and sample size).
+Checked against Monte Carlo simulation of the test in the same file.
 """
 
 from __future__ import annotations

@@ -10,8 +10,10 @@ pattern ``j`` are pooled: ``y_j`` "yes" reports out of ``n_j``, and the log-like
 
     ℓ(β) = Σ_j y_j ln λ_j + (n_j − y_j) ln(1 − λ_j),     λ_j = c·expit(x_jᵀβ) + d
 
-(the per-respondent Bernoulli log-likelihood, no binomial coefficients, as both packages
-report). With ``p = expit(η)``, ``w = dλ/dη = c·p(1 − p)`` and ``r = y/λ − (n − y)/(1 − λ)``:
+(the per-respondent Bernoulli log-likelihood, no binomial coefficients, as ``RRlog``'s
+``logLik()`` reports; ``rrreg`` returns none, and its ``vcov()`` is the outer-product variance,
+not the observed information used here). With ``p = expit(η)``, ``w = dλ/dη = c·p(1 − p)``
+and ``r = y/λ − (n − y)/(1 − λ)``:
 
     score            U = Xᵀ (r·w)
     observed info    J = Xᵀ diag[(y/λ² + (n − y)/(1 − λ)²)·w² − r·w·(1 − 2p)] X
@@ -28,8 +30,15 @@ Failure modes give warnings and ``None`` fields, never NaN, ∞ or an exception:
 * a column not identified by the data (an option nobody chose, collinear predictors) is
   dropped: its term gets ``estimate=None`` and a warning;
 * a boundary fit (the likelihood keeps rising as a coefficient runs off to ±∞ — separation, or
-  a pattern whose report rate is at or beyond what the design can produce, c + d or d): its
-  terms keep the (large) estimate but no SE, interval, z, p or odds ratio, with a warning;
+  a pattern whose report rate is at or beyond what the design can produce, c + d or d): the
+  diverging terms are found in the ORIGINAL parametrisation — patterns with |η| > 12 are at the
+  boundary, and β_k diverges unless e_k lies in the row space of the other (interior) patterns'
+  rows. Only those terms keep their (large, iteration-dependent) estimate without SE, interval,
+  z, p or odds ratio; the others get the MLE and ``√diag(J⁻¹)`` of the interior patterns'
+  model — the diverging effect fixed at its limit, where the boundary patterns' likelihood is
+  a constant, so ℓ's supremum over the identified terms is that model's maximum (R's
+  ``rrreg``/``RRlog`` report the same values at their large final iterate). When no term is
+  identified apart from the diverging ones (separation along a number), no term gets an SE;
 * no convergence within ``max_iter``: ``converged=False`` and a warning.
 """
 
@@ -49,6 +58,10 @@ FloatArray = npt.NDArray[np.float64]
 __all__ = ["Coefficient", "RegressionFit", "fit_logistic"]
 
 BOUNDARY_COEFFICIENT = 10.0  # |β| on the standardized scale: odds ratio e¹⁰ ≈ 22 000 per SD
+# |η| of a pattern at the boundary: a stalled fit leaves it near 30 (ℓ's gain, ≈ n·e^η, below
+# 1e-13·|ℓ|), an interior pattern's η = logit of an estimable share is far inside (p = 6e-6).
+BOUNDARY_ETA = 12.0
+NOT_PD = "the observed information is not positive definite: no standard errors"
 _STEP_TOL = 1e-10
 _LOGLIK_TOL = 1e-13
 
@@ -199,32 +212,118 @@ def _coefficient(term: str, beta: float, se: float | None, z_crit: float) -> Coe
     return Coefficient(term, beta, se, beta - z_crit * se, beta + z_crit * se, z, p, odds)
 
 
-def _inference(
-    model: _Model, beta_s: FloatArray, transform: FloatArray, names: Sequence[str]
-) -> tuple[FloatArray | None, npt.NDArray[np.bool_], list[str]]:
-    """Covariance ``A J⁻¹ Aᵀ`` of β (None at a boundary fit or a singular J), the boundary
-    flags per term, and the warnings."""
-    boundary = np.abs(beta_s) > BOUNDARY_COEFFICIENT
-    if boundary.any():
-        flagged = ", ".join(names[int(i)] for i in np.flatnonzero(boundary))
-        return (
-            None,
-            boundary,
-            [
-                f"boundary fit (separation): the likelihood keeps rising as {flagged} runs off to "
-                "±∞ — some covariate pattern's report rate is at or beyond what the design can "
-                "produce; those estimates are not finite, so this model gets no standard errors"
-            ],
-        )
+def _fit(
+    x: FloatArray, y: FloatArray, n: FloatArray, c: float, d: float, max_iter: int
+) -> tuple[_Model, FloatArray, FloatArray, bool, int, bool]:
+    """Newton on the centred, scaled columns: ``(model, β', A, converged, iterations, stalled)``
+    with ``β = A β'`` in the original parametrisation."""
+    scaled, transform = _standardize(x)
+    model = _Model(scaled, y, n, c, d)
+    beta_s, converged, iterations, stalled = _newton(
+        model, _start(y, n, c, d, x.shape[1]), max_iter
+    )
+    return model, beta_s, transform, converged, iterations, stalled
+
+
+def _covariance(model: _Model, beta_s: FloatArray, transform: FloatArray) -> FloatArray | None:
+    """``A J⁻¹ Aᵀ``: the inverse observed information in the original parametrisation."""
     _, observed, _ = model.derivatives(beta_s)
-    inverse = _solve_pd(observed, np.eye(len(names)))
-    if inverse is None:
-        return (
-            None,
-            boundary,
-            ["the observed information is not positive definite: no standard errors"],
-        )
-    return transform @ inverse @ transform.T, boundary, []
+    inverse = _solve_pd(observed, np.eye(len(beta_s)))
+    return None if inverse is None else transform @ inverse @ transform.T
+
+
+def _diverging_terms(
+    x: FloatArray, eta: FloatArray
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Which patterns sit at the boundary, which terms run off to ±∞ (module docstring).
+
+    A pattern is at the boundary when its fitted η is beyond ±``BOUNDARY_ETA`` (a single
+    pattern's own rate may still exceed d: a few respondents of a level that diverges as a
+    whole). A term β_k stays identified by the other (interior) patterns I when e_k lies in
+    the row space of X_I — the likelihood of I depends on β only through X_I β, so β_k is then
+    fixed by η_I; otherwise some direction of X_I's null space moves β_k, and that is where β
+    runs off. Computed on the original columns (scaled per column only, which keeps row-space
+    membership)."""
+    interior = np.abs(eta) <= BOUNDARY_ETA
+    x_in = x[interior]
+    if not x_in.shape[0]:
+        return interior, np.ones(x.shape[1], dtype=bool)
+    scale = np.max(np.abs(x), axis=0)
+    scale = np.where(scale > 0.0, scale, 1.0)
+    unit = x_in / scale
+    null_projector = np.eye(x.shape[1]) - np.linalg.pinv(unit) @ unit
+    return interior, np.diag(null_projector) > 1e-9
+
+
+def _regular(beta_s: FloatArray) -> bool:
+    return not bool(np.any(np.abs(beta_s) > BOUNDARY_COEFFICIENT))
+
+
+def _inference(
+    fitted: tuple[_Model, FloatArray, FloatArray, bool, int, bool],
+    x: FloatArray,
+    y: FloatArray,
+    n: FloatArray,
+    names: Sequence[str],
+    max_iter: int,
+) -> tuple[FloatArray, FloatArray | None, npt.NDArray[np.bool_], list[str]]:
+    """``(β, covariance, diverging, warnings)`` in the original parametrisation.
+
+    An ordinary fit: β and ``A J⁻¹ Aᵀ``. A boundary fit (ℓ still rising while β runs off):
+    the diverging terms are found per term in the original parametrisation
+    (:func:`_diverging_terms`; the centred, scaled coefficients would blame the intercept too,
+    as centring mixes a dummy's divergence into it). Their effect is fixed at its limit, where
+    the boundary patterns' likelihood, y·ln d + (n − y)·ln(1 − d) (or its mirror at c + d),
+    no longer depends on β: ℓ's supremum is the maximum of the interior patterns' likelihood,
+    a regular model with a finite MLE. The identified terms get that MLE and the inverse of
+    its observed information (the observed information restricted to the identified terms at
+    the boundary); only the diverging terms lose their SE."""
+    model, beta_s, transform, converged, _, stalled = fitted
+    beta = transform @ beta_s
+    none = np.zeros(len(names), dtype=bool)
+    interior, diverging = _diverging_terms(x, x @ beta)
+    # A large centred coefficient alone is no boundary: only a term diverging in the original
+    # parametrisation is (the old check blamed the intercept for a dummy's divergence).
+    if not stalled and (_regular(beta_s) or (converged and not diverging.any())):
+        covariance = _covariance(model, beta_s, transform)
+        if covariance is None:
+            return beta, None, none, [NOT_PD]
+        return beta, covariance, none, []
+    c, d = model.c, model.d
+    named = diverging if diverging.any() else ~none  # stalled before any η passed the cut
+    flagged = ", ".join(names[int(i)] for i in np.flatnonzero(named))
+    runs, gets = ("runs", "gets") if int(named.sum()) == 1 else ("run", "get")
+    warning = (
+        f"boundary fit (separation): the likelihood keeps rising as {flagged} {runs} off to ±∞ — "
+        "some covariate pattern's report rate is at or beyond what the design can produce"
+    )
+    if diverging.any() and not diverging.all():
+        x_in = x[interior]
+        columns = _identified_columns(x_in)
+        reduced = _fit(x_in[:, columns], y[interior], n[interior], c, d, max_iter)
+        if reduced[3] and not reduced[5] and _regular(reduced[1]):
+            gamma = reduced[2] @ reduced[1]
+            cov_gamma = _covariance(reduced[0], reduced[1], reduced[2])
+            if cov_gamma is not None:
+                lift = np.linalg.pinv(x_in) @ x_in[:, columns]  # β_k = (lift·γ)_k, k identified
+                beta = np.where(diverging, beta, lift @ gamma)
+                covariance = lift @ cov_gamma @ lift.T
+                return (
+                    beta,
+                    covariance,
+                    diverging,
+                    [
+                        f"{warning}; {flagged} {gets} no standard error, the other terms' are "
+                        "those of the model with that effect fixed at its limit "
+                        "(docs/formulas.md#rr-regression)"
+                    ],
+                )
+    return (
+        beta,
+        None,
+        np.ones(len(names), dtype=bool),
+        [f"{warning}; those estimates are not finite, so this model gets no standard errors"],
+    )
 
 
 def fit_logistic(
@@ -262,11 +361,11 @@ def fit_logistic(
         for j in range(len(terms))
         if j not in kept
     ]
-    scaled, transform = _standardize(xm[:, kept])
-    model = _Model(scaled, y, n, c, d)
-    beta_s, converged, iterations, stalled = _newton(model, _start(y, n, c, d, len(kept)), max_iter)
-    beta = transform @ beta_s
-    covariance, boundary, problems = _inference(model, beta_s, transform, [terms[j] for j in kept])
+    fitted = _fit(xm[:, kept], y, n, c, d, max_iter)
+    model, beta_s, _, converged, iterations, stalled = fitted
+    beta, covariance, boundary, problems = _inference(
+        fitted, xm[:, kept], y, n, [terms[j] for j in kept], max_iter
+    )
     warnings.extend(problems)
     converged = converged and not boundary.any()  # a flat likelihood at ±∞ is no optimum
     if not converged and not stalled and not boundary.any():

@@ -1,10 +1,14 @@
-"""Shuffled export of the reports for R, pandas and Stata, with the design metadata beside it.
+"""The reports export for R, pandas and Stata, with the design metadata beside it.
 
 One row per submission, one column per question; ``yes_no`` as 1/0 (the *reported* answer),
 ``choice``/``category`` as the option text, ``number`` as a number, empty when skipped. No
 submission id, no date, no randomizer: nothing that links a row to a time or a request. Rows come
-in random order (``ORDER BY random()``, in the database), so row order carries no arrival-time
-information either.
+in the database's random order (``ORDER BY random()``, not a cryptographic shuffle, drawn anew on
+every download), so row order does not follow arrival.
+
+This file gives a respondent their local ε and no more: a row keeps their direct answers beside
+their reports. The file that shuffling *does* protect is the shuffled file
+(:mod:`surveys.analysis.shuffled`, issue 27), which the metadata points to.
 
 The CSV is plain: a header row of question keys, then the rows — no comment lines, so no reader
 needs a comment character (a ``#`` inside an option used to cut the cell short). Cells follow
@@ -29,12 +33,13 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from django.urls import reverse
+
 from deniable import csv_cells
-from surveys.analysis.shuffle_guarantee import shuffled_export_guarantee
 from surveys.definitions import question_designs as designs
 from surveys.definitions.crosswise_statements import RESPONDENTS_BY_LANGUAGE_NOTE
 from surveys.kinds import kind_of
-from surveys.models import Submission, Survey
+from surveys.models import ShuffledExport, Submission, Survey
 
 CHUNK = 2000
 
@@ -122,7 +127,10 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
         "respondents": Submission.objects.filter(survey=survey, sealed=True).count(),
         "respondents_by_language": None,
         "respondents_by_language_note": RESPONDENTS_BY_LANGUAGE_NOTE,
-        "rows": "One per respondent, shuffled; randomized columns hold the REPORTED answer.",
+        "rows": (
+            "One per respondent, in the database's random order (not a cryptographic shuffle); "
+            "randomized columns hold the REPORTED answer."
+        ),
         "csv": {
             "encoding": "utf-8",
             "line_terminator": "\r\n",
@@ -139,8 +147,14 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
             "multi: each option's column is a yes_no report through the shared design."
         ),
         "columns": described,
-        # Issue 13: the central (ε, δ) of the randomized-only shuffled file (None: nothing to say).
-        "shuffled_randomized_only": shuffled_export_guarantee(survey),
+        # Issue 27: this file keeps direct answers in its rows, so shuffling protects nothing in
+        # it; the shuffled file is another file, with its own guarantee.
+        "shuffling": (
+            "This export claims no amplification by shuffling: its rows keep the direct answers "
+            "beside the reports. Each respondent is protected by the local ε of their randomized "
+            "answers. The shuffled file (shuffled_file) is the one a central guarantee applies to."
+        ),
+        "shuffled_file": shuffled_file(survey),
     }
 
 
@@ -153,3 +167,17 @@ def export_json(survey: Survey) -> Iterator[str]:
         yield ("" if first else ",") + json.dumps(row, allow_nan=False)
         first = False
     yield "]}"
+
+
+def shuffled_file(survey: Survey) -> dict[str, Any]:
+    """Where the shuffled file is and, once produced, the guarantee it was produced with."""
+    stored = ShuffledExport.objects.filter(survey=survey).only("guarantee").first()
+    return {
+        "url": reverse("api-survey-export-shuffled", args=[survey.slug]),
+        "available": survey.status in (Survey.Status.CLOSED, Survey.Status.ARCHIVED),
+        "produced": stored is not None,
+        # The stored file's own bound(s) and guarantee; None until it is produced (by the worker
+        # at closing, or on its first download).
+        "method": stored.guarantee.get("method") if stored is not None else None,
+        "guarantee": stored.guarantee if stored is not None else None,
+    }

@@ -180,8 +180,8 @@ def notes(survey: Survey, table: LabelledTable) -> list[str]:
     designs = export.export_designs(survey)
     paragraphs = [
         f"Deniable survey {survey.slug}: {survey.title}",
-        "One row per respondent, shuffled; randomized columns hold the REPORTED answer, not the"
-        " true one. Debias with each design's c and d: pi_hat = (mean - d) / c.",
+        "One row per respondent, in random order; randomized columns hold the REPORTED answer,"
+        " not the true one. Debias with each design's c and d: pi_hat = (mean - d) / c.",
         "Full metadata: GET " + reverse("api-survey-export-metadata", args=[survey.slug]),
     ]
     question_of = {

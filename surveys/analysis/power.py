@@ -14,6 +14,7 @@ from typing import Any
 from deniable.errors import InvalidInput
 from dpcore.errors import DesignError
 from dpcore.local import power as power_math
+from dpcore.local import power_exact
 from surveys.definitions import question_designs as designs
 from surveys.definitions.specs import PowerRequest
 from surveys.kinds._definitions import definition_kind
@@ -39,8 +40,11 @@ def _design(wanted: PowerRequest) -> Any:
 
 
 def power_answer(wanted: PowerRequest) -> dict[str, Any]:
-    """``{"kind", "alpha", "power" | "n"}`` for a validated request: the power at ``n``, or the
-    smallest ``n`` reaching ``power`` (docs/formulas.md#power)."""
+    """``{"kind", "alpha", "method", "power" | "n"}`` for a validated request: the power at
+    ``n``, or the smallest ``n`` reaching ``power`` (docs/formulas.md#power). ``method`` exact:
+    the binomial power (with ``power_normal`` beside it), or the smallest n from which the exact
+    power stays ≥ the target up to ``search_bound`` (with ``n_normal``;
+    docs/formulas.md#exact-power)."""
     design = _design(wanted)
     figures = {
         "test": wanted.test,
@@ -50,10 +54,23 @@ def power_answer(wanted: PowerRequest) -> dict[str, Any]:
         "pi1": wanted.pi1,
         "alpha": wanted.alpha,
     }
-    out: dict[str, Any] = {"kind": wanted.kind, "alpha": wanted.alpha}
+    out: dict[str, Any] = {"kind": wanted.kind, "alpha": wanted.alpha, "method": wanted.method}
     if wanted.n is not None:
         out["power"] = power_math.power(**figures, n=wanted.n)
-    else:
-        assert wanted.power is not None  # the serializer asks for exactly one of the two
-        out["n"] = power_math.sample_size(**figures, target=wanted.power)
+        if wanted.method == "exact":
+            out["power_normal"] = out["power"]
+            out["power"] = power_exact.power(**figures, n=wanted.n)
+        return out
+    assert wanted.power is not None  # the serializer asks for exactly one of the two
+    out["n"] = power_math.sample_size(**figures, target=wanted.power)
+    if wanted.method == "exact":
+        try:
+            exact_n, bound = power_exact.sample_size(**figures, target=wanted.power)
+        except ValueError:
+            raise InvalidInput.single(
+                "method",
+                f"An exact sample size is searched up to n = {power_exact.SEARCH_LIMIT:,} "
+                "(per group); this one is larger: use the normal method.",
+            ) from None
+        out |= {"n_normal": out["n"], "n": exact_n, "search_bound": bound}
     return out

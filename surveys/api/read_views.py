@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import FileResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, JsonResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.renderers import BaseRenderer
@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from audit.recording import record
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVRenderer, FiniteJSONRenderer
-from surveys import selectors
+from surveys import selectors, services
 from surveys.analysis import export, export_labelled
 from surveys.analysis import regression as analysis
 from surveys.api import serializers as s
@@ -28,6 +28,8 @@ from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estima
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
+#: Seconds a client is asked to wait while the worker makes a shuffled file.
+PREPARING_RETRY_AFTER = 5
 SLUG = OpenApiParameter("slug", OpenApiTypes.STR, OpenApiParameter.PATH)
 FORMAT = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
 DOWNLOAD = OpenApiParameter(
@@ -116,7 +118,9 @@ class ExportView(FormatNegotiationMixin, APIView):
         },
         tags=["estimates"],
         description=(
-            "Reports (never true answers), one row per respondent, SHUFFLED, without ids or dates."
+            "Reports (never true answers), one row per respondent, in the database's random order"
+            " (not a cryptographic shuffle, and no amplification by shuffling is claimed: rows keep"
+            " the direct answers; see responses/export/shuffled/), without ids or dates."
             " CSV: a header row of question keys, then the rows; every text cell is ' followed by"
             " the exact text (drop the first character to read it), numbers are bare, empty is"
             " missing (docs/exports.md). The designs are at responses/export/metadata/."
@@ -166,3 +170,55 @@ class ExportMetadataView(APIView):
     def get(self, request: Request, slug: str) -> Response:
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         return Response(export.export_metadata(survey))
+
+
+class ShuffledExportView(FormatNegotiationMixin, APIView):
+    renderer_classes = [CSVRenderer, FiniteJSONRenderer]  # CSV unless JSON is asked for
+
+    @extend_schema(
+        parameters=[SLUG, FORMAT],
+        responses={
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            400: ERRORS_400,
+            404: ERROR_404,
+            202: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description='{"status": "preparing"}: being made; Retry-After says when to ask.',
+            ),
+            409: OpenApiResponse(s.ErrorSerializer, description="survey_open: not closed yet."),
+        },
+        tags=["estimates"],
+        description=(
+            "The shuffled file of a closed survey (docs/exports.md#the-shuffled-file): each"
+            " randomized question's reports alone, shuffled on their own with a CSPRNG; no direct"
+            " answers, ids or dates. Made once, then the same bytes on every download. JSON adds"
+            ' "guarantee": the central (epsilon, delta) for whoever receives only this file.'
+        ),
+    )
+    def get(self, request: Request, slug: str) -> HttpResponse:
+        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+        fmt = self.negotiated_format(request)
+        try:
+            stored = services.shuffled_export_get_or_produce(survey=survey)
+        except services.ShuffledExportPreparing:
+            # The worker is making it (closing enqueued it): say so rather than hold the request.
+            preparing = JsonResponse(
+                {
+                    "status": "preparing",
+                    "detail": "The shuffled file is being made; try again in a few seconds.",
+                },
+                status=202,
+            )
+            preparing["Retry-After"] = str(PREPARING_RETRY_AFTER)
+            return preparing
+        record("export.download", survey=survey, detail={"format": fmt, "file": "shuffled"})
+        if fmt == "json":
+            body, digest, content_type = stored.json_text, stored.json_sha256, "application/json"
+        else:
+            body, digest, content_type = stored.csv_text, stored.csv_sha256, "text/csv"
+        response = HttpResponse(body.encode("utf-8"), content_type=f"{content_type}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{slug}-shuffled.{fmt}"'
+        response["ETag"] = f'"{digest}"'
+        response["Cache-Control"] = "no-store"
+        return response

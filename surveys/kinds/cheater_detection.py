@@ -20,7 +20,13 @@ from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds import _xlsform as xls
-from surveys.kinds._data import QuestionCounts, SlotOf, estimate_fields, metadata_column
+from surveys.kinds._data import (
+    QuestionCounts,
+    SlotOf,
+    estimate_fields,
+    metadata_column,
+    r_name,
+)
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import question_cells
 from surveys.kinds.base import YES_NO_VALUES, ColumnLabels, QuestionKind, QuestionLike, design_name
@@ -43,12 +49,13 @@ def group_column(key: str) -> str:
 
 
 def rr_hint(key: str, design: Mapping[str, Any]) -> str:
-    """RRreg's call for the report column (1/0) and the group column (1/2). RRreg's p for CDMsym
-    as we read getPW: c(forced yes in group 1, forced no in group 1, forced yes in group 2,
-    forced no in group 2) — parameter order NOT verified against RRreg itself."""
+    """RRreg's call for the report column (1/0) and the group column (1/2). RRreg's p for CDMsym:
+    c(forced yes in group 1, forced no in group 1, forced yes in group 2, forced no in group 2),
+    the order verified against RRreg itself (issue 26: a run of this line in R reproduced our
+    estimates). ``response`` is the bare column name, evaluated inside ``data``."""
     g1, g2 = design["groups"]
     return (
-        f'RRreg::RRuni(response = "{key}", data = reports, model = "CDMsym", '
+        f'RRreg::RRuni(response = {r_name(key)}, data = reports, model = "CDMsym", '
         f"p = c({g1['p_yes']!r}, {g1['p_no']!r}, {g2['p_yes']!r}, {g2['p_no']!r}), "
         f'group = reports[["{group_column(key)}"]])'
     )
@@ -144,7 +151,7 @@ class CheaterDetectionKind(QuestionKind):
 
     def metadata_columns(self, key: str, entry: Mapping[str, Any]) -> list[dict[str, Any]]:
         column = metadata_column(key, self.column_type, entry, hint=rr_hint)
-        column["rrreg_parameter_order_verified"] = False
+        column["rrreg_parameter_order_verified"] = True
         group = {
             "key": group_column(key),
             "type": "integer",

@@ -30,6 +30,7 @@ from surveys.kinds._data import (
     binary_estimate,
     clean_report,
     metadata_column,
+    r_name,
     report_cell,
 )
 from surveys.kinds._fields import FormFields, PageQuestion
@@ -39,9 +40,11 @@ from surveys.kinds.yes_no import YesNoKind
 
 
 def rr_hint(key: str, design: Mapping[str, Any]) -> str:
-    """RRreg's call for the column: it holds "same" as 1, as RRreg's Crosswise model codes it."""
+    """RRreg's call for the column: it holds "same" as 1, as RRreg's Crosswise model codes it.
+    ``response`` is the bare column name: RRuni evaluates it inside ``data`` (a quoted name
+    would be taken as the response itself and fail)."""
     return (
-        f'RRreg::RRuni(response = "{key}", data = reports, model = "Crosswise", '
+        f'RRreg::RRuni(response = {r_name(key)}, data = reports, model = "Crosswise", '
         f"p = {design['innocuous_prevalence']!r})"
     )
 

@@ -22,7 +22,7 @@ from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from surveys.analysis.shuffle_guarantee import shuffled_export_guarantee
+from surveys.analysis.export import shuffled_file
 from surveys.kinds import kind_of
 from surveys.models import Question, Survey
 from surveys.pages import analysis as analysis_pages
@@ -146,8 +146,9 @@ def _results(request: HttpRequest, survey: Survey) -> dict[str, Any]:
         "category_questions": category_questions,
         "downloads": _downloads(survey, group_by),
         "any_clipped": _any_clipped(rows, crosstab),
-        # Issue 13: what the randomized-only shuffled file protects (li#shuffle-guarantee).
-        "shuffle_guarantee": shuffled_export_guarantee(survey),
+        # Issue 27: the shuffled file's link and, once produced, its guarantee (shown only when it
+        # is a gain over the local ε: li#shuffle-guarantee).
+        "shuffled": shuffled_file(survey),
         "crosswise_notes": crosswise_notes(survey, questions),
         "any_at_boundary": any(r.get("at_boundary") for r in rows),
         "comparisons": analysis_pages.comparisons(estimates, survey, group_by),

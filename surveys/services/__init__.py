@@ -43,6 +43,12 @@ from surveys.services.management import (
     survey_duplicate,
     survey_unarchive,
 )
+from surveys.services.shuffled_exports import (
+    ShuffledExportPreparing,
+    shuffled_export_enqueue,
+    shuffled_export_get_or_produce,
+    shuffled_export_produce,
+)
 from surveys.services.submissions import SubmissionOutcome, submission_create
 from surveys.services.surveys import (
     KEY_RE,
@@ -67,6 +73,7 @@ __all__ = [
     "MIN_OPTIONS",
     "TITLE_MAX",
     "InvitationCounts",
+    "ShuffledExportPreparing",
     "SubmissionOutcome",
     "collaborator_remove",
     "collaborator_set",
@@ -75,6 +82,9 @@ __all__ = [
     "invitation_links_csv",
     "invitations_create",
     "invitations_revoke",
+    "shuffled_export_enqueue",
+    "shuffled_export_get_or_produce",
+    "shuffled_export_produce",
     "submission_create",
     "survey_archive",
     "survey_close",

@@ -219,9 +219,12 @@ def survey_close(*, survey: Survey) -> Survey:
     The unsealed tail (< k submissions) is re-written in key order but not published: the last
     change of the estimates still aggregates ≥ k reports; releases count the tail."""
     from surveys.services.batches import submissions_shuffle_tail
+    from surveys.services.shuffled_exports import shuffled_export_enqueue
 
     closed = _survey_transition(
         survey=survey, source=Survey.Status.OPEN, target=Survey.Status.CLOSED, verb="close"
     )
     submissions_shuffle_tail(survey=closed)
+    # The shuffled file is made once from the final reports; with a worker, now (issue 27).
+    transaction.on_commit(lambda: shuffled_export_enqueue(survey_id=closed.pk))
     return closed

@@ -63,6 +63,7 @@ TEAMS = ['=HYPERLINK("http://x.invalid")', "@team", "NA"]
 # serves its CSV inside the page (a data: URL); the others are API routes.
 CSV_ROUTES = {
     "api-survey-export": "GET ?format=csv",
+    "api-survey-export-shuffled": "GET ?format=csv (closed surveys: the shuffled file)",
     "api-survey-estimates": "GET ?format=csv (also group_by, compare)",
     "api-survey-regression": "GET ?format=csv",
     "privacy-release-detail": "GET ?format=csv",
@@ -205,6 +206,13 @@ def _bodies(survey: Any, client: Client, user: Any) -> dict[str, bytes]:
         "survey-invitations": unquote(match.group(1).replace("&amp;", "&")).encode("utf-8"),
         "api-survey-audit": b"".join(client.get(f"{api}/audit/?format=csv")),
     }
+    # The shuffled file exists for a closed survey only (docs/exports.md#the-shuffled-file).
+    from surveys import services
+
+    services.survey_close(survey=survey)
+    shuffled = client.get(f"{api}/responses/export/shuffled/?format=csv")
+    assert shuffled.status_code == 200, shuffled.content
+    bodies["api-survey-export-shuffled"] = shuffled.content
     user.is_staff = True
     user.save()
     bodies["api-audit"] = b"".join(client.get("/api/v1/audit/?format=csv"))
@@ -217,6 +225,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
     "api-survey-audit": {"action": {"survey.create", "release.request", "invitations.create"}},
     "api-audit": {"action": {"survey.create", "survey.open", "export.download"}},
     "api-survey-export": {"pick": set(OPTIONS), "team": set(TEAMS)},
+    "api-survey-export-shuffled": {"pick": set(OPTIONS)},
     "api-survey-estimates": {"key": {"cheated_exam", "pick", "team"}, "option": set(OPTIONS)},
     "api-survey-estimates grouped": {"group": set(TEAMS), "option": set(OPTIONS)},
     "api-survey-regression": {

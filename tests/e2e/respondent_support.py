@@ -150,6 +150,20 @@ KEPT = f"""async () => {{
 }}"""
 
 
+def flip(page: Any, key: str, truth: str, *, skip: bool = False, advance: bool = False) -> None:
+    """Answer the randomized step ``key`` as a respondent does: pick the truth, flip, skip the
+    animation if ``skip``, wait for the report; ``advance`` then presses Next. The one copy of
+    the step loop the page tests share."""
+    step = page.locator(f"#step-{key}")
+    step.locator(f'[data-truth="{truth}"]').click()
+    step.locator("[data-role=flip]").click()
+    if skip:
+        step.locator("[data-role=skip]").click()
+    step.locator("[data-role=result] .reported").wait_for()
+    if advance:
+        step.locator("[data-role=next]").click()
+
+
 def open_and_keep(page: Any, url: str) -> None:
     """Open the survey online and wait until the worker controls the page and keeps what it needs
     (the page, its script modules, its stylesheet) — what "once opened" means."""

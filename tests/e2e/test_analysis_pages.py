@@ -73,7 +73,7 @@ def test_builder_shows_live_power(live_server, new_page):
     power = card.locator("[data-role=power]")
     power.filter(has_text="Power at").wait_for()
     first = power.inner_text()
-    assert "per group" in first and "%" in first
+    assert "per group" in first and "%" in first and "exact binomial" in first
     page.fill("#power-pi1", "0.5")  # a bigger difference: more power, fewer respondents
     page.wait_for_function(
         "(before) => { const t = document.querySelector('#questions > li [data-role=power]')"

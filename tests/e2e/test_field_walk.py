@@ -31,6 +31,7 @@ from tests.e2e.respondent_support import (
     DOWN,
     OUTBOX,
     PHONE,
+    flip,
     memo_key,
     no_sideways_scroll,
     open_and_keep,
@@ -119,12 +120,8 @@ def _answer_offline(page: Any) -> None:
     randomized on the device."""
     page.locator("#step-region label", has_text="North").first.click()
     page.locator("#step-region [data-role=next]").click()
-    for key, truth in (("cheated", "true"), ("drugs", "false")):
-        step = page.locator(f"#step-{key}")
-        step.locator(f'[data-truth="{truth}"]').click()
-        step.locator("[data-role=flip]").click()
-        step.locator("[data-role=result] .reported").wait_for()
-        step.locator("[data-role=next]").click()
+    flip(page, "cheated", "true", advance=True)
+    flip(page, "drugs", "false", advance=True)
     page.locator("#step-licence label", has_text="Yes").first.click()
     page.locator("#step-licence [data-role=next]").click()
     page.locator("#step-age input").fill("30")

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from surveys.models import Submission, Survey
-from tests.e2e.respondent_support import memo_key
-from tests.e2e.test_respondent_flow import flip, make_survey
+from tests.e2e.respondent_support import flip, memo_key
+from tests.e2e.test_respondent_flow import make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,7 @@ import pytest
 
 from surveys.api.estimates import estimates_body
 from surveys.models import Question, Submission, Survey
-from tests.e2e.respondent_support import SHOTS
+from tests.e2e.respondent_support import SHOTS, flip
 from tests.e2e.test_researcher_pages import researcher_page
 from testsupport import factories
 from testsupport.factories import make_campus_survey
@@ -58,11 +58,7 @@ def test_optional_questions_can_be_left_unanswered(live_server, new_page):
     requests: list[Any] = []
     page.on("request", lambda r: requests.append(r))
     page.goto(f"{live_server.url}/s/{survey.slug}/")
-    step = page.locator("#step-cheated")
-    step.locator('[data-truth="true"]').click()
-    step.locator("[data-role=flip]").click()
-    step.locator("[data-role=result] .reported").wait_for()
-    step.locator("[data-role=next]").click()
+    flip(page, "cheated", "true", advance=True)
     use = page.locator("#step-use")
     assert "(optional)" in use.locator("legend").text_content()  # the CSS upper-cases it
     assert "You may leave this question unanswered: then nothing is sent for it." in (

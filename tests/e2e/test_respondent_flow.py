@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from surveys.api.estimates import estimates_body as survey_estimates
 from surveys.models import Submission, Survey
 from surveys.services import survey_open
-from tests.e2e.respondent_support import memo_key
+from tests.e2e.respondent_support import flip, memo_key
 from testsupport.factories import make_campus_survey as make_survey
 from testsupport.factories import submission_create, survey_create
 
@@ -68,19 +68,9 @@ def stored(page: Any, slug: str, name: str) -> str | None:
     return page.evaluate("k => window.localStorage.getItem(k)", f"deniable:{scope}:{name}")
 
 
-def flip(page: Any, key: str, truth: str, *, skip: bool = False) -> None:
-    step = page.locator(f"#step-{key}")
-    step.locator(f'[data-truth="{truth}"]').click()
-    step.locator("[data-role=flip]").click()
-    if skip:
-        step.locator("[data-role=skip]").click()
-    step.locator("[data-role=result] .reported").wait_for()
-
-
 def answer_every_kind(page: Any, *, skip: bool = False) -> None:
     for key, truth in TRUTHS.items():
-        flip(page, key, truth, skip=skip)
-        page.locator(f"#step-{key} [data-role=next]").click()
+        flip(page, key, truth, skip=skip, advance=True)
     page.locator("#step-region label", has_text="South").click()
     page.locator("#step-region [data-role=next]").click()
     page.locator("#step-age input").fill("41")

@@ -13,8 +13,7 @@ import pytest
 from surveys.definitions.demo_translations import with_spanish
 from surveys.management.commands.seed_demo import DEMO_SURVEY, VOTE_OPTIONS
 from surveys.models import Submission
-from tests.e2e.respondent_support import check_axe, no_sideways_scroll
-from tests.e2e.test_respondent_flow import flip
+from tests.e2e.respondent_support import check_axe, flip, no_sideways_scroll
 from testsupport.factories import ensure_user, make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -16,6 +16,7 @@ import pytest
 
 from surveys.models import Submission, Survey
 from surveys.services import invitations_create, survey_close, survey_delete
+from tests.e2e.respondent_support import flip
 from testsupport.factories import ensure_user, make_survey
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -32,10 +33,7 @@ def _survey(questions: list[dict[str, Any]], *, access: str = "open") -> Survey:
 
 
 def _flip(page: Any) -> None:
-    step = page.locator("#step-cheated")
-    step.locator('[data-truth="true"]').click()
-    step.locator("[data-role=flip]").click()
-    step.locator("[data-role=result] .reported").wait_for()
+    flip(page, "cheated", "true")
 
 
 def _send(page: Any) -> None:

@@ -27,6 +27,7 @@ from tests.e2e.respondent_support import (
     OUTBOX,
     PHONE,
     check_axe,
+    flip,
     memo_key,
     no_sideways_scroll,
     open_and_keep,
@@ -46,11 +47,7 @@ def _stored(survey: Any) -> int:
 
 
 def _answer(page: Any) -> None:
-    step = page.locator("#step-cheated")
-    step.locator('[data-truth="true"]').click()
-    step.locator("[data-role=flip]").click()
-    step.locator("[data-role=result] .reported").wait_for()
-    step.locator("[data-role=next]").click()
+    flip(page, "cheated", "true", advance=True)
     page.locator("#step-region label", has_text="N").first.click()
     page.locator("#step-region [data-role=next]").click()
     page.locator("#step-age input").fill("30")

@@ -11,6 +11,7 @@ import pytest
 from privacy.models import Release
 from surveys.models import Collaborator, Question, Submission, Survey, Tally
 from surveys.services import survey_close, survey_open
+from tests.e2e.respondent_support import flip
 from testsupport.factories import ensure_user, make_release, submit_many, survey_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -99,12 +100,7 @@ def test_preview_of_a_draft_stores_nothing(live_server, new_page):
     page.wait_for_load_state("networkidle")
     requests.clear()  # from here on: the preview page only
     assert "Preview — nothing is stored" in page.locator("#preview-banner").inner_text()
-    step = page.locator("#step-cheated")
-    step.locator('[data-truth="true"]').click()
-    step.locator("[data-role=flip]").click()
-    step.locator("[data-role=skip]").click()
-    step.locator("[data-role=result] .reported").wait_for()
-    step.locator("[data-role=next]").click()
+    flip(page, "cheated", "true", skip=True, advance=True)
     page.locator("#step-region label", has_text="S").first.click()
     page.locator("#step-region [data-role=next]").click()
     page.locator("#step-summary").wait_for()

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 import { confirmFirst, mount as mountDashboard } from "../../static/js/dashboard/confirm.js";
-import { plannedN, powerRequest } from "../../static/js/power/live.js";
+import { plannedN, powerRequest, powerText } from "../../static/js/power/live.js";
 import { mount as mountRespond } from "../../static/js/respond/page.js";
 
 const JS = fileURLToPath(new URL("../../static/js/", import.meta.url));
@@ -119,6 +119,18 @@ describe("power: the request for a design preview", () => {
   it("shows the power at the planned n, split in two for two samples", () => {
     assert.equal(plannedN({ planned_n: 801 }, "two_sample"), 400);
     assert.equal(plannedN({}, "one_sample"), 1000);
+  });
+  it("puts the exact binomial figures beside the approximation", () => {
+    const atN = { power: 0.7827, power_normal: 0.8001 };
+    assert.equal(
+      powerText("one_sample", 360, 0.8, atN, { n: 379, n_normal: 360, search_bound: 396 }),
+      "Power at n = 360: 80% (exact binomial 78%); 360 respondents for 80% (exact: 379).",
+    );
+    assert.equal(
+      powerText("two_sample", 500, 0.8, atN, { n: 30000 }),
+      "Power at 500 per group: 80% (exact binomial 78%); 30,000 per group for 80% (exact: not searched this far).",
+    );
+    assert.equal(powerText("one_sample", 10, 0.8, atN, null), "Power at n = 10: 80% (exact binomial 78%).");
   });
 });
 

@@ -112,6 +112,8 @@ def _invitation(w: World) -> SignupInvitation:
 
 # Routes whose GET needs a query parameter: the field the owner's bare GET is refused for.
 NEEDS_QUERY = {"api-survey-regression": "outcome"}
+# Routes whose GET needs a closed survey (the walk's owner uses a draft): the 409's code.
+NEEDS_CLOSED = {"api-survey-export-shuffled": "survey_open"}
 
 
 def _routes() -> list[Route]:
@@ -144,6 +146,7 @@ def test_allowlist_and_fillers_are_current():
     assert PUBLIC <= names, f"stale PUBLIC entries: {sorted(PUBLIC - names)}"
     assert set(BODIES) <= names, f"stale BODIES entries: {sorted(set(BODIES) - names)}"
     assert set(NEEDS_QUERY) <= names, f"stale NEEDS_QUERY: {sorted(set(NEEDS_QUERY) - names)}"
+    assert set(NEEDS_CLOSED) <= names, f"stale NEEDS_CLOSED: {sorted(set(NEEDS_CLOSED) - names)}"
     # Every object route can be filled (a new parameter name fails here, naming the route).
     for route in _object_routes():
         route.url(
@@ -176,6 +179,7 @@ def test_the_walk_covers_the_known_researcher_routes():
         "survey-invitations-revoke",
         "api-survey-export",
         "api-survey-export-metadata",
+        "api-survey-export-shuffled",
         "api-survey-estimates",
         "privacy-survey-releases",
         "privacy-release-preview",
@@ -210,6 +214,11 @@ def test_owner_control_the_filled_urls_are_real(world):
             # Past the ownership check the view validates its required query: a 400 naming it.
             assert status == 400, f"owner GET {url} → {status}"
             assert NEEDS_QUERY[route.name] in response.json()["errors"], response.content
+            continue
+        if route.name in NEEDS_CLOSED:
+            # Past the ownership check the view refuses the draft's state: a 409 naming it.
+            assert status == 409, f"owner GET {url} → {status}"
+            assert response.json()["error"] == NEEDS_CLOSED[route.name], response.content
             continue
         assert status in (200, 302, 405), f"owner GET {url} → {status}"
     token = Client(HTTP_AUTHORIZATION=f"Token {world.token_a}")
@@ -344,6 +353,8 @@ NEED: dict[tuple[str, str], str] = {
     ("api-survey", "get"): "view",
     ("api-survey-estimates", "get"): "view",
     ("api-survey-export", "get"): "view",
+    # The shuffled file (docs/exports.md#the-shuffled-file): a read, like the export.
+    ("api-survey-export-shuffled", "get"): "view",
     # The survey as an XLSForm, like any read of its definition (docs/xlsform.md).
     ("api-survey-xlsform", "get"): "view",
     ("api-survey-export-metadata", "get"): "view",

@@ -154,10 +154,10 @@ def test_simulated_respondents_through_the_api_recover_the_prevalences(api, anon
     meta = api.get(url(survey, "responses/export/metadata/")).json()
     columns = {c["key"]: c for c in meta["columns"]}
     assert columns["cross"]["rrreg"] == (
-        'RRreg::RRuni(response = "cross", data = reports, model = "Crosswise", p = 0.25)'
+        'RRreg::RRuni(response = cross, data = reports, model = "Crosswise", p = 0.25)'
     )
     assert columns["kuk"]["rrreg"] == (
-        'RRreg::RRuni(response = "kuk", data = reports, model = "Kuk", p = c(0.75, 0.25))'
+        'RRreg::RRuni(response = kuk, data = reports, model = "Kuk", p = c(0.75, 0.25))'
     )
 
 

@@ -83,7 +83,7 @@ def _device(params: Mapping[str, Any]) -> list[tuple[Outcome, float | Fraction]]
 def _r_call(key: str, term: str, spec: Mapping[str, Any]) -> str:
     # R's RRreg package (Heck & Moshagen) covers the designs the rr package does not.
     return (
-        f'RRreg::RRuni(response = "{key}", data = reports, model = "Kuk", '
+        f'RRreg::RRuni(response = {term}, data = reports, model = "Kuk", '
         f"p = c({spec['p_yes_if_trait']!r}, {spec['p_yes_if_not']!r}))"
     )
 

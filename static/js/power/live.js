@@ -1,6 +1,7 @@
 /* Live power in the survey builder (issue 14): for each sensitive question, the power of the
  * test chosen in #power-settings at the planned n, and the n needed for the target power, from
- * POST /api/v1/designs/power/ (docs/analysis.md). builder.js announces every fresh design preview
+ * POST /api/v1/designs/power/ (docs/analysis.md) — the normal approximation with the exact
+ * binomial figure beside it (method "exact" answers both). builder.js announces every fresh design preview
  * with a "deniable:preview" event on the question card; this file only listens and renders.
  * An ES module: requests go through static/js/lib/http.js (CSRF header from the cookie); the URL
  * comes from the `builder-data` island (the server's reverse(), never written here). power.js (the
@@ -21,6 +22,25 @@ export function powerRequest(detail, { test, pi0, pi1 }) {
   const base = { kind: detail.kind, design: detail.design, test, pi0, pi1, alpha: 0.05 };
   if (detail.kind === CHOICE) base.options = detail.options;
   return base;
+}
+
+const percent = (p) => `${(100 * p).toFixed(0)}%`;
+
+/**
+ * The power line (issue 26 item 4): the normal approximation with the exact binomial figure
+ * beside it. `atN`: the API's `method: "exact"` answer at n (`power` exact, `power_normal`);
+ * `needed`: its answer for the target (`n` exact, `n_normal`), or a normal-method answer (just
+ * `n`) when the exact search would pass its bound, or null when that failed too.
+ */
+export function powerText(test, n, target, atN, needed) {
+  const what = test === "two_sample" ? `${n} per group` : `n = ${n}`;
+  let text = `Power at ${what}: ${percent(atN.power_normal)} (exact binomial ${percent(atN.power)})`;
+  if (!needed) return `${text}.`;
+  const unit = test === "two_sample" ? "per group" : "respondents";
+  const normal = needed.n_normal ?? needed.n;
+  const exact = needed.n_normal === undefined ? "not searched this far" : needed.n.toLocaleString();
+  text += `; ${normal.toLocaleString()} ${unit} for ${percent(target)} (exact: ${exact}).`;
+  return text;
 }
 
 /** The n the power is shown at: the planned n (1000 if none), split in two for two samples. */
@@ -64,19 +84,21 @@ export function mount(root, data) {
     }
     const n = plannedN(detail, test);
     box.textContent = "Power: calculating…";
+    const target = value("power-target");
+    // The exact n is searched only so far (a 400 naming `method`): then the approximation alone.
+    async function neededFor() {
+      const exact = await post({ ...base, power: target, method: "exact" });
+      if (exact.ok || !(exact.payload.errors || {}).method) return exact;
+      return post({ ...base, power: target, method: "normal" });
+    }
     try {
-      const [atN, needed] = await Promise.all([post({ ...base, n }), post({ ...base, power: value("power-target") })]);
+      const [atN, needed] = await Promise.all([post({ ...base, n, method: "exact" }), neededFor()]);
       if (asked.get(card) !== ticket) return; // the design changed (or lost its preview) meanwhile
       if (!atN.ok) {
         box.textContent = `Power: ${firstError(atN.payload)}`;
         return;
       }
-      const what = test === "two_sample" ? `${n} per group` : `n = ${n}`;
-      let text = `Power at ${what}: ${(100 * atN.payload.power).toFixed(0)}%`;
-      text += needed.ok
-        ? `; ${needed.payload.n.toLocaleString()} ${test === "two_sample" ? "per group" : "respondents"} for ${(100 * value("power-target")).toFixed(0)}%.`
-        : ".";
-      box.textContent = text;
+      box.textContent = powerText(test, n, target, atN.payload, needed.ok ? needed.payload : null);
     } catch {
       if (asked.get(card) === ticket) box.textContent = "Power unavailable (network).";
     }

@@ -115,6 +115,9 @@ def test_boundary_fit_warns_with_null_inference(api, survey) -> None:
     assert any("boundary" in w for w in body["warnings"])
     old = body["coefficients"][1]
     assert old["std_error"] is None and old["p_value"] is None and old["odds_ratio"] is None
+    # Only age=old diverges (issue 26): the intercept (the young's share) keeps its SE.
+    assert body["coefficients"][0]["std_error"] > 0
+    assert not any("(Intercept)" in w for w in body["warnings"])
     assert b"NaN" not in api.get(url(survey, "?outcome=coin&predictors=age")).content
 
 

@@ -152,10 +152,10 @@ def test_export_has_a_group_column_and_the_cdmsym_call(api, alice):
     meta = api.get(url(survey, "responses/export/metadata/")).json()
     columns = {c["key"]: c for c in meta["columns"]}
     assert columns["cdm"]["rrreg"] == (
-        'RRreg::RRuni(response = "cdm", data = reports, model = "CDMsym", '
+        'RRreg::RRuni(response = cdm, data = reports, model = "CDMsym", '
         'p = c(0.25, 0.25, 0.5, 0.25), group = reports[["cdm.group"]])'
     )
-    assert columns["cdm"]["rrreg_parameter_order_verified"] is False
+    assert columns["cdm"]["rrreg_parameter_order_verified"] is True
     assert columns["cdm.group"]["type"] == "integer"
     as_json = api.get(url(survey, "responses/export/?format=json"))
     assert as_json.status_code == 200

@@ -67,6 +67,6 @@ def test_export_adds_the_group_column() -> None:
     assert kind.export_columns(q) == [("q", "integer"), ("q.group", "integer")]
     assert kind.export_cells("q", {"group": 2, "report": True}) == {"q": 1, "q.group": 2}
     column, group = kind.metadata_columns("q", {"kind": "yes_no", "text": "Q?", "design": DESIGN})
-    assert column["rrreg_parameter_order_verified"] is False
+    assert column["rrreg_parameter_order_verified"] is True
     assert 'model = "CDMsym"' in column["rrreg"]
     assert group["key"] == "q.group"
