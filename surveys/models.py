@@ -356,6 +356,33 @@ class ShuffledExport(models.Model):
     def __str__(self) -> str:
         return f"{self.survey_id}:shuffled"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Write-once: a stored file is never saved again (also a database trigger, migration
+        0012) — a second, differently shuffled file could be differenced with the first."""
+        if not self._state.adding:
+            raise ShuffledExportImmutable(f"shuffled file {self.pk} is stored; never changed")
+        super().save(*args, **kwargs)
+
+
+class ShuffledExportImmutable(Exception):
+    """Raised when code tries to change or delete a stored shuffled file (other than with its
+    survey): a new one would be a second shuffle of the same reports."""
+
+
+def _shuffled_export_pre_delete(
+    sender: Any, instance: ShuffledExport, origin: Any = None, **kwargs: Any
+) -> None:
+    """Deleting the file alone (by instance or queryset, the admin included) is refused: the
+    next download would make a second file. Deleting its survey deletes it."""
+    if getattr(origin, "model", type(origin)) is Survey:
+        return
+    raise ShuffledExportImmutable(f"shuffled file {instance.pk} is deleted only with its survey")
+
+
+pre_delete.connect(
+    _shuffled_export_pre_delete, sender=ShuffledExport, dispatch_uid="surveys_shuffled_kept"
+)
+
 
 def _question_pre_delete(
     sender: Any, instance: Question, origin: Any = None, **kwargs: Any

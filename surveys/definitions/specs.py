@@ -179,6 +179,18 @@ class RegressionQuery:
 
 
 @dataclass(frozen=True)
+class RecommendRequest:
+    """``POST /api/v1/designs/recommend/`` (docs/analysis.md#recommend): a k-option question's
+    designs compared at local ε for n respondents."""
+
+    kind: str
+    options: int
+    epsilon: float
+    n: int
+    confidence: float
+
+
+@dataclass(frozen=True)
 class PowerRequest:
     """``POST /api/v1/designs/power/`` (docs/analysis.md): exactly one of ``power`` (→ n) and
     ``n`` (→ power); ``k`` is the number of options of a choice design."""
