@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('surveys', '0011_shuffled_export'),
+        ('surveys', '0012_shuffled_export_immutable'),
     ]
 
     operations = [
