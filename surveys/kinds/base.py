@@ -243,6 +243,10 @@ class QuestionKind:
     #: True when a release may be grouped by this kind's answer: each respondent then sits in
     #: exactly one group (one option of a single-answer question).
     release_groups: ClassVar[bool] = False
+    #: What a selection release (issue 30, the exponential mechanism) takes of this kind:
+    #: "quantile" (a bounded number: median, quantiles), "mode" (the most common option of a
+    #: single-answer question), "" (nothing).
+    release_selection: ClassVar[str] = ""
 
     def releasable(self, question: QuestionLike) -> bool:
         """True when a central-DP release can include the question."""
