@@ -21,6 +21,8 @@ BENCHMARKS: dict[str, str] = {
     "stat_efficiency": "bench.stat_efficiency",  # item 4
     "noise_accounting": "bench.noise_accounting",  # item 5
     "pld_accounting": "bench.pld_accounting",  # issue 13: PLD tightness, σ, charge time
+    "shuffle_accounting": "bench.shuffle_accounting",  # issue 27: shuffled ε, exact vs bounds
+    "shuffle_worst_case": "bench.shuffle_worst_case",  # issue 27: stated vs the enumerated worst
     "http_throughput": "bench.http_throughput",  # item 1 (+ 6: web worker RSS)
     "multi_node": "bench.multi_node",  # issue 24 goal 3: two gunicorn nodes, one PG + Redis
     "estimates_latency": "bench.estimates_latency",  # item 2
@@ -30,8 +32,10 @@ BENCHMARKS: dict[str, str] = {
     "xlsform_import": "bench.xlsform_import",  # issue 25: a 500-question XLSForm in ≤ 2 s
     "charge_lock": "bench.charge_lock",  # issue 21 item 11 / 24 goal 2 (opt-in: old path, minutes)
     "export_labelled": "bench.export_labelled",  # issue 25 item 3: 10⁵ rows to .dta ≤ 5 s
+    "selection": "bench.selection",  # issue 30: exact exponential mechanism ≤ 10 ms on 10⁴ points
     "shuffled_file": "bench.shuffled_file",  # issue 27: the shuffled file of 10⁵ respondents
     "linear_regression_speed": "bench.linear_regression_speed",  # issue 26 item 2: ≤ 1 s at 10⁵
+    "oue_variance": "bench.oue_variance",  # issue 26.1: OUE's variance / its formula
 }
 # Run only when named with --only: ``faults`` builds a private PostgreSQL cluster, Redis, gunicorn
 # and a worker and restarts/kills them (~3.5 min; CI runs its fast version in

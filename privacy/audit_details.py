@@ -23,4 +23,6 @@ def release_requested(kwargs: Mapping[str, Any], result: Any) -> dict[str, Any] 
         "rho": release.rho,
         "questions": list(release.questions),
         "group_by": release.group_by,
+        "statistic": release.statistic,
+        "quantile": release.quantile,
     }

@@ -27,7 +27,10 @@ from privacy.specs import ReleaseSpec
 from surveys.kinds.registry import kind_of
 from surveys.models import Question
 
-MECHANISMS = ("laplace", "gaussian")
+MECHANISMS = ("laplace", "gaussian", "exponential")
+#: The exponential mechanism's statistics (issue 30) and the question kinds' selection each takes
+#: (``release_selection`` on :mod:`surveys.kinds`).
+STATISTICS = {"median": "quantile", "quantile": "quantile", "mode": "mode"}
 PARAMETER_RANGES: dict[str, tuple[float, float]] = {
     "epsilon": (1e-12, 1e6),
     "rho": (1e-24, 1e12),
@@ -72,9 +75,38 @@ class RequestIdField(StrictCharField):
         return super().to_internal_value(data)
 
 
+def _selection_rules(attrs: Mapping[str, Any]) -> dict[str, str]:
+    """The exponential mechanism: ε, a statistic, q for a quantile only; no δ, ρ or group_by."""
+    errors = {
+        n: "Not used by the exponential mechanism."
+        for n in ("rho", "delta")
+        if attrs.get(n) is not None
+    }
+    if attrs.get("epsilon") is None:
+        errors["epsilon"] = "Required for the exponential mechanism."
+    if attrs.get("group_by"):
+        errors["group_by"] = "The exponential mechanism releases no groups."
+    statistic, q = attrs.get("statistic"), attrs.get("q")
+    if not statistic:
+        errors["statistic"] = f"Required for the exponential mechanism: {', '.join(STATISTICS)}."
+    elif statistic == "quantile" and q is None:
+        errors["q"] = "Required for a quantile: a number strictly between 0 and 1."
+    elif statistic != "quantile" and q is not None:
+        errors["q"] = f"Only a quantile takes q (a {statistic} does not)."
+    elif q is not None and not 0.0 < q < 1.0:
+        errors["q"] = "Must be a number strictly between 0 and 1."
+    return errors
+
+
 def _mechanism_rules(attrs: Mapping[str, Any]) -> dict[str, str]:
     """Which parameters each mechanism needs and refuses ({field: message})."""
+    if attrs["mechanism"] == "exponential":
+        return _selection_rules(attrs)
     has = {name: attrs.get(name) is not None for name in ("epsilon", "delta", "rho")}
+    extra = {n: "Only the exponential mechanism takes it." for n in ("statistic", "q")}
+    refused = {n: m for n, m in extra.items() if attrs.get(n) is not None}
+    if refused:
+        return refused
     if attrs["mechanism"] == "laplace":
         errors = {n: "Not used by the laplace mechanism." for n in ("rho", "delta") if has[n]}
         if not has["epsilon"]:
@@ -122,21 +154,41 @@ def _listed_problem(by_key: Mapping[str, Question], keys: Sequence[str], group_b
     return ""
 
 
+def _selection_problem(by_key: Mapping[str, Question], keys: Sequence[str], wants: str) -> str:
+    """Why listed questions cannot give the statistic ("" when they can)."""
+    wrong = [k for k in keys if kind_of(by_key[k]).release_selection != wants]
+    if not wrong:
+        return ""
+    if wants == "quantile":
+        return f"A median or quantile needs number questions: {', '.join(wrong)}."
+    return f"A mode needs category or choice questions: {', '.join(wrong)}."
+
+
 def released_keys(
-    questions: Sequence[Question], keys: Sequence[str] | None, group_by: str
+    questions: Sequence[Question],
+    keys: Sequence[str] | None,
+    group_by: str,
+    selection: str = "",
 ) -> tuple[str, ...]:
     """The released keys in survey order. Default: every releasable question (yes/no, choice,
-    category and bounded number) except the ``group_by`` one."""
+    category and bounded number) except the ``group_by`` one; with a ``selection`` ("quantile"
+    or "mode", issue 30) only the questions whose kind takes it."""
     by_key = {q.key: q for q in questions}
     if keys is not None:
         problem = _listed_problem(by_key, keys, group_by)
+        if not problem and selection:
+            problem = _selection_problem(by_key, keys, selection)
         if problem:
             raise serializers.ValidationError({"questions": problem})
+
+    def default(q: Question) -> bool:
+        if selection and kind_of(q).release_selection != selection:
+            return False
+        return _releasable(q) and q.key != group_by
+
     wanted = set(keys) if keys is not None else None
     chosen = tuple(
-        q.key
-        for q in questions
-        if (q.key in wanted if wanted is not None else _releasable(q) and q.key != group_by)
+        q.key for q in questions if (q.key in wanted if wanted is not None else default(q))
     )
     if not chosen:
         raise serializers.ValidationError({"questions": "There is no question to release."})
@@ -168,6 +220,25 @@ class ReleaseRequestSerializer(serializers.Serializer):
         allow_blank=True,
         error_messages={"invalid": "Must be a question key."},
         help_text="A category question: every result is also given per option.",
+    )
+    statistic = serializers.ChoiceField(
+        choices=tuple(STATISTICS),
+        required=False,
+        allow_null=True,
+        error_messages={"invalid_choice": f"Must be one of: {', '.join(STATISTICS)}."},
+        help_text="exponential: median or quantile (number questions), mode (category/choice).",
+    )
+    q = StrictFloatField(
+        required=False,
+        allow_null=True,
+        exclusive_min=0.0,
+        exclusive_max=1.0,
+        error_messages={
+            "invalid": "Must be a number strictly between 0 and 1.",
+            "exclusive_min": "Must be a number strictly between 0 and 1.",
+            "exclusive_max": "Must be a number strictly between 0 and 1.",
+        },
+        help_text="The quantile's q, strictly between 0 and 1 (statistic quantile only).",
     )
     request_id = RequestIdField(
         required=False,
@@ -201,7 +272,10 @@ class ReleaseRequestSerializer(serializers.Serializer):
         questions: Sequence[Question] = self.context["questions"]
         try:
             group_by = _group_by({q.key: q for q in questions}, attrs.get("group_by") or "")
-            keys = released_keys(questions, attrs.get("questions"), group_by)
+            selection = STATISTICS.get(attrs.get("statistic") or "", "")
+            if attrs["mechanism"] != "exponential":
+                selection = ""
+            keys = released_keys(questions, attrs.get("questions"), group_by, selection)
         except serializers.ValidationError as exc:  # raised with a dict {field: messages}
             detail = exc.detail
             errors.update(detail if isinstance(detail, dict) else {NON_FIELD: detail})
@@ -215,6 +289,8 @@ class ReleaseRequestSerializer(serializers.Serializer):
             rho=attrs.get("rho"),
             group_by=group_by,
             request_id=attrs.get("request_id"),
+            statistic=attrs.get("statistic") or "",
+            q=attrs.get("q"),
         )
 
 

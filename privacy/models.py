@@ -31,6 +31,12 @@ class Release(models.Model):
     class Mechanism(models.TextChoices):
         LAPLACE = "laplace", "Discrete Laplace (ε-DP)"
         GAUSSIAN = "gaussian", "Discrete Gaussian (ρ-zCDP)"
+        EXPONENTIAL = "exponential", "Exponential mechanism (ε-DP, ε-bounded-range)"
+
+    class Statistic(models.TextChoices):
+        MEDIAN = "median", "Median"
+        QUANTILE = "quantile", "Quantile"
+        MODE = "mode", "Most common option"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -50,7 +56,11 @@ class Release(models.Model):
         related_name="releases",
     )
     request_id = models.CharField(max_length=100, null=True, blank=True)
-    mechanism = models.CharField(max_length=10, choices=Mechanism.choices)
+    mechanism = models.CharField(max_length=16, choices=Mechanism.choices)
+    # The exponential mechanism's statistic (issue 30; "" for laplace/gaussian) and its q
+    # (quantile only; median is q = ½ and stores null).
+    statistic = models.CharField(max_length=10, choices=Statistic.choices, blank=True, default="")
+    quantile = models.FloatField(null=True, blank=True)
     # As requested: ε (laplace, or gaussian with δ), δ (gaussian with ε), ρ (gaussian; always
     # filled for gaussian, derived from σ when (ε, δ) was given).
     epsilon = models.FloatField(null=True, blank=True)
@@ -101,7 +111,8 @@ class Release(models.Model):
     def mechanism_spec(self) -> MechanismSpec:
         """The typed mechanism, read from the stored columns (the one reader): laplace with ε,
         gaussian with ρ (δ null), or with (ε, δ) and the σ calibrated at request time
-        (``noise_scale``), so the run never calibrates again."""
+        (``noise_scale``), so the run never calibrates again. Not for ``exponential`` (it adds
+        no noise: :mod:`privacy.services.selection`)."""
         return mechanism_of(
             self.mechanism,
             epsilon=self.epsilon,

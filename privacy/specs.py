@@ -14,7 +14,8 @@ class ReleaseSpec:
     ``mechanism`` laplace takes ``epsilon``; gaussian takes ``rho``, or ``epsilon`` and
     ``delta``. ``questions`` are the released keys in survey order (the default, every
     releasable question but the ``group_by`` one, already resolved); ``group_by`` is a category
-    question's key or "".
+    question's key or "". ``exponential`` (issue 30) takes ``epsilon``, a ``statistic``
+    (median, quantile, mode) and ``q`` for a quantile.
     """
 
     mechanism: str
@@ -24,3 +25,5 @@ class ReleaseSpec:
     rho: float | None = None
     group_by: str = ""
     request_id: str | None = None
+    statistic: str = ""
+    q: float | None = None

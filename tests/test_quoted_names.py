@@ -50,6 +50,7 @@ CEILINGS = {
     "unrelated_question": 2,
     "two_probability": 3,
     "k_rr": 2,
+    "oue": 2,
     "each_option": 7,
 }
 

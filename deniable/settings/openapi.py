@@ -31,6 +31,8 @@ OPENAPI_SETTINGS: dict[str, Any] = {
         "RandomizerEnum": "surveys.models.Submission.Randomizer",
         "ReleaseStatusEnum": "privacy.models.Release.Status",
         "ReleaseMechanismEnum": "privacy.models.Release.Mechanism",
+        # median | quantile | mode: a selection release's statistic (request and release alike).
+        "ReleaseStatisticEnum": "privacy.models.Release.Statistic",
         "CollaboratorRoleEnum": "surveys.models.Collaborator.Role",
         # owner | editor | viewer: the requester's role on a survey (docs/teams.md#roles).
         "SurveyRoleEnum": "surveys.api.serializers.SURVEY_ROLES",

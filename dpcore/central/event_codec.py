@@ -6,6 +6,7 @@ One ledger entry (one release) is ``count`` identical events, stored as one JSON
     {"type": "shifted_discrete_laplace", "epsilon_each": ε, "shift": K, "count": Q}
     {"type": "continuous_laplace",  "epsilon_each": ε, "count": Q}
     {"type": "pure_dp",             "epsilon_each": ε, "count": Q}
+    {"type": "bounded_range",       "epsilon_each": ε, "count": Q}
     {"type": "discrete_gaussian",   "sigma": σ, "l2_sensitivity": Δ₂, "count": Q}
     {"type": "continuous_gaussian", "sigma": σ, "l2_sensitivity": Δ₂, "count": Q}
     {"type": "zcdp",                "rho": ρ, "count": Q}
@@ -28,7 +29,8 @@ each part an entry of the table above (at least one; no nesting, no other field)
 fixed: the release spent every part's events (composition). The tags ``"composite"`` and
 ``"shifted_discrete_laplace"`` were added without changing any existing tag's meaning, so stored
 entries decode as before and no migration of existing rows was needed; a release made of
-identical events is still stored as a plain entry.
+identical events is still stored as a plain entry. ``"bounded_range"`` (the exponential
+mechanism, issue 30) was added the same way.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from dpcore.central.events import (
+    BoundedRangeEvent,
     ContinuousGaussianEvent,
     ContinuousLaplaceEvent,
     DiscreteGaussianEvent,
@@ -58,6 +61,7 @@ _CODEC: Final[dict[str, tuple[type[Any], tuple[str, ...]]]] = {
     "shifted_discrete_laplace": (ShiftedDiscreteLaplaceEvent, ("epsilon_each", "shift")),
     "continuous_laplace": (ContinuousLaplaceEvent, ("epsilon_each",)),
     "pure_dp": (PureDPEvent, ("epsilon_each",)),
+    "bounded_range": (BoundedRangeEvent, ("epsilon_each",)),
     "discrete_gaussian": (DiscreteGaussianEvent, ("sigma", "l2_sensitivity")),
     "continuous_gaussian": (ContinuousGaussianEvent, ("sigma", "l2_sensitivity")),
     "zcdp": (ZCDPEvent, ("rho",)),

@@ -23,6 +23,11 @@ DiscreteGaussianEvent      discrete Gaussian N_ℤ(0, σ²), L2         zCDP/RDP
 ContinuousGaussianEvent    continuous Gaussian                      zCDP/RDP and exact GDP
 (σ, Δ₂)
 PureDPEvent(ε)             any ε-DP mechanism                       pure-DP (RR_ε) curve
+BoundedRangeEvent(ε)       the exponential mechanism with ε: ε-DP   pure-DP (RR_ε) curve where
+                           and ε-bounded-range (Durfee & Rogers     a method needs pure ε;
+                           2019; :mod:`dpcore.central.selection`)    ρ = ε²/8 and RDP
+                                                                    min(RR_ε, αε²/8) (Cesar &
+                                                                    Rogers 2021, Lemma 3.4)
 ZCDPEvent(ρ)               any ρ-zCDP mechanism                     r(α) = αρ
 =========================  ======================================  ==========================
 
@@ -43,6 +48,7 @@ from dpcore.validation import check_epsilon, check_positive
 
 __all__ = [
     "EVENT_TYPES",
+    "BoundedRangeEvent",
     "ContinuousGaussianEvent",
     "ContinuousLaplaceEvent",
     "DiscreteGaussianEvent",
@@ -155,6 +161,27 @@ class PureDPEvent:
 
 
 @dataclass(frozen=True)
+class BoundedRangeEvent:
+    """The exponential mechanism P[r] ∝ exp(ε·u_r/R), R the range sensitivity of u: ε-DP and
+    ε-bounded-range (Durfee & Rogers 2019, Lemma 3.2; docs/formulas.md#selection), hence
+    ε²/8-zCDP (Dong, Durfee & Rogers 2020; Cesar & Rogers 2021, Lemma 3.4). Permute-and-flip is
+    *not* known to be bounded-range: it would be a :class:`PureDPEvent`."""
+
+    epsilon: float
+
+    def __post_init__(self) -> None:
+        check_epsilon(self.epsilon)
+
+    @property
+    def rho(self) -> float:
+        """ρ = ε²/8 (∞ when ε² overflows)."""
+        try:
+            return self.epsilon**2 / 8.0
+        except OverflowError:
+            return math.inf
+
+
+@dataclass(frozen=True)
 class ZCDPEvent:
     """Any ρ-zCDP mechanism (Bun & Steinke 2016)."""
 
@@ -171,6 +198,7 @@ Event = (
     | DiscreteGaussianEvent
     | ContinuousGaussianEvent
     | PureDPEvent
+    | BoundedRangeEvent
     | ZCDPEvent
 )
 EVENT_TYPES: tuple[type, ...] = (
@@ -180,11 +208,16 @@ EVENT_TYPES: tuple[type, ...] = (
     DiscreteGaussianEvent,
     ContinuousGaussianEvent,
     PureDPEvent,
+    BoundedRangeEvent,
     ZCDPEvent,
 )
 GaussianEvents = DiscreteGaussianEvent | ContinuousGaussianEvent
 PureEvents = (
-    DiscreteLaplaceEvent | ShiftedDiscreteLaplaceEvent | ContinuousLaplaceEvent | PureDPEvent
+    DiscreteLaplaceEvent
+    | ShiftedDiscreteLaplaceEvent
+    | ContinuousLaplaceEvent
+    | PureDPEvent
+    | BoundedRangeEvent
 )
 
 Groups = Mapping[Event, int]
@@ -218,16 +251,17 @@ def repeat_values(pairs: Iterable[tuple[float, int]]) -> Iterable[float]:
 
 
 def pure_epsilon(ev: Event) -> float | None:
-    """ε if the event is pure ε-DP (Laplace of either kind, PureDP), else None."""
+    """ε if the event is pure ε-DP (Laplace of either kind, PureDP, BoundedRange), else None."""
     if isinstance(ev, PureEvents):
         return ev.epsilon
     return None
 
 
 def event_rho(ev: Event) -> float:
-    """ρ of one event: its own for Gaussians and zCDP, ε²/2 for pure ε-DP (Bun & Steinke 2016,
-    Prop. 3.3); ∞ when ε² overflows (ε > ~1.3e154)."""
-    if isinstance(ev, GaussianEvents | ZCDPEvent):
+    """ρ of one event: its own for Gaussians and zCDP, ε²/8 for ε-bounded-range (the exponential
+    mechanism), ε²/2 for other pure ε-DP (Bun & Steinke 2016, Prop. 3.3); ∞ when ε² overflows
+    (ε > ~1.3e154)."""
+    if isinstance(ev, GaussianEvents | ZCDPEvent | BoundedRangeEvent):
         return ev.rho
     try:
         return ev.epsilon**2 / 2.0

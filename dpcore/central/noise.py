@@ -66,9 +66,12 @@ __all__ = [
     "MAX_SIZE",
     "RandomSource",
     "SecretsRandomSource",
+    "default_randbelow",
     "discrete_gaussian_pmf",
     "discrete_laplace_pmf",
+    "exact_bernoulli_exp",
     "exact_fraction",
+    "exact_geometric",
     "sample_bernoulli_exp",
     "sample_discrete_gaussian",
     "sample_discrete_gaussian_many",
@@ -221,21 +224,46 @@ def sample_bernoulli_exp(gamma: Rational, rng: RandomSource | None = None) -> bo
 # --------------------------------------------------------------------------- Algorithm 2
 
 
-def _discrete_laplace(t: int, s: int, randbelow: Callable[[int], int]) -> int:
-    """Discrete Laplace with scale t/s (t, s positive ints), CKS 2020 Algorithm 2.
+def _geometric(t: int, s: int, randbelow: Callable[[int], int]) -> int:
+    """Y ~ Geometric(1 − e^{−s/t}) on {0, 1, …}: P[Y = y] = (1 − e^{−s/t})·e^{−y·s/t}
+    (the first half of CKS 2020 Algorithm 2).
 
     U ~ Uniform{0..t−1} accepted w.p. e^{−U/t} and V ~ Geometric(1 − e^{−1}) give
-    X = U + t·V ~ Geometric(1 − e^{−1/t}); Y = ⌊X/s⌋ ~ Geometric(1 − e^{−s/t}); a random sign with
-    the (−0) outcome rejected gives P[Y = y] ∝ e^{−|y|·s/t}.
+    X = U + t·V ~ Geometric(1 − e^{−1/t}); Y = ⌊X/s⌋ ~ Geometric(1 − e^{−s/t}).
     """
     while True:
         u = randbelow(t)
-        if not _bernoulli_exp_at_most_one(u, t, randbelow):
-            continue
-        v = 0
-        while _bernoulli_exp_at_most_one(1, 1, randbelow):
-            v += 1
-        y = (u + t * v) // s
+        if _bernoulli_exp_at_most_one(u, t, randbelow):
+            break
+    v = 0
+    while _bernoulli_exp_at_most_one(1, 1, randbelow):
+        v += 1
+    return (u + t * v) // s
+
+
+def exact_geometric(rate: Fraction, randbelow: Callable[[int], int]) -> int:
+    """Y ≥ 0 with P[Y = y] = (1 − e^{−λ})·e^{−λy} exactly, for rational λ = ``rate`` > 0."""
+    return _geometric(rate.denominator, rate.numerator, randbelow)
+
+
+def exact_bernoulli_exp(gamma: Fraction, randbelow: Callable[[int], int]) -> bool:
+    """True with probability exactly e^{−γ}, rational γ ≥ 0 (CKS 2020, Algorithm 1)."""
+    return _bernoulli_exp(gamma.numerator, gamma.denominator, randbelow)
+
+
+def default_randbelow() -> Callable[[int], int]:
+    """The production source's ``randbelow`` (:class:`SecretsRandomSource`)."""
+    return _DEFAULT_SOURCE.randbelow
+
+
+def _discrete_laplace(t: int, s: int, randbelow: Callable[[int], int]) -> int:
+    """Discrete Laplace with scale t/s (t, s positive ints), CKS 2020 Algorithm 2.
+
+    Y ~ Geometric(1 − e^{−s/t}) (:func:`_geometric`); a random sign with the (−0) outcome
+    rejected gives P[Y = y] ∝ e^{−|y|·s/t}.
+    """
+    while True:
+        y = _geometric(t, s, randbelow)
         negative = randbelow(2) == 1
         if negative and y == 0:
             continue  # reject "−0" so that 0 is not counted twice

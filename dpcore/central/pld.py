@@ -68,6 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcore.central.events import (
+    BoundedRangeEvent,
     ContinuousLaplaceEvent,
     DiscreteGaussianEvent,
     DiscreteLaplaceEvent,
@@ -307,7 +308,9 @@ def event_pair(ev: Event) -> Pair | None:
     """
     if isinstance(ev, ShiftedDiscreteLaplaceEvent):
         return DiscreteLaplacePair(ev.epsilon, ev.shift)
-    if isinstance(ev, DiscreteLaplaceEvent | ContinuousLaplaceEvent | PureDPEvent):
+    if isinstance(
+        ev, DiscreteLaplaceEvent | ContinuousLaplaceEvent | PureDPEvent | BoundedRangeEvent
+    ):
         return DiscreteLaplacePair(ev.epsilon, 1)
     if isinstance(ev, DiscreteGaussianEvent) and ev.l2_sensitivity.is_integer():
         if ev.l2_sensitivity > 1e6:

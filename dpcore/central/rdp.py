@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpcore.central.events import (
+    BoundedRangeEvent,
     ContinuousGaussianEvent,
     ContinuousLaplaceEvent,
     DiscreteGaussianEvent,
@@ -77,6 +78,8 @@ def event_rdp(ev: Event, alpha: float) -> float:
         return alpha * ev.rho
     if isinstance(ev, ContinuousLaplaceEvent):
         return _laplace_rdp(ev.epsilon, alpha)
+    if isinstance(ev, BoundedRangeEvent):  # ε-BR: both curves hold, so their minimum does
+        return min(_pure_dp_rdp(ev.epsilon, alpha), alpha * ev.rho)
     return _pure_dp_rdp(ev.epsilon, alpha)
 
 
@@ -133,6 +136,8 @@ def _raw_curve(ev: Event, g: _OrderGrid) -> FloatArray:
             log_num = np.logaddexp(g.alpha * eps, (1.0 - g.alpha) * eps)
             raw = (log_num - logaddexp(0.0, eps)) / g.am1
         curve = np.minimum(eps, np.maximum(0.0, raw))
+        if isinstance(ev, BoundedRangeEvent):
+            curve = np.minimum(curve, g.alpha * ev.rho)
     return np.asarray(curve, dtype=np.float64)
 
 

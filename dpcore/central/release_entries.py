@@ -1,11 +1,9 @@
 """A release's result entries as typed values, with their one JSON form and their CSV rows.
 
-One entry per released question (docs/api.md#releases, the contract's §8): its fields *are* the
-JSON body's keys, in order, so :meth:`as_json` is the one serializer and :func:`entry_from_json`
-the one reader of stored results (the CSV and any other reader go through it, never guessing
-from keys themselves). Which entry a question gets is its release part's choice
-(:mod:`dpcore.central.release_parts`); dpcore names no question kind — ``kind`` is the caller's
-label, carried through.
+One entry per released question (docs/api.md#releases): its fields *are* the JSON body's keys,
+in order; :meth:`as_json` is the one serializer and :func:`entry_from_json` the one reader of
+stored results (the CSV too). Its release part picks it (:mod:`dpcore.central.release_parts`);
+``kind`` is the caller's label, carried through (dpcore names no question kind).
 """
 
 from __future__ import annotations
@@ -29,6 +27,7 @@ __all__ = [
     "ReleaseEntry",
     "ReleaseResults",
     "ResultRow",
+    "SelectionEntry",
     "as_json",
     "entry_from_json",
 ]
@@ -285,31 +284,54 @@ class CheaterEntry:
     def rows(self) -> list[ResultRow]:
         """One row per parameter; the four noisy cells are in the JSON body's ``noisy_counts``."""
         empty = ParameterEntry(None, None, None, None, None)
-        out = []
-        for name in self.parameters:
-            p: ParameterEntry = getattr(self, name) or empty
-            out.append(
-                ResultRow(
-                    name, None, p.estimate, p.estimate_unclipped, p.std_error, p.ci_low, p.ci_high
-                )
-            )
-        return out
+        ps: list[tuple[str, ParameterEntry]] = [
+            (name, getattr(self, name) or empty) for name in self.parameters
+        ]
+        return [
+            ResultRow(n, None, p.estimate, p.estimate_unclipped, p.std_error, p.ci_low, p.ci_high)
+            for n, p in ps
+        ]
 
 
-ReleaseEntry = ProportionEntry | HistogramEntry | MultiEntry | NumberEntry | CheaterEntry
+@dataclass(frozen=True)
+class SelectionEntry:
+    """A private selection (:mod:`dpcore.central.selection`): a median's or quantile's ``value``,
+    or a mode's ``option``; ``expected_error`` a data-independent bound (its ``measure``)."""
+
+    key: str
+    kind: str
+    statistic: str
+    q: float | None
+    value: float | None
+    option: str | None
+    epsilon: float | None
+    expected_error: dict[str, Any] | None
+
+    def rows(self) -> list[ResultRow]:
+        """One row: "median" or "quantile q" (``estimate``: the value), or the mode's option."""
+        if self.statistic == "mode":
+            return [ResultRow(str(self.option), None, None, None, None, None, None)]
+        label = "median" if self.statistic == "median" else f"quantile {self.q:g}"
+        return [ResultRow(label, None, self.value, None, None, None, None)]
+
+
+ReleaseEntry = (
+    ProportionEntry | HistogramEntry | MultiEntry | NumberEntry | CheaterEntry | SelectionEntry
+)
 
 
 def as_json(entry: ReleaseEntry) -> dict[str, Any]:
     """The entry's JSON object (the release body's ``questions[i]``): the one serializer."""
-    body: dict[str, Any] = _as_json(entry)
-    return body
+    return dict(_as_json(entry))
 
 
 def entry_from_json(data: Mapping[str, Any]) -> ReleaseEntry:
     """A stored entry read back: the one reader of stored results, telling the entries apart by
     the keys only their JSON has (stored results never change, so this reads every version)."""
-    if "grid_step" in data or "noisy_sum" in data:
-        entry: ReleaseEntry = _from_json(NumberEntry, data)
+    if "statistic" in data:
+        entry: ReleaseEntry = _from_json(SelectionEntry, data)
+    elif "grid_step" in data or "noisy_sum" in data:
+        entry = _from_json(NumberEntry, data)
     elif "cheaters" in data:
         entry = _from_json(CheaterEntry, data)
     elif "contributions" in data:

@@ -1,49 +1,55 @@
-"""Privacy amplification by shuffling (Feldman, McMillan & Talwar 2021, "Hiding Among the Clones",
-FOCS 2021, arXiv:2012.12803).
+"""Privacy amplification by shuffling: the central (ε, δ) of n shuffled ε₀-DP reports
+(docs/formulas.md#shuffling, docs/privacy-model.md#shuffling).
 
 Setting: n people each send one report made by an ε₀-DP local randomizer (here: one row of
 randomized answers; its ε₀ is the sum of the row's questions' local ε, by composition), and the
-recipient sees only the *shuffled multiset* of reports — no order, no link to anyone, nothing
-else. Then the shuffled output is (ε, δ)-DP with ε far below ε₀ when n is large.
+recipient sees only the *shuffled multiset* of reports. Then the output is (ε, δ)-DP with ε far
+below ε₀ when n is large. Every ε here comes from the exact hockey-stick divergence of a *clone
+pair* (:mod:`dpcore.central.shuffle_pair`), an upper bound on the shuffled output's δ(ε) because
+the output is a post-processing of the pair:
 
-**The numerical bound** (FMT 2021, Thm. 3.2 and §5). Every other person's report is, with
-probability e^{−ε₀}, a "clone" — distributed like the target's report on x₁ or on x₁′, each with
-probability ½ — so the whole output is a post-processing of the pair, with C ~ Bin(n − 1, e^{−ε₀})
-and A ~ Bin(C, ½):
+- ``clones-2021`` — any ε₀-DP randomizer (Feldman, McMillan & Talwar 2021, Thm. 3.2 / §5): every
+  other report is a clone with probability p = e^{−ε₀}, α = e^{ε₀}/(1 + e^{ε₀}), weight 1.
+- ``clones-2023`` — the row is one k-ary randomized response (k = 2: any ε₀-DP randomizer of a
+  yes/no answer, since each is a post-processing of binary RR, Kairouz, Oh & Viswanath 2015):
+  with r = 1/(e^{ε₀} + k − 1), the target's report is x w.p. e^{ε₀}r, x′ w.p. r and another
+  value w.p. (k − 2)r, the same under x′ with x and x′ swapped. The (k − 2)r part is common to
+  both (joint convexity of the hockey-stick: weight w = 1 − (k − 2)r), the rest is Δ with
+  α = e^{ε₀}/(e^{ε₀} + 1) between the point masses at x and x′, and every other report puts at
+  least r on each of x and x′, so it is a clone with p = 2r. This is the decomposition of
+  Feldman, McMillan & Talwar 2023 (SODA; arXiv:2208.04591, whose errata restricts its general
+  theorem to randomizers that admit it — k-RR does, as just shown).
 
-    P = (A + Δ, C + 1 − A − Δ), Δ ~ Bernoulli(α),     Q = the same with Δ ~ Bernoulli(1 − α),
-    α = e^{ε₀}/(1 + e^{ε₀}).
+:func:`shuffled_guarantee` states the smaller sound one and names it; :func:`shuffled_epsilon`
+(no k: any randomizer) is ``clones-2021``. ε is the upper end of a bisection (to 0.01 %) on the
+upper bound of δ, never above ε₀ (the shuffle is a post-processing of ε₀-DP reports).
+Heterogeneous rows: ε₀ = the largest row ε (every row is then ε₀-DP).
 
-C is visible (it is the total), so δ(ε) = Σ_c P[C = c]·H_c(ε) with H_c the hockey-stick
-divergence of P_c(a) = α·b_c(a) + (1 − α)·b_c(a − 1) against Q_c(a) = α·b_c(a − 1) + (1 − α)·b_c(a),
-b_c = Bin(c, ½), a = 0 … c + 1 (both directions are equal: a ↦ c + 1 − a swaps them). P_c/Q_c falls
-with a, so H_c(ε) = Σ_{a} (P_c(a) − e^ε Q_c(a))₊ is a prefix sum.
-
-H_c decreases in c: P_{c+1} and Q_{c+1} are P_c and Q_c plus an independent Bernoulli(½) — a
-post-processing. So over a block c ∈ [c₁, c₂] the value at c₁ bounds all of it, and the mass of C
-outside the computed range counts with H ≤ 1: the result is an upper bound on δ(ε) of the FMT
-pair, hence of the shuffled output. ε is then found by bisection (the upper end is returned), and
-is never above ε₀ (the shuffle is a post-processing of ε₀-DP reports).
-
-Heterogeneous rows: every row is ε_max-DP, so ε₀ = the largest row ε is used (sound; the
-personalized bounds of later work are tighter).
-
-:func:`closed_form_epsilon` is the paper's Theorem 3.1 (for ε₀ ≤ ln(n/(16 ln(2/δ)))):
+:func:`closed_form_epsilon` is FMT 2021 Theorem 3.1 (for ε₀ ≤ ln(n/(16 ln(2/δ)))):
     ε ≤ ln(1 + (e^{ε₀} − 1)/(e^{ε₀} + 1)·(8√(e^{ε₀} ln(4/δ))/√n + 8e^{ε₀}/n)).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-import numpy.typing as npt
+from dpcore.central.shuffle_pair import ClonePair, pair_log_delta
 
-__all__ = ["ASSUMPTIONS", "closed_form_epsilon", "shuffled_delta", "shuffled_epsilon"]
+__all__ = [
+    "ASSUMPTIONS",
+    "METHODS",
+    "ShuffledGuarantee",
+    "clone_pair",
+    "closed_form_epsilon",
+    "shuffled_delta",
+    "shuffled_epsilon",
+    "shuffled_guarantee",
+]
 
-FloatArray = npt.NDArray[np.float64]
+#: The bounds :func:`shuffled_guarantee` may name (module notes).
+METHODS = ("clones-2023", "clones-2021")
 
 #: What the shuffled-export guarantee assumes, in plain words (shown with the export).
 ASSUMPTIONS = (
@@ -56,85 +62,89 @@ ASSUMPTIONS = (
     "reports as they arrive, are protected against by each row's own (local) ε only.",
 )
 
-# Mass of C ignored on each side before counting it as δ (it is added with H = 1).
-_C_TAIL = 1e-18
-# Number of blocks of c evaluated (at their lower ends).
-_BLOCKS = 40
+# ε₀ from which e^ε₀ is not computed: the trivial bound (δ(ε) ≤ 1 below ε₀) is used instead.
+_HUGE = 700.0
+# Bisection: stop when hi − lo ≤ _REL·hi + _ABS.
+_REL = 1e-4
+_ABS = 1e-9
 
 
-def _log_binom_pmf(lo: int, hi: int, n: int, log_p: float, log_q: float) -> FloatArray:
-    """ln Bin(k; n, p) for k = lo … hi: lgamma at k = lo, then the exact ratios
-    ln(P[k+1]/P[k]) = ln((n − k)/(k + 1)) + ln p − ln q, summed (vectorized)."""
-    first = (
-        math.lgamma(n + 1.0)
-        - math.lgamma(lo + 1.0)
-        - math.lgamma(n - lo + 1.0)
-        + lo * log_p
-        + (n - lo) * log_q
-    )
-    k = np.arange(lo, hi, dtype=np.float64)
-    steps = np.log((n - k) / (k + 1.0)) + (log_p - log_q)
-    return np.concatenate(([first], first + np.cumsum(steps)))
+@dataclass(frozen=True)
+class ShuffledGuarantee:
+    """The shuffled file is (epsilon, delta)-DP for n rows of local ε₀ = local_epsilon, by
+    ``method`` (one of :data:`METHODS`); epsilon == local_epsilon when shuffling gains nothing."""
+
+    epsilon: float
+    delta: float
+    n: int
+    local_epsilon: float
+    method: str
 
 
-def _hockey(c: int, alpha: float, eps: float) -> float:
-    """H_c(ε) = Σ_a (P_c(a) − e^ε Q_c(a))₊ for the clone pair with c clones."""
-    log_half = math.log(0.5)
-    # P_c/Q_c ≥ e^ε ≥ 1 only for a ≤ (c + 1)/2 (the ratio falls with a and is 1 at the middle).
-    top = min(c, (c + 1) // 2 + 1)
-    b = np.exp(_log_binom_pmf(0, top, c, log_half, log_half))  # b_c(a), a = 0 … top
-    b_prev = np.concatenate(([0.0], b[:-1]))  # b_c(a − 1)
-    p = alpha * b + (1.0 - alpha) * b_prev
-    q = alpha * b_prev + (1.0 - alpha) * b
-    diff = p - math.exp(eps) * q
-    return float(np.sum(diff[diff > 0.0]))
+def clone_pair(n: int, eps0: float, k: int | None = None) -> ClonePair:
+    """The pair of ``clones-2021`` (k None: any ε₀-DP randomizer) or ``clones-2023`` (one k-RR)."""
+    e0 = math.exp(min(eps0, _HUGE))  # beyond, nothing is computed (no amplification stated)
+    alpha = e0 / (1.0 + e0)
+    if k is None:
+        return ClonePair(n=n, p=math.exp(-eps0), alpha=alpha)
+    if k < 2:
+        raise ValueError("k-ary randomized response needs k ≥ 2")
+    r = 1.0 / (e0 + k - 1.0)
+    return ClonePair(n=n, p=2.0 * r, alpha=alpha, weight=1.0 - (k - 2) * r)
 
 
-@lru_cache(maxsize=256)
-def _c_law(n: int, eps0: float) -> tuple[int, int, FloatArray]:
-    """The range [lo, hi] of C ~ Bin(n − 1, e^{−ε₀}) holding all but 2·_C_TAIL, and its pmf."""
-    p = math.exp(-eps0)
-    mean = (n - 1) * p
-    sd = math.sqrt(max((n - 1) * p * (1 - p), 1e-12))
-    half = math.ceil(10.0 * sd) + 10
-    lo, hi = max(0, math.floor(mean) - half), min(n - 1, math.ceil(mean) + half)
-    pmf = np.exp(_log_binom_pmf(lo, hi, n - 1, -eps0, math.log1p(-p)))
-    return lo, hi, pmf
-
-
-def shuffled_delta(n: int, eps0: float, eps: float) -> float:
-    """Upper bound on δ(ε) of n shuffled ε₀-DP reports (module notes)."""
-    if n < 2:
-        return 1.0 if eps < eps0 else 0.0
-    alpha = math.exp(eps0) / (1.0 + math.exp(eps0)) if eps0 < 700 else 1.0
-    lo, hi, pmf = _c_law(n, eps0)
-    outside = max(0.0, 1.0 - float(np.sum(pmf)))  # mass of C not in [lo, hi]: H ≤ 1
-    total = outside
-    edges = np.unique(np.linspace(lo, hi + 1, min(_BLOCKS, hi - lo + 1) + 1).astype(np.int64))
-    for start, stop in itertools.pairwise(edges):
-        mass = float(np.sum(pmf[start - lo : stop - lo]))
-        if mass > 0.0:
-            total += mass * _hockey(int(start), alpha, eps)  # H_c ≤ H_start on the block
-    return min(1.0, total)
-
-
-@lru_cache(maxsize=256)
-def shuffled_epsilon(n: int, eps0: float, delta: float) -> float:
-    """Smallest ε (bisection, upper end, to 0.1 % + 1e-5) with shuffled_delta ≤ δ; ≤ ε₀."""
+def _check(n: int, eps0: float, delta: float) -> None:
     if not (eps0 > 0 and 0 < delta < 1) or n < 1:
         raise ValueError("need n ≥ 1, eps0 > 0 and delta in (0, 1)")
-    if n < 2 or shuffled_delta(n, eps0, eps0) > delta:
+
+
+def _epsilon(pair: ClonePair, eps0: float, delta: float) -> float:
+    """Smallest ε (upper end of a bisection) with the pair's δ(ε) bound ≤ δ; ≤ ε₀."""
+    if pair.n < 2 or eps0 >= _HUGE or pair.p <= 0.0:
         return eps0
-    lo, hi = 0.0, eps0
-    if shuffled_delta(n, eps0, 0.0) <= delta:
+    target = math.log(delta)
+    if pair_log_delta(pair, 0.0) <= target:
         return 0.0
-    while hi - lo > 1e-5 + 1e-3 * hi:
+    lo, hi = 0.0, eps0
+    while hi - lo > _ABS + _REL * hi:
         mid = 0.5 * (lo + hi)
-        if shuffled_delta(n, eps0, mid) > delta:
+        if pair_log_delta(pair, mid) > target:
             lo = mid
         else:
             hi = mid
     return hi
+
+
+def shuffled_delta(n: int, eps0: float, eps: float) -> float:
+    """Upper bound on δ(ε) of n shuffled ε₀-DP reports (``clones-2021``; module notes)."""
+    if n < 2 or eps0 >= _HUGE:
+        return 1.0 if eps < eps0 else 0.0
+    return math.exp(pair_log_delta(clone_pair(n, eps0), eps))
+
+
+@lru_cache(maxsize=256)
+def shuffled_epsilon(n: int, eps0: float, delta: float) -> float:
+    """ε of n shuffled reports of any ε₀-DP randomizer at δ (``clones-2021``); ≤ ε₀."""
+    _check(n, eps0, delta)
+    return _epsilon(clone_pair(n, eps0), eps0, delta)
+
+
+@lru_cache(maxsize=256)
+def shuffled_guarantee(
+    n: int, local_epsilon: float, delta: float, k: int | None = None
+) -> ShuffledGuarantee:
+    """The tightest sound (ε, δ) we compute for n shuffled ε₀-DP reports: ``clones-2021`` for
+    any randomizer (k None), the smaller of it and ``clones-2023`` when each report is one
+    k-ary randomized response (k = 2: any randomizer of a yes/no answer)."""
+    _check(n, local_epsilon, delta)
+    eps, method = shuffled_epsilon(n, local_epsilon, delta), "clones-2021"
+    if k is not None:
+        eps23 = _epsilon(clone_pair(n, local_epsilon, k), local_epsilon, delta)
+        if eps23 <= eps:
+            eps, method = eps23, "clones-2023"
+    return ShuffledGuarantee(
+        epsilon=eps, delta=delta, n=n, local_epsilon=local_epsilon, method=method
+    )
 
 
 def closed_form_epsilon(n: int, eps0: float, delta: float) -> float | None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Final
+from typing import Final, Protocol, runtime_checkable
 
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
@@ -42,6 +42,7 @@ __all__ = [
     "MAX_LOCAL_EPSILON",
     "RANDOM_BITS",
     "BrowserPlan",
+    "OwnPlan",
     "browser_plan",
     "check_epsilon_cap",
     "epsilon_of_ratios",
@@ -72,14 +73,28 @@ class BrowserPlan:
     p_yes_given_no_trait: Fraction | None = None
 
 
+@runtime_checkable
+class OwnPlan(Protocol):
+    """A design that states its own thresholds and cap (one whose report is not one answer or one
+    option: optimized unary encoding's k bits, :mod:`dpcore.local.oue`), so no function here
+    names it."""
+
+    def browser_plan(self) -> BrowserPlan: ...
+
+    def check_epsilon_cap(self) -> None: ...
+
+
 def krr_epsilon(keep: Fraction, k: int) -> float:
     """ε of k-RR keeping with ``keep`` and giving each other option ``(1 − keep)/(k − 1)``."""
     other = (1 - keep) / (k - 1)
     return max(ln_ratio_up(keep, other), ln_ratio_up(other, keep))
 
 
-def check_epsilon_cap(design: BinaryDesign | KRRDesign) -> None:
+def check_epsilon_cap(design: BinaryDesign | KRRDesign | OwnPlan) -> None:
     """Refuse a design whose local ε exceeds :data:`MAX_LOCAL_EPSILON`, naming the field."""
+    if isinstance(design, OwnPlan):
+        design.check_epsilon_cap()
+        return
     eps = design.epsilon
     if eps <= MAX_LOCAL_EPSILON:
         return
@@ -131,7 +146,7 @@ _NUDGES: Final = sorted(
 )
 
 
-def browser_plan(design: BinaryDesign | KRRDesign) -> BrowserPlan:
+def browser_plan(design: BinaryDesign | KRRDesign | OwnPlan) -> BrowserPlan:
     """The thresholds the page uses unchanged, and the ε they realise (rounded up).
 
     The thresholds are the design's probabilities rounded to the grid, moved by at most two grid
@@ -140,6 +155,8 @@ def browser_plan(design: BinaryDesign | KRRDesign) -> BrowserPlan:
     thresholds are used and their (higher) ε is what the server reports. Raises
     :class:`DesignError` naming the field when a probability rounds to 0 or 1 on the grid.
     """
+    if isinstance(design, OwnPlan):
+        return design.browser_plan()
     exact = design_named(design.name).no_randomizer if isinstance(design, BinaryDesign) else None
     if isinstance(design, BinaryDesign) and exact is not None:
         # No randomizer (crosswise): the respondent's own second fact is the randomness, so the

@@ -135,6 +135,8 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "l2_sensitivity",
             "questions",
             "group_by",
+            "statistic",
+            "quantile",
             "request_id",
             "created_at",
             "started_at",

@@ -181,6 +181,8 @@ def _charge(
             l2_sensitivity=plan.l2_sensitivity,
             questions=plan.questions,
             group_by=plan.group_by,
+            statistic=plan.statistic,
+            quantile=plan.quantile,
         )
         entry = LedgerEntry.objects.create(survey=locked, release=release, event=plan.event)
         n, largest, total = charge.fingerprint

@@ -80,11 +80,13 @@ class ReleasePlan:
     questions: list[str]
     group_by: str
     event: dict[str, Any]
-    noiser: Noiser
+    noiser: Noiser | None  # None for the exponential mechanism (no noise: a selection)
     request_id: str | None = None
     analytic_sigma: float | None = None
     question_objects: list[Question] = field(default_factory=list, repr=False)
     contributions: int = 0
+    statistic: str = ""
+    quantile: float | None = None
 
     @property
     def events(self) -> list[accounting.Event]:
@@ -131,6 +133,8 @@ def release_plan(*, survey: Survey, spec: ReleaseSpec) -> ReleasePlan:
     """
     by_key = {q.key: q for q in survey.questions.all()}
     chosen = [by_key[key] for key in spec.questions]
+    if spec.mechanism == "exponential":
+        return _selection_plan(survey, spec, chosen)
     sensitivities = contribution_sensitivities(chosen)
     m = len(sensitivities)
     noise = _noise(spec, sensitivities)
@@ -153,4 +157,33 @@ def release_plan(*, survey: Survey, spec: ReleaseSpec) -> ReleasePlan:
         analytic_sigma=noise.analytic_sigma,
         question_objects=chosen,
         contributions=m,
+    )
+
+
+def _selection_plan(survey: Survey, spec: ReleaseSpec, chosen: list[Question]) -> ReleasePlan:
+    """The exponential mechanism (issue 30, :mod:`privacy.services.selection`): ε/m per question,
+    refused (400) when a question has no published answer."""
+    from privacy.services import selection
+
+    selection.selection_check(survey=survey, questions=chosen)
+    fields = selection.selection_plan_fields(spec)
+    return ReleasePlan(
+        mechanism=spec.mechanism,
+        epsilon=spec.epsilon,
+        delta=None,
+        rho=None,
+        noise_scale=fields["noise_scale"],
+        noise_parameter=Fraction(0),
+        noise_variance=0.0,
+        l1_sensitivity=fields["l1_sensitivity"],
+        l2_sensitivity=fields["l2_sensitivity"],
+        questions=list(spec.questions),
+        group_by="",
+        event=fields["event"],
+        noiser=None,
+        request_id=spec.request_id,
+        question_objects=chosen,
+        contributions=fields["contributions"],
+        statistic=spec.statistic,
+        quantile=spec.q if spec.statistic == "quantile" else None,
     )

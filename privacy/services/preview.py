@@ -9,7 +9,7 @@ from dpcore.central import accounting
 from dpcore.central import estimates as release_math
 from privacy.selectors import survey_ledger_events
 from privacy.services import advice
-from privacy.services.plan import release_plan
+from privacy.services.plan import ReleasePlan, release_plan
 from privacy.services.results import DEFAULT_CONFIDENCE
 from privacy.specs import ReleaseSpec
 from surveys.models import Survey
@@ -25,6 +25,45 @@ def _answered_per_group(survey: Survey, questions: Any, groups: int) -> dict[str
     counts = survey_counts(survey=survey, question_keys=keys)
     cells = counts.cells[""]
     return {key: sum(cells[key].values()) / groups for key in keys if key in cells}
+
+
+def _selection_preview(survey: Survey, plan: ReleasePlan) -> dict[str, Any]:
+    """A selection's cost and its data-independent error bounds (privacy.services.selection)."""
+    from privacy.services.selection import selection_expected
+
+    before = survey_ledger_events(survey=survey)
+    delta = survey.budget_delta
+    spent = accounting.epsilon_spent(before, delta)
+    alone = accounting.epsilon_spent(plan.events, delta)
+    after = accounting.epsilon_spent([*before, *plan.events], delta)
+    assert plan.epsilon is not None
+    return {
+        "mechanism": plan.mechanism,
+        "statistic": plan.statistic,
+        "q": plan.quantile,
+        "questions": selection_expected(
+            questions=plan.question_objects,
+            statistic=plan.statistic,
+            q=plan.quantile,
+            epsilon=plan.epsilon,
+        ),
+        "group_by": None,
+        "contributions": plan.contributions,
+        "l1_sensitivity": plan.l1_sensitivity,
+        "l2_sensitivity": plan.l2_sensitivity,
+        "noise_scale": plan.noise_scale,
+        "epsilon_cost": alone.epsilon,
+        "epsilon_spent_before": spent.epsilon,
+        "epsilon_after": after.epsilon,
+        "method_after": after.method,
+        "epsilon_total": survey.budget_epsilon,
+        "delta_total": delta,
+        "fits": after.epsilon <= survey.budget_epsilon * (1 + accounting.BUDGET_RELATIVE_SLACK),
+        "suggested_parameter": "epsilon",
+        "useful": True,  # no ±10 pp target applies to a selection: its bound is stated instead
+        "default_epsilon": None,
+        "default_reason": "selection",
+    }
 
 
 def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
@@ -45,6 +84,8 @@ def release_preview(*, survey: Survey, spec: ReleaseSpec) -> dict[str, Any]:
     from surveys.selectors import survey_respondent_count
 
     plan = release_plan(survey=survey, spec=spec)
+    if plan.noiser is None:
+        return _selection_preview(survey, plan)
     before = survey_ledger_events(survey=survey)
     delta = survey.budget_delta
     spent = accounting.epsilon_spent(before, delta)

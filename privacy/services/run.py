@@ -19,6 +19,7 @@ from dpcore.central.release_noise import Noiser
 from privacy.models import Release
 from privacy.services.refund import release_fail
 from privacy.services.results import release_results
+from privacy.services.selection import selection_results
 from privacy.services.sensitivity import contribution_count
 from surveys.analysis.exact_sums import number_sums_exact
 from surveys.models import Question, Survey
@@ -52,6 +53,16 @@ def _exact_number_sums(
     }
 
 
+def _store(release: Release, results: dict[str, object]) -> str:
+    """The results and ``done``, in the caller's transaction (write-once from here on)."""
+    release.results = results
+    release.status = Release.Status.DONE
+    release.finished_at = timezone.now()
+    release.error = ""
+    release.save(update_fields=["results", "status", "finished_at", "error"])
+    return release.status
+
+
 def release_run(*, release_id: uuid.UUID | str) -> str:
     """Compute one release (the body of :func:`privacy.tasks.release_compute`); returns status.
 
@@ -83,6 +94,9 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
             survey = release.survey
             by_key = {q.key: q for q in survey.questions.all()}
             questions = [by_key[k] for k in release.questions]
+            if release.mechanism == Release.Mechanism.EXPONENTIAL:
+                results = selection_results(release=release, survey=survey, questions=questions)
+                return _store(release, results)
             counts = survey_counts(
                 survey=survey,
                 question_keys=release.questions,
@@ -98,12 +112,7 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
                 questions=questions,
                 noiser=release_noiser(release, questions),
             )
-            release.results = results
-            release.status = Release.Status.DONE
-            release.finished_at = timezone.now()
-            release.error = ""
-            release.save(update_fields=["results", "status", "finished_at", "error"])
-            return release.status
+            return _store(release, results)
     except (OperationalError, InterfaceError):
         # The database blinked (restart, failover): nothing was stored, the release stays
         # running, and the task's autoretry (or, past its retries, the sweeper) runs it again.

@@ -20,3 +20,9 @@ def release_note(question: Question) -> str:
 def groups_releases(question: Question) -> bool:
     """True when a release may be grouped by the question (its kind says)."""
     return kind_of(question).release_groups
+
+
+@register.filter
+def release_selection(question: Question) -> str:
+    """What a selection release takes of the question: "quantile", "mode" or "" (its kind)."""
+    return kind_of(question).release_selection

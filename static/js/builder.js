@@ -12,6 +12,7 @@ import { fillLogic, logicValue, refreshShowIf } from "./builder/logic.js";
 import { capital, plain } from "./builder/plain.js";
 import { setupInnocuousPick } from "./builder/innocuous.js";
 import { deniabilitySentence } from "./builder/crosswise.js";
+import { mount as mountRecommend } from "./builder/recommend.js";
 
 const data = JSON.parse(document.getElementById("builder-data").textContent);
 const form = document.getElementById("builder");
@@ -68,7 +69,8 @@ function cardValue(card) {
   }
   // multi: one yes/no design shared by its options; choice: the one design its shape has
   if (kindOf(kind).design === "select") q.design = designValue(card, field(card, "design.name").value);
-  if (kindOf(kind).design === "fixed") q.design = designValue(card, firstDesign(kind));
+  if (kindOf(kind).design === "fixed")
+    q.design = designValue(card, field(card, "options_design")?.value || firstDesign(kind));
   return Object.assign(q, logicValue(card, kindOf(kind))); // required, ordered, show_if
 }
 
@@ -116,6 +118,9 @@ function fillCard(card, q) {
   const choice = firstDesign(fixedKind);
   const krr = q.kind === fixedKind && q.design ? q.design : DEFAULT_DESIGNS[choice];
   for (const p of DESIGNS[choice].params) field(card, `design.${p.name}`).value = Number(krr[p.name]).toFixed(4);
+  // The options' design picker (k-RR, OUE: every one of them takes ε alone).
+  const pick = field(card, "options_design");
+  if (pick) pick.value = DESIGNS[krr.name] ? krr.name : choice;
   fillLogic(card, q);
 }
 
@@ -466,6 +471,7 @@ document.getElementById("b-planned").value = s.planned_n;
 document.getElementById("b-closes").value = localInputValue(s.closes_at);
 document.getElementById("b-cap").value = s.response_cap ?? "";
 [document.getElementById("b-eps").value, document.getElementById("b-delta").value] = [s.budget.epsilon, s.budget.delta];
+mountRecommend(list, data); // before the first previews: it listens for them
 for (const q of s.questions.length ? s.questions : [{ key: "q1", text: "", kind: SELECT_KIND }]) addCard(q);
 const translations = setupTranslations(data, form, () => ({
   title: document.getElementById("b-title").value.trim(),

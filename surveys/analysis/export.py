@@ -36,7 +36,6 @@ from typing import Any
 from django.urls import reverse
 
 from deniable import csv_cells
-from surveys.analysis.shuffled import METHOD
 from surveys.definitions import question_designs as designs
 from surveys.definitions.crosswise_statements import RESPONDENTS_BY_LANGUAGE_NOTE
 from surveys.kinds import kind_of
@@ -177,8 +176,8 @@ def shuffled_file(survey: Survey) -> dict[str, Any]:
         "url": reverse("api-survey-export-shuffled", args=[survey.slug]),
         "available": survey.status in (Survey.Status.CLOSED, Survey.Status.ARCHIVED),
         "produced": stored is not None,
-        "method": METHOD,
-        # The stored file's own guarantee; None until it is produced (on its first download,
-        # once the survey is closed).
+        # The stored file's own bound(s) and guarantee; None until it is produced (by the worker
+        # at closing, or on its first download).
+        "method": stored.guarantee.get("method") if stored is not None else None,
         "guarantee": stored.guarantee if stored is not None else None,
     }

@@ -318,13 +318,22 @@ def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
     confidence = body["confidence"]
     for entry in body["questions"]:
         q = questions.get(entry["key"])
-        comparison = kind_of(q).comparison if q is not None else None
-        if q is None or comparison is None:
-            continue  # direct kinds; cheater detection: its π per group is in the table
-        per_group = [
-            (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
+        if q is None:
+            continue
+        kind = kind_of(q)
+        per_group = [  # the grouping question itself is in no group's list
+            (group["group"], e)
             for group in _shown_groups(body)
+            for e in group["questions"]
+            if e["key"] == q.key
         ]
+        own = kind.compare_groups(q, per_group, confidence)  # e.g. cheating detection's π, γ
+        if own is not None:
+            entry["comparison"] = own
+            continue
+        comparison = kind.comparison
+        if comparison is None:
+            continue  # direct kinds
         if comparison == "per_option":
             reference, tests, diffs = _multi_comparison(q, per_group, confidence)
             entry["comparison"] = {

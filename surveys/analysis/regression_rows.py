@@ -237,7 +237,7 @@ def _linear_columns(
     reported: bool,
 ) -> LinearData:
     """``linear_data`` on PostgreSQL, column by column with numpy (10⁵ distinct rows: the
-    per-row Python of the generic path was half the endpoint's time, bench/RESULTS.md §14). Each
+    per-row Python of the generic path was half the endpoint's time, bench/RESULTS.md §17). Each
     answer arrives as its ``jsonb_typeof`` and ``->>`` text; the checks are ``_usable``'s: a
     number (or, ``reported``, a boolean) outcome, an option of each category, a number for each
     number predictor, a boolean report for each randomized predictor."""

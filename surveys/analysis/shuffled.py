@@ -18,10 +18,12 @@ questions, whose local ε assumes the recipient cannot learn the respondent's in
 file sent on cannot promise that about its recipient; designs without a finite local ε.
 
 **The guarantee.** Section q has n_q reports of an ε₀_q-DP randomizer; shuffled, it is
-(ε_q, δ_q)-DP for whoever receives only it (amplification by shuffling, Feldman, McMillan &
-Talwar 2021, :mod:`dpcore.central.shuffle`), with δ_q = δ / (number of non-empty sections). The
-sections use independent coins and independent shuffles, so the file is (Σ ε_q, Σ δ_q)-DP for a
-respondent who answered every question (basic composition; docs/formulas.md#shuffling).
+(ε_q, δ_q)-DP for whoever receives only it (amplification by shuffling,
+:mod:`dpcore.central.shuffle`: the exact divergence of Feldman, McMillan & Talwar's 2023 clone
+pair when each report is one k-ary randomized response, else of their 2021 pair), with
+δ_q = δ / (number of non-empty sections). The sections use independent coins and independent
+shuffles, so the file is (Σ ε_q, Σ δ_q)-DP for a respondent who answered every question (basic
+composition; docs/formulas.md#shuffling).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from surveys.models import Submission, Survey
 
 T = TypeVar("T")
 
+#: The bound that holds for any randomizer (and the method named when nothing was computed).
 METHOD = "clones-2021"
 CHUNK = 2000
 
@@ -75,19 +78,35 @@ def fisher_yates(items: MutableSequence[T]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def _guarantee(*, n: int, local_epsilon: float, delta: float) -> dict[str, Any]:
-    """The one call into the accounting (issue 27 merges the exact ``shuffled_guarantee`` here).
-    An empty section protects no one's report: (0, 0)."""
+def _guarantee(*, n: int, local_epsilon: float, delta: float, k: int | None) -> dict[str, Any]:
+    """The one call into the accounting: :func:`dpcore.central.shuffle.shuffled_guarantee`, the
+    tightest sound (ε, δ) for n shuffled ε₀-DP reports — ``clones-2023`` when each report is one
+    k-ary randomized response (``k``: :func:`~surveys.definitions.question_designs.report_arity`),
+    else ``clones-2021`` (any randomizer). An empty section protects no one's report: (0, 0)."""
     if n == 0 or local_epsilon <= 0:
-        epsilon, delta = 0.0, 0.0
-    else:
-        epsilon = shuffle.shuffled_epsilon(n, local_epsilon, delta)
+        return {
+            "epsilon": 0.0,
+            "delta": 0.0,
+            "n": n,
+            "local_epsilon": local_epsilon,
+            "method": METHOD,
+        }
+    if n == 1:
+        # One report shuffled is that report: its local ε, nothing gained (the bounds need n ≥ 2).
+        return {
+            "epsilon": local_epsilon,
+            "delta": 0.0,
+            "n": n,
+            "local_epsilon": local_epsilon,
+            "method": "local",
+        }
+    g = shuffle.shuffled_guarantee(n, local_epsilon, delta, k)
     return {
-        "epsilon": epsilon,
-        "delta": delta,
-        "n": n,
-        "local_epsilon": local_epsilon,
-        "method": METHOD,
+        "epsilon": g.epsilon,
+        "delta": g.delta,
+        "n": g.n,
+        "local_epsilon": g.local_epsilon,
+        "method": g.method,
     }
 
 
@@ -98,6 +117,8 @@ class Section:
     design: dict[str, Any]
     #: What the analysis needs beside the reports: kind, text, options (public, per question).
     about: dict[str, Any] = field(default_factory=dict)
+    #: k when each report is one k-ary randomized response (the 2023 bound applies), else None.
+    arity: int | None = None
     reports: list[list[Any]] = field(default_factory=list)
 
 
@@ -121,7 +142,8 @@ def plan(survey: Survey) -> tuple[list[Section], list[dict[str, str]]]:
             about = {"kind": question.kind, "text": question.text}
             about.update(kind.export_entry(question, survey))
             columns = kind.export_columns(question)
-            sections.append(Section(question.key, columns, description, about))
+            arity = designs.report_arity(question)
+            sections.append(Section(question.key, columns, description, about, arity=arity))
     return sections, left_out
 
 
@@ -158,7 +180,7 @@ def file_guarantee(sections: list[Section], respondents: int, delta: float) -> d
     per_question = []
     for section in sections:
         local = float(section.design["epsilon"])
-        one = _guarantee(n=len(section.reports), local_epsilon=local, delta=share)
+        one = _guarantee(n=len(section.reports), local_epsilon=local, delta=share, k=section.arity)
         per_question.append({"key": section.key, **one})
     epsilon = sum(q["epsilon"] for q in per_question)
     local_total = sum(q["local_epsilon"] for q in per_question)
@@ -167,7 +189,8 @@ def file_guarantee(sections: list[Section], respondents: int, delta: float) -> d
         "delta": sum(q["delta"] for q in per_question),
         "n": respondents,
         "local_epsilon": local_total,
-        "method": METHOD,
+        # Each section states its own bound; the file's names them all ("+" when they differ).
+        "method": "+".join(sorted({q["method"] for q in per_question if q["n"]})) or METHOD,
         "composition": "basic: the sum of the sections' ε and δ",
         "gain": bool(per_question) and epsilon < local_total,
         "questions": per_question,

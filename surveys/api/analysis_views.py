@@ -22,6 +22,7 @@ from surveys import inputs, selectors
 from surveys.analysis import power as power_api
 from surveys.analysis import regression as analysis
 from surveys.analysis import regression_jobs as analysis_jobs
+from surveys.analysis.recommend import design_recommend
 from surveys.api.read_views import ERROR_404, ERRORS_400, SLUG
 
 
@@ -150,3 +151,19 @@ class PowerView(APIView):
         answer = power_api.power_answer(inputs.power_request(body))
         # The answer is the request object with the missing figure (and the defaults) filled in.
         return Response({**body, **answer})
+
+
+class RecommendView(APIView):
+    @extend_schema(
+        request=inputs.RecommendRequestSerializer,
+        responses={200: OpenApiTypes.OBJECT, 400: ERRORS_400},
+        tags=["designs"],
+        description=(
+            "The designs of a k-option question (k-RR, OUE) at local ε, each with one option's "
+            "variance and interval half-width for n respondents at uniform frequencies (and for "
+            "a rare option); the smallest variance is recommended."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object_body(request)
+        return Response(design_recommend(request=inputs.recommend_request(body)))

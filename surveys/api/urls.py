@@ -19,6 +19,11 @@ from surveys.api import (
 urlpatterns = [
     path("designs/preview/", views.DesignPreviewView.as_view(), name="api-design-preview"),
     path("designs/power/", analysis_views.PowerView.as_view(), name="api-design-power"),
+    path(
+        "designs/recommend/",
+        analysis_views.RecommendView.as_view(),
+        name="api-design-recommend",
+    ),
     path("surveys/", views.SurveyListCreateView.as_view(), name="api-surveys"),
     # Before surveys/<slug>/…: "import" is a reserved slug (surveys.definitions.specs).
     path(

@@ -36,6 +36,7 @@ from surveys.kinds._design import (  # re-exported: the question's design and it
     question_design,
     question_epsilon,
     question_thresholds,
+    report_arity,
 )
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 from surveys.kinds.multi import DESIGN_NAMES as MULTI_DESIGN_NAMES
@@ -62,6 +63,7 @@ __all__ = [  # the names other modules import from here (re-exported from survey
     "question_design",
     "question_epsilon",
     "question_thresholds",
+    "report_arity",
 ]
 
 

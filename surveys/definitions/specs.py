@@ -180,6 +180,18 @@ class RegressionQuery:
 
 
 @dataclass(frozen=True)
+class RecommendRequest:
+    """``POST /api/v1/designs/recommend/`` (docs/analysis.md#recommend): a k-option question's
+    designs compared at local ε for n respondents."""
+
+    kind: str
+    options: int
+    epsilon: float
+    n: int
+    confidence: float
+
+
+@dataclass(frozen=True)
 class PowerRequest:
     """``POST /api/v1/designs/power/`` (docs/analysis.md): exactly one of ``power`` (→ n) and
     ``n`` (→ power); ``k`` is the number of options of a choice design."""
@@ -194,3 +206,16 @@ class PowerRequest:
     power: float | None
     n: int | None
     method: str = "normal"  # "normal" (approximation) or "exact" (binomial)
+
+
+@dataclass(frozen=True)
+class Poststratification:
+    """``?poststratify=<key>&shares=…`` (docs/analysis.md#post-stratification): a direct
+    category question's key and each of its options' population share W_h, in the question's
+    option order, divided by their sum (which was 1 within the stated tolerance)."""
+
+    key: str
+    shares: tuple[tuple[str, float], ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"key": self.key, "shares": dict(self.shares)}

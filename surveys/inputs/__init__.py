@@ -8,8 +8,10 @@ from surveys.inputs.access import (
 )
 from surveys.inputs.analysis import (
     PowerRequestSerializer,
+    RecommendRequestSerializer,
     RegressionQuerySerializer,
     power_request,
+    recommend_request,
     regression_query,
 )
 from surveys.inputs.invitations import InvitationRequestSerializer, invitation_request
@@ -50,6 +52,7 @@ __all__ = [
     "InvitationRequestSerializer",
     "PowerRequestSerializer",
     "QuestionInSerializer",
+    "RecommendRequestSerializer",
     "RegressionQuerySerializer",
     "SubmissionRequestSerializer",
     "SubmissionSchema",
@@ -66,6 +69,7 @@ __all__ = [
     "invitation_request",
     "invitation_token",
     "power_request",
+    "recommend_request",
     "regression_query",
     "schema_of",
     "submission_spec",

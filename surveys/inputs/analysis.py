@@ -12,10 +12,10 @@ from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
 from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from surveys.analysis.confidence import CONFIDENCE_MESSAGE, confidence_or_none
-from surveys.definitions.specs import PowerRequest, RegressionQuery
+from surveys.definitions.specs import PowerRequest, RecommendRequest, RegressionQuery
 from surveys.inputs.previews import DesignFieldsSerializer
 from surveys.kinds import stored_kind_choices
-from surveys.kinds._definitions import definition_kind
+from surveys.kinds._definitions import definition_kind, randomized_stored_kinds
 
 MAX_PREDICTORS = 12
 #: ``family`` of ``GET …/regression/`` (docs/analysis.md): the outcome's model.
@@ -159,3 +159,40 @@ class PowerRequestSerializer(DesignFieldsSerializer):
 def power_request(data: Any) -> PowerRequest:
     """A power body, validated (raises ``InvalidInput`` naming the field)."""
     return validate_input(PowerRequestSerializer, data, PowerRequest)
+
+
+#: The kinds whose designs randomize one answer among k options (choice): what the recommender
+#: compares.
+OPTIONS_KINDS = tuple(
+    k for k in randomized_stored_kinds() if definition_kind(k).design_shape == "options"
+)
+#: Largest local ε a question may have (dpcore.local.browser.MAX_LOCAL_EPSILON).
+MAX_EPSILON = 10.0
+MAX_OPTIONS = 10_000
+
+
+class RecommendRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=list(OPTIONS_KINDS), help_text="A choice question.")
+    options = StrictIntegerField(min_value=2, max_value=MAX_OPTIONS, help_text="k, its options.")
+    epsilon = StrictFloatField(
+        exclusive_min=0.0,
+        max_value=MAX_EPSILON,
+        error_messages={"exclusive_min": "Must be > 0."},
+        help_text="The question's local ε.",
+    )
+    n = StrictIntegerField(min_value=1, max_value=MAX_N, help_text="Planned respondents.")
+    confidence = StrictFloatField(
+        required=False,
+        default=0.95,
+        min_value=CONFIDENCE_MIN,
+        max_value=CONFIDENCE_MAX,
+        error_messages={"min_value": CONFIDENCE_MESSAGE, "max_value": CONFIDENCE_MESSAGE},
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> RecommendRequest:
+        return RecommendRequest(**attrs)
+
+
+def recommend_request(data: Any) -> RecommendRequest:
+    """A recommend body, validated (raises ``InvalidInput`` naming the field)."""
+    return validate_input(RecommendRequestSerializer, data, RecommendRequest)

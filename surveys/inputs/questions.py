@@ -221,8 +221,11 @@ class QuestionInSerializer(serializers.Serializer):
         if show_if is not None and kind_.randomized:
             raise serializers.ValidationError({"show_if": SHOW_IF_RANDOMIZED})
         ordered = attrs.get("ordered", False)
-        if ordered and not kind_.may_be_ordered:  # choice
+        designed = definition_kind(kind, design)  # a design-selected kind (OUE) may differ
+        if ordered and not designed.may_be_ordered:  # choice
             message = "Only a choice question can be ordered (its options scored 1..k)."
+            if kind_.may_be_ordered:
+                message = f"A {designed.name} design cannot be ordered (no mean score for it)."
             raise serializers.ValidationError({"ordered": message})
         integer = attrs.get("integer", False)
         if integer and not kind_.may_be_integer:  # number

@@ -174,6 +174,23 @@ def is_multi(question: Any) -> bool:
     return kind_of(question).design_per_option
 
 
+def report_arity(question: Any) -> int | None:
+    """k when each respondent's report of the question is one k-ary randomized response at the
+    accounted ε, or a post-processing of one, the same for everyone: k-RR (the browser's and the
+    dice's realisations are k-RR of no larger ε), and k = 2 for one report λ = c·π + d of a yes/no
+    trait (every ε-DP randomizer of a binary input is a post-processing of binary RR: Kairouz, Oh
+    & Viswanath 2015). None otherwise (one report per option, grouped designs). What the shuffle
+    accounting may assume of a file of this column alone (docs/formulas.md#shuffling)."""
+    design = _memo(question).design
+    if design is None or is_multi(question):
+        return None
+    if isinstance(design, rr.KRRDesign):
+        return int(design.k)
+    if isinstance(design, rr.BinaryDesign):
+        return 2
+    return None
+
+
 def multi_epsilon(per_option: float, k: int) -> float:
     """ε of k independent reports of one respondent, each ``per_option``-LDP: k·ε by sequential
     (basic) composition, rounded up so it is never below the exact sum (docs/formulas.md#multi)."""

@@ -125,6 +125,24 @@ class QuestionKind:
         """Its typed estimate (a ``surveys.selectors.estimates`` entry) from its counts."""
         raise NotImplementedError
 
+    def fit(self, question: Any, counts: QuestionCounts) -> dict[str, Any] | None:
+        """Its design's goodness of fit (docs/analysis.md#goodness-of-fit): the API's ``fit``
+        object ``{"statistic", "value", "df", "p_value", "note"}``, or None where the design
+        has no test (the default)."""
+        return None
+
+    def compare_groups(
+        self, question: Any, entries: Sequence[tuple[str, Mapping[str, Any]]], confidence: float
+    ) -> dict[str, Any] | None:
+        """Its own group comparison (``surveys.analysis.regression.add_comparisons``) from each
+        shown group's estimate entry (the API's JSON), or None: compared by :attr:`comparison`
+        (the default)."""
+        return None
+
+    def fit_reason(self) -> str:
+        """What a rejected fit means for its design, in words (translated; the dashboard)."""
+        return ""
+
     def export_columns(self, question: QuestionLike) -> list[tuple[str, str]]:
         """(column, column type) of its export columns (its key by default)."""
         return [(question.key, self.column_type)]
@@ -227,6 +245,10 @@ class QuestionKind:
     #: True when a release may be grouped by this kind's answer: each respondent then sits in
     #: exactly one group (one option of a single-answer question).
     release_groups: ClassVar[bool] = False
+    #: What a selection release (issue 30, the exponential mechanism) takes of this kind:
+    #: "quantile" (a bounded number: median, quantiles), "mode" (the most common option of a
+    #: single-answer question), "" (nothing).
+    release_selection: ClassVar[str] = ""
 
     def releasable(self, question: QuestionLike) -> bool:
         """True when a central-DP release can include the question."""

@@ -86,6 +86,7 @@ class CategoryKind(QuestionKind):
         return histogram_part(question, share=None)
 
     release_groups: ClassVar[bool] = True
+    release_selection: ClassVar[str] = "mode"
 
     # ── XLSForm (docs/xlsform.md) ──
 

@@ -37,6 +37,7 @@ class ChoiceKind(QuestionKind):
     stored_kind: ClassVar[str] = "choice"
     randomized: ClassVar[bool] = True
     design_shape: ClassVar[str | None] = "options"
+    release_selection: ClassVar[str] = "mode"
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
     comparison: ClassVar[str | None] = "categorical"

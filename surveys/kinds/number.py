@@ -28,6 +28,7 @@ class NumberKind(QuestionKind):
     name: ClassVar[str] = "number"
     stored_kind: ClassVar[str] = "number"
     randomized: ClassVar[bool] = False
+    release_selection: ClassVar[str] = "quantile"
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
     predictor: ClassVar[bool] = True

@@ -120,12 +120,15 @@ def _comparisons(estimates: SurveyEstimates, survey: Survey) -> list[dict[str, A
         ]
         # A choice's or multi's differences are per option (the table has an Option column).
         per_option = any("option" in d for d in comparison["differences"])
+        # Cheating detection's are per parameter (π, γ): the same column, named Parameter.
+        per_parameter = any("parameter" in d for d in comparison["differences"])
         out.append(
             {
                 "key": q["key"],
                 "text": q["text"],
                 "kind": q["kind"],
-                "per_option": per_option,
+                "per_option": per_option or per_parameter,
+                "column": "Parameter" if per_parameter else "Option",
                 **comparison,
             }
         )

@@ -199,6 +199,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
         "preview_url": reverse("api-design-preview"),
         "power_url": reverse("api-design-power"),  # static/js/power/live.js
+        "recommend_url": reverse("api-design-recommend"),  # static/js/builder/recommend.js
         "starting_designs": designs.starting_designs(),
         # Each design's parameters (dpcore.local.designs): the builder has no copy of their names.
         "designs": designs.builder_designs(),

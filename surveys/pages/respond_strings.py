@@ -48,6 +48,12 @@ def respond_strings() -> dict[str, str]:
             "sees a box can tell whether it is your true answer. Privacy: ε = {epsilon} ({k} "
             "options × ε = {per_option}, added up). {meaning}"
         ),
+        # a choice question under OUE (static/js/respond/kinds/oue.js)
+        "summary_oue": _(
+            "To be sent: {report} — one box per option, each randomized on this device; nobody "
+            "who sees the boxes can tell which option is your true answer. Privacy: ε = "
+            "{epsilon}. {meaning}"
+        ),
         "will_record": _("{what} We will record {report}."),
         # Issue 22 item 2: what is true after every draw, the truth kept or not.
         "stays_here": _(

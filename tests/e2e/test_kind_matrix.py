@@ -77,11 +77,13 @@ def _fields(value: Any, path: str = "") -> list[tuple[str, Any]]:
 
 def _build(card: Any, question: dict[str, Any]) -> None:
     """Fill one builder card from the question's JSON: the selects first (they change the card),
-    then every other field by its data-path. A kind with one design (choice) hides the design
-    select: its fields are there."""
+    then every other field by its data-path. A choice card picks its design (k-RR, OUE) in its
+    own select, beside the ε they share."""
     fields = _fields(question)
     for path in ("kind", "design.name"):
         select = card.locator(f'[data-path="{path}"]')
+        if path == "design.name" and not select.is_visible():
+            select = card.locator('[data-path="options_design"]')  # choice: k-RR or OUE
         if path in dict(fields) and select.is_visible():
             select.select_option(dict(fields)[path])
     for path, value in fields:
@@ -134,6 +136,12 @@ def _tick_options(step: Any) -> None:
     step.locator("[data-role=result] .multi-results li").first.wait_for()
 
 
+def _draw_boxes(step: Any, truth: str) -> None:
+    step.locator(f'[data-truth="{truth}"]').click()
+    step.locator("[data-role=flip]").click()
+    step.locator("[data-role=result] .multi-results li").first.wait_for()
+
+
 # TODO(kinds-pages): ask the kind how a respondent answers its step once the kinds own their
 # pages; until then how Chromium answers each kind's step (what the kinds' e2e tests do).
 ANSWER_STEP: dict[str, Any] = {
@@ -143,6 +151,7 @@ ANSWER_STEP: dict[str, Any] = {
     "category": lambda step, q: step.locator("label", has_text=q["options"][1]).click(),
     "number": lambda step, q: step.locator("input").fill(str(q["min"] + 1)),
     "multi": lambda step, q: _tick_options(step),
+    "oue": lambda step, q: _draw_boxes(step, q["options"][1]),
     "crosswise": lambda step, q: step.locator("label", has_text="Different").click(),
 }
 

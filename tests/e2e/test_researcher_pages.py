@@ -162,6 +162,41 @@ def test_release_panel_guards_the_budget(live_server, new_page):
     assert all("409" in m for m in problems.messages), problems.messages
 
 
+def test_release_panel_offers_median_quantile_and_mode(live_server, new_page):
+    """Issue 30: the panel's selection mechanism keeps only the questions the statistic takes,
+    previews the data-independent bound, and shows the released value and option."""
+    survey = make_survey()
+    page, problems = researcher_page(new_page, live_server, f"/surveys/{survey.slug}/releases/")
+    panel = settled_preview(page)
+    panel.locator("input[name=mechanism][value=exponential]").check()
+    assert panel.locator("select[name=statistic]").is_visible()
+    assert panel.locator("select[name=group_by]").is_hidden()
+    age = panel.locator("input[name=questions][value=age]")
+    region = panel.locator("input[name=questions][value=region]")
+    assert age.is_checked() and region.is_disabled() and not region.is_checked()
+    panel.locator("input[name=epsilon]").fill("0.4")
+    settled_preview(page)
+    assert "the value released is within" in panel.locator("[data-role=preview]").inner_text()
+    panel.locator("[data-role=release]").click()
+    panel.locator("dialog[data-role=confirm-dialog] [data-role=confirm]").click()
+    panel.locator("[data-role=history] .status-done").wait_for()
+    panel.locator("[data-role=history] button.link").first.click()
+    results = panel.locator(".release-results-table")
+    results.wait_for()
+    assert "median" in results.inner_text()
+
+    # The mode: category and choice questions only; q only for a quantile.
+    panel.locator("select[name=statistic]").select_option("quantile")
+    assert panel.locator("input[name=q]").is_visible()
+    panel.locator("select[name=statistic]").select_option("mode")
+    assert panel.locator("input[name=q]").is_hidden()
+    assert region.is_enabled() and age.is_disabled()
+    settled_preview(page)
+    assert "count within" in panel.locator("[data-role=preview]").inner_text()
+    assert Release.objects.get().statistic == "median"
+    assert not problems.messages, problems.messages
+
+
 def test_release_results_explain_negative_counts_and_clipping(live_server, new_page):
     survey = make_survey()
     with_owner = {"mechanism": "laplace", "epsilon": 0.2, "questions": ["cheated"]}

@@ -40,13 +40,14 @@ from django.contrib.auth import get_user_model
 from accounts.services import api_token_create
 from surveys import inputs, services
 user = get_user_model().objects.create_user("embedded", password="embedded-password-123")
-def make(title, cap=None):
+def make(title, cap=None, extra=()):
     data = {
         "title": title, "access": "open", "budget": {"epsilon": 100.0, "delta": 1e-6},
         "questions": [
             {"key": "q1", "text": "Yes?", "kind": "yes_no",
              "design": {"name": "warner", "p": 0.75}},
             {"key": "n1", "text": "How many?", "kind": "number", "min": 0, "max": 10},
+            *extra,
         ],
     }
     if cap is not None:
@@ -54,8 +55,10 @@ def make(title, cap=None):
     survey = services.survey_create(owner=user, **inputs.survey_spec(data).kwargs())
     services.survey_open(survey=survey)
     return survey.slug
+color = {"key": "c1", "text": "Colour", "kind": "category", "options": ["red", "blue"]}
 print(json.dumps({"token": api_token_create(user=user, name="embedded").key,
-                  "open": make("open"), "capped": make("capped", cap=12)}))
+                  "open": make("open"), "capped": make("capped", cap=12),
+                  "selection": make("selection", extra=[color])}))
 """
 
 CHECK = """
@@ -209,6 +212,46 @@ def test_releases_during_concurrent_submissions_all_finish_or_refund(embedded_se
         if r["status"] == "failed":
             assert r["refunded"], releases
     assert sum(r["status"] == "done" for r in releases) >= 1, releases
+
+
+def _get(url: str, token: str) -> dict:
+    request = urllib.request.Request(url, headers={"Authorization": f"Token {token}"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+def test_selection_releases_run_in_process(embedded_server) -> None:
+    """Issue 30: median, quantile and mode end done in the embedded mode (eager tasks)."""
+    base, info, _ = embedded_server
+    slug = info["selection"]
+    for i in range(12):
+        body = {
+            "submission_id": str(uuid.uuid4()),
+            "randomizer": "browser",
+            "answers": {"q1": i % 2 == 0, "n1": i % 11, "c1": "red" if i % 3 else "blue"},
+        }
+        assert _post(f"{base}/api/v1/surveys/{slug}/responses/", body) == 201
+    bodies = [
+        {"mechanism": "exponential", "epsilon": 1.0, "statistic": "median"},
+        {"mechanism": "exponential", "epsilon": 1.0, "statistic": "quantile", "q": 0.9},
+        {"mechanism": "exponential", "epsilon": 1.0, "statistic": "mode"},
+    ]
+    for body in bodies:
+        code = _post(f"{base}/api/v1/surveys/{slug}/releases/", body, token=info["token"])
+        assert code == 202, (body, code)
+    listed = _get(f"{base}/api/v1/surveys/{slug}/releases/", info["token"])
+    assert sorted(r["statistic"] for r in listed) == ["median", "mode", "quantile"]
+    for summary in listed:
+        detail = _get(
+            base + summary["url"] if summary["url"].startswith("/") else summary["url"],
+            info["token"],
+        )
+        assert detail["status"] == "done", detail
+        (entry,) = detail["results"]["questions"]
+        if entry["statistic"] == "mode":
+            assert entry["option"] in ("red", "blue")
+        else:
+            assert 0.0 <= entry["value"] <= 10.0
 
 
 def test_capped_survey_answers_201_or_409_never_503(embedded_server) -> None:

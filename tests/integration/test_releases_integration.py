@@ -53,6 +53,31 @@ def test_release_goes_pending_to_done_with_a_real_worker(workers):
     assert LedgerEntry.objects.filter(release_id=release_id, refunded=False).count() == 1
 
 
+def test_selection_releases_run_on_a_real_worker(workers):
+    """Issue 30: median, quantile and mode through a real Celery worker, each charged once."""
+    owner = make_user("owner")
+    survey = make_survey(owner, epsilon=2.0, respondents=25)
+    workers.start()
+    ids = []
+    for body in (
+        {"mechanism": "exponential", "epsilon": 0.3, "statistic": "median"},
+        {"mechanism": "exponential", "epsilon": 0.3, "statistic": "quantile", "q": 0.1},
+        {"mechanism": "exponential", "epsilon": 0.3, "statistic": "mode", "questions": ["drug"]},
+    ):
+        response = client_for(owner).post(
+            f"/api/v1/surveys/{survey.slug}/releases/", body, format="json"
+        )
+        assert response.status_code == 202, response.content
+        ids.append((response.json()["id"], response.json()["url"]))
+    for release_id, detail_url in ids:
+        assert wait_until(lambda rid=release_id: status_of(rid) == "done", 30), workers.workers[
+            0
+        ].output()
+        (entry,) = client_for(owner).get(detail_url).json()["results"]["questions"]
+        assert entry["option"] in ("none", "cannabis", "other") or 18 <= entry["value"] <= 99
+        assert LedgerEntry.objects.filter(release_id=release_id, refunded=False).count() == 1
+
+
 def test_eight_threads_racing_never_overspend(workers):
     owner = make_user("owner")
     survey = make_survey(owner, epsilon=1.0, respondents=5)

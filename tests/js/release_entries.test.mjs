@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { entryRows, entryShape } from "../../static/js/releases/results.js";
+import { entryRows, entryShape, selectionBound } from "../../static/js/releases/results.js";
 
 const estimate = { estimate: 0.4, estimate_unclipped: 0.4, std_error: 0.05, ci_low: 0.3, ci_high: 0.5 };
 
@@ -60,6 +60,21 @@ describe("a release entry's shape and rows", () => {
     assert.deepEqual(
       entryRows(share).map((r) => [r.option, r.noisy_count]),
       [["yes", 7]],
+    );
+  });
+
+  it("reads a selection (issue 30) by its statistic: a quantile's value, a mode's option", () => {
+    const bound = { measure: "rank_error", bound: 9.2, probability: 0.95, candidates: 1621 };
+    const median = { key: "age", kind: "number", statistic: "quantile", q: 0.9, value: 41.5, option: null };
+    assert.equal(entryShape({ ...median, expected_error: bound }), "selection");
+    const [row] = entryRows(median);
+    assert.equal(row.option, "quantile 0.9");
+    assert.equal(row.estimate, 41.5);
+    assert.match(selectionBound({ ...median, expected_error: bound }), /within 9\.2 answers .* 1621 points/);
+    const mode = { key: "region", kind: "category", statistic: "mode", q: null, value: null, option: "north" };
+    assert.deepEqual(
+      entryRows(mode).map((r) => [r.option, r.estimate, r.note]),
+      [["mode", null, "north"]],
     );
   });
 });

@@ -20,7 +20,7 @@ def test_the_names_each_kind_accepts_are_unchanged():
         "crosswise",
         "cheater_detection",
     )
-    assert design_specs.DESIGN_NAMES["choice"] == ("k_rr",)
+    assert design_specs.DESIGN_NAMES["choice"] == ("k_rr", "oue")
     assert designs.MULTI_DESIGN_NAMES == (
         "forced_response",
         "warner",

@@ -182,7 +182,10 @@ def test_schema_states_the_design_shapes_and_ranges(components):
         "two_probability",
         "crosswise",
         "cheater_detection",
+        # issue 26.1
+        "oue",
     }
+    assert shapes["oue"]["properties"]["epsilon"]["maximum"] == 10.0
     assert shapes["crosswise"]["properties"]["innocuous_text"]["type"] == "string"
     groups = shapes["cheater_detection"]["properties"]["groups"]
     assert (groups["minItems"], groups["maxItems"]) == (2, 2)

@@ -16,7 +16,7 @@
 
 import { ErrorCode } from "../lib/error_codes.js";
 import { errorText as httpErrorText, request as httpRequest } from "../lib/http.js";
-import { chosenMechanism, leaveOutGroupBy, requestBody, showMechanismParams } from "./form.js";
+import { chosenMechanism, fitSelection, leaveOutGroupBy, requestBody, showMechanismParams } from "./form.js";
 import { renderHistory } from "./history.js";
 import { halfWidth, renderPreview } from "./preview.js";
 import { composedNote, el, fmt, renderResults as drawResults } from "./results.js";
@@ -50,6 +50,8 @@ export function releasesPanel(root) {
     questions: "Questions",
     group_by: "Group by",
     mechanism: "Mechanism",
+    statistic: "Statistic",
+    q: "q",
     non_field_errors: "",
   };
 
@@ -94,7 +96,10 @@ export function releasesPanel(root) {
 
   const mechanismChoice = () => chosenMechanism(form);
   const showParams = () => showMechanismParams(form);
-  const syncGroupBy = () => leaveOutGroupBy(form);
+  const syncGroupBy = () => {
+    fitSelection(form);
+    leaveOutGroupBy(form);
+  };
   const body = () => requestBody(form);
 
   const errorText = (data) => httpErrorText(data, FIELD_NAMES);

@@ -3,13 +3,14 @@
  * on the server only). */
 
 import { name as NUMBER } from "../respond/kinds/number.js";
-import { el, fmt, pp } from "./results.js";
+import { el, fmt, pp, selectionBound } from "./results.js";
 
 function isProportion(q) {
   return q.kind !== NUMBER;
 }
 /** A question's expected 95 % half-width, in words. */
 export function halfWidth(q) {
+  if (q.expected_error) return selectionBound(q); // a selection (exponential): its bound
   // Past ±100 pp an interval covers every possible share: say so rather than "±365.9 pp".
   if (isProportion(q) && q.expected_half_width >= 1) return "±100 pp or more (no information)";
   return isProportion(q) ? pp(q.expected_half_width) : "±" + fmt(q.expected_half_width, 1) + " on the mean";
@@ -18,6 +19,10 @@ export function halfWidth(q) {
 /** The preview's cost and accuracy in `previewBox`, and the server's advice in `adviceBox`. */
 export function renderPreview(previewBox, adviceBox, d) {
   const spends = d.epsilon_after - d.epsilon_spent_before;
+  if (d.mechanism === "exponential") {
+    renderSelectionPreview(previewBox, d, spends);
+    return;
+  }
   previewBox.appendChild(
     el(
       "p",
@@ -54,6 +59,31 @@ export function renderPreview(previewBox, adviceBox, d) {
   previewBox.appendChild(ul);
   previewBox.classList.toggle("over-budget", !d.fits);
   renderAdvice(adviceBox, d);
+}
+
+// A selection's cost and its data-independent bounds (never computed from the answers: a preview
+// charges nothing, so it must reveal nothing).
+function renderSelectionPreview(previewBox, d, spends) {
+  previewBox.appendChild(
+    el(
+      "p",
+      "Cost: ε " +
+        fmt(d.epsilon_cost) +
+        " (adds " +
+        fmt(spends) +
+        " to the budget spent). Budget after: ε " +
+        fmt(d.epsilon_after) +
+        " of " +
+        fmt(d.epsilon_total) +
+        (d.fits ? "." : " — over budget, it would be refused."),
+    ),
+  );
+  const ul = el("ul", null, "plain-list");
+  d.questions.forEach((q) => {
+    ul.appendChild(el("li", q.key + " (ε " + fmt(q.epsilon) + "): " + selectionBound(q)));
+  });
+  previewBox.appendChild(ul);
+  previewBox.classList.toggle("over-budget", !d.fits);
 }
 
 function renderAdvice(adviceBox, d) {

@@ -23,8 +23,15 @@ export function pp(x) {
 // added to the survey's spent ε (the composition at the survey's δ: one Laplace release at ε 0.5
 // is charged 0.498), so the history's figures add up to the budget's; the mechanism's own
 // parameters follow as "requested".
+// A selection's statistic, in words ("median", "quantile 0.9", "mode").
+export function statisticLabel(statistic, q) {
+  return statistic === "quantile" ? "quantile " + q : statistic;
+}
+
 function requested(rel) {
   if (rel.mechanism === "laplace") return "requested ε " + rel.epsilon;
+  if (rel.mechanism === "exponential")
+    return "requested ε " + rel.epsilon + ", " + statisticLabel(rel.statistic, rel.quantile);
   if (rel.delta !== null) return "requested ε " + rel.epsilon + ", δ " + rel.delta + " (ρ " + fmt(rel.rho, 4) + ")";
   return "ρ " + rel.rho;
 }
@@ -97,6 +104,7 @@ function countText(count) {
 // name is read here. A number's entry has its grid; cheating detection its three parameters;
 // a histogram (or a multi-select question's per-option histograms) its options.
 export function entryShape(q) {
+  if ("statistic" in q) return "selection";
   if ("grid_step" in q || "noisy_sum" in q) return "mean";
   if (q.cheaters) return "parameters";
   if (q.options) return "options";
@@ -111,6 +119,12 @@ const PARAMETERS = { honest_yes: "honest yes (π)", cheaters: "cheaters (γ)", h
 // "mean" for a number, π/γ/β for cheating detection, "yes" for a proportion).
 export function entryRows(q) {
   const shape = entryShape(q);
+  if (shape === "selection") {
+    // A private median/quantile (its value) or mode (its option): no count, SE or interval.
+    const label = statisticLabel(q.statistic, q.q);
+    const value = q.statistic === "mode" ? { estimate: null, note: q.option } : { estimate: q.value };
+    return [{ option: label, noisy_count: null, proportion: false, std_error: null, mean: null, ...value }];
+  }
   if (shape === "mean") return [{ ...q, option: "mean (noisy sum " + fmt(q.noisy_sum, 2) + ")", proportion: false }];
   if (shape === "parameters") {
     const c = q.noisy_counts;
@@ -172,6 +186,27 @@ function resultRows(tbody, group, q) {
   });
 }
 
+// A selection's data-independent error bound (privacy/services/selection.py), in words.
+export function selectionBound(q) {
+  const e = q.expected_error || {};
+  const chance = Math.round(100 * e.probability) + " %";
+  if (e.measure === "count_gap")
+    return (
+      "with probability ≥ " + chance + " the option released has a count within " + fmt(e.bound, 1) + " of the largest."
+    );
+  return (
+    "with probability ≥ " +
+    chance +
+    " the value released is within " +
+    fmt(e.bound, 1) +
+    " answers (in rank) of the true " +
+    statisticLabel(q.statistic, q.q) +
+    ", on a grid of " +
+    e.candidates +
+    " points."
+  );
+}
+
 export function renderResults(resultsBox, rel) {
   marks = { negative: false, clipped: false };
   resultsBox.textContent = "";
@@ -211,6 +246,11 @@ export function renderResults(resultsBox, rel) {
   table.appendChild(tbody);
   wrap.appendChild(table);
   resultsBox.appendChild(wrap);
+  rel.results.questions
+    .filter((q) => entryShape(q) === "selection")
+    .forEach((q) => {
+      resultsBox.appendChild(el("p", q.key + ": " + selectionBound(q), "hint note-selection"));
+    });
   if (marks.negative) {
     resultsBox.appendChild(
       el(

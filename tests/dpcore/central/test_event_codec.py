@@ -9,6 +9,7 @@ import pytest
 from dpcore.central import event_codec
 from dpcore.central.events import (
     EVENT_TYPES,
+    BoundedRangeEvent,
     ContinuousGaussianEvent,
     ContinuousLaplaceEvent,
     DiscreteGaussianEvent,
@@ -23,6 +24,7 @@ EXAMPLES = [
     ShiftedDiscreteLaplaceEvent(0.1 / 3, 1001),
     ContinuousLaplaceEvent(0.7),
     PureDPEvent(1.25),
+    BoundedRangeEvent(0.3),
     DiscreteGaussianEvent(3.731, math.sqrt(5)),
     ContinuousGaussianEvent(2.0, 1.0),
     ZCDPEvent(math.nextafter(0.05, math.inf)),

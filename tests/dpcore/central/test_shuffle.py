@@ -1,6 +1,8 @@
 """Amplification by shuffling (dpcore.central.shuffle): the FMT 2021 pair summed exactly
-(mpmath, by enumeration) for small n, the paper's closed-form theorem as an upper envelope, and
-the basic properties (never above ε₀, falls with n)."""
+(mpmath, by enumeration) for small n, the paper's closed-form theorem as an upper envelope, the
+basic properties (never above ε₀, falls with n), the issue-27 regressions (no δ floor) and the
+guarantee that names its method. Deep-tail checks: test_shuffle_pair.py; datasets:
+test_shuffle_datasets.py."""
 
 from __future__ import annotations
 
@@ -36,11 +38,12 @@ def mp_delta(n: int, eps0: float, eps: float) -> mpmath.mpf:
 
 @pytest.mark.parametrize(("n", "eps0"), [(5, 1.0), (20, 0.5), (30, 2.0)])
 def test_small_n_equals_the_exact_pair(n: int, eps0: float) -> None:
-    # Every c is its own block for n ≤ 40: the bound is the pair's exact δ (up to rounding).
+    # Every c is its own block below c = 250: the bound is the pair's exact δ times the 1e-6
+    # safety factor for rounding (dpcore/central/shuffle_pair.py).
     for eps in (0.0, 0.1, 0.3, eps0 / 2):
         ours = shuffle.shuffled_delta(n, eps0, eps)
-        exact = mp_delta(n, eps0, eps)
-        assert ours == pytest.approx(float(exact), rel=1e-9, abs=1e-15)
+        exact = float(mp_delta(n, eps0, eps))
+        assert exact <= ours <= exact * (1 + 2e-6) + 1e-300
 
 
 def test_epsilon_solves_the_bound() -> None:
@@ -77,3 +80,52 @@ def test_bad_input() -> None:
         shuffle.shuffled_epsilon(10, 0.0, 1e-6)
     assert shuffle.shuffled_epsilon(1, 1.0, 1e-6) == 1.0
     assert shuffle.closed_form_epsilon(100, 5.0, 1e-6) is None
+    # A row of many questions can sum to a local ε whose e^ε₀ overflows: no amplification, no 500.
+    huge = shuffle.shuffled_guarantee(1000, 800.0, 1e-6, 2)
+    assert huge.epsilon == 800.0
+    assert shuffle.shuffled_delta(1000, 800.0, 1.0) == 1.0
+
+
+def test_no_delta_floor_at_1e_10() -> None:
+    """Issue 27: the clone counts' lost mass (1.7e-10 at n = 10⁵, ε₀ = ln 3) was charged as δ, so
+    δ = 1e-10 got ε = ε₀ = 1.0986 (no amplification) where the bound gives 0.0285."""
+    eps = shuffle.shuffled_epsilon(100_000, math.log(3), 1e-10)
+    assert 0.02 < eps <= 0.0286
+
+
+def test_no_inflation_just_above_the_floor() -> None:
+    """Issue 27: 0.270 (inflated by the floor) where the bound is 0.253 (ε₀ = 4, n = 10⁵)."""
+    eps = shuffle.shuffled_epsilon(100_000, 4.0, 1e-10)
+    assert eps == pytest.approx(0.2535, rel=2e-3)
+
+
+def test_amplifies_down_to_1e_100_and_grows_as_delta_shrinks() -> None:
+    values = [shuffle.shuffled_epsilon(100_000, math.log(3), 10.0**-e) for e in (3, 10, 50, 100)]
+    assert all(a < b for a, b in itertools.pairwise(values))
+    assert values[-1] < 0.2 < math.log(3)
+
+
+def test_guarantee_names_the_tightest_sound_method() -> None:
+    n, eps0, delta = 10_000, 2.0, 1e-6
+    generic = shuffle.shuffled_guarantee(n, eps0, delta)
+    assert generic.method == "clones-2021"
+    assert generic.epsilon == shuffle.shuffled_epsilon(n, eps0, delta)
+    assert (generic.n, generic.local_epsilon, generic.delta) == (n, eps0, delta)
+    binary = shuffle.shuffled_guarantee(n, eps0, delta, 2)
+    assert binary.method == "clones-2023"
+    assert binary.epsilon < 0.8 * generic.epsilon  # 0.115 against 0.155
+    assert binary.method in shuffle.METHODS and generic.method in shuffle.METHODS
+    # k-RR: fewer clones (p = 2/(e^ε₀ + k − 1)) but a smaller differing share; both sound.
+    five = shuffle.shuffled_guarantee(n, eps0, delta, 5)
+    assert five.epsilon <= generic.epsilon
+    with pytest.raises(ValueError):
+        shuffle.shuffled_guarantee(n, eps0, delta, 1)
+
+
+def test_one_million_rows_in_well_under_two_seconds() -> None:
+    import time
+
+    shuffle.shuffled_guarantee.cache_clear()
+    start = time.process_time()
+    shuffle.shuffled_guarantee(1_000_000, 0.5, 1e-50, 2)
+    assert time.process_time() - start < 2.0

@@ -29,7 +29,7 @@ BAD_BODIES = [
     ({"mechanism": "gaussian", "rho": -0.1}, "rho"),
     ({"mechanism": "gaussian", "rho": 0.1, "epsilon": 0.5, "delta": 1e-6}, "rho"),
     ({"mechanism": "gaussian"}, "rho"),
-    ({"mechanism": "exponential", "epsilon": 0.5}, "mechanism"),
+    ({"mechanism": "geometric", "epsilon": 0.5}, "mechanism"),
     ({"epsilon": 0.5}, "mechanism"),
     ({"mechanism": "laplace", "epsilon": 0.5, "questions": ["nope"]}, "questions"),
     ({"mechanism": "laplace", "epsilon": 0.5, "questions": "cheated"}, "questions"),

@@ -25,6 +25,7 @@ from audit.models import Entry as AuditEntry
 from dpcore.central import shuffle
 from surveys import services
 from surveys.analysis import shuffled
+from surveys.definitions import question_designs as designs
 from surveys.models import Collaborator, ShuffledExport, Submission
 from tests.surveys.crosswise.test_statements import LIBRARY
 from testsupport.factories import make_survey, make_user, reload, submit
@@ -273,16 +274,21 @@ def test_the_guarantee_is_per_question_and_summed():
     survey = _survey(owner, 400)
     g = _api(owner).get(_url(survey)).json()["guarantee"]
     assert {"epsilon", "delta", "n", "local_epsilon", "method"} <= set(g)
-    assert g["method"] == "clones-2021" and g["n"] == 400
+    assert g["n"] == 400
     per = {q["key"]: q for q in g["questions"]}
     assert set(per) == {"cheated", "party", "drugs"}
     assert per["party"]["n"] == 266 and per["cheated"]["n"] == 400  # i % 3 != 0 answered party
     share = survey.budget_delta / 3
     for q in g["questions"]:
         assert q["delta"] == pytest.approx(share)
-        assert q["epsilon"] == shuffle.shuffled_epsilon(q["n"], q["local_epsilon"], share)
+        k = designs.report_arity(survey.questions.get(key=q["key"]))
+        expected = shuffle.shuffled_guarantee(q["n"], q["local_epsilon"], share, k)
+        assert (q["epsilon"], q["method"]) == (expected.epsilon, expected.method)
         assert 0 < q["epsilon"] <= q["local_epsilon"]
     assert per["party"]["local_epsilon"] == 1.0
+    # Each section is one column: a yes/no or k-RR question gets the stronger 2023 bound.
+    assert per["cheated"]["method"] == "clones-2023" and per["party"]["method"] == "clones-2023"
+    assert g["method"] == "+".join(sorted({q["method"] for q in g["questions"]}))
     assert g["epsilon"] == pytest.approx(sum(q["epsilon"] for q in g["questions"]))
     assert g["delta"] == pytest.approx(survey.budget_delta)
     assert g["local_epsilon"] == pytest.approx(sum(q["local_epsilon"] for q in g["questions"]))
@@ -325,7 +331,8 @@ def test_the_results_page_links_the_file_and_shows_a_gain_only():
     _api(owner).get(_url(survey))
     html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
     item = html[html.index('id="shuffle-guarantee"') :][:3000]
-    assert "only to that file" in item and "Feldman, McMillan &amp; Talwar 2021" in item
+    assert "only to that file" in item and "Feldman, McMillan &amp; Talwar" in item
+    assert "cheated ε = " in item and "2023 bound" in item  # each question names its bound
     assert "copied" in item  # left out, with its reason
 
 
@@ -341,16 +348,27 @@ def test_no_gain_is_not_announced():
 
 
 def test_the_seam_to_the_accounting_is_one_function():
-    """Issue 27's exact accounting replaces this one call; the method is named for it."""
-    g = shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6)
-    assert dict(g) == {
-        "epsilon": shuffle.shuffled_epsilon(1000, 2.0, 1e-6),
-        "delta": 1e-6,
-        "n": 1000,
-        "local_epsilon": 2.0,
-        "method": "clones-2021",
-    }
-    assert shuffled._guarantee(n=0, local_epsilon=2.0, delta=1e-6)["epsilon"] == 0.0
+    """One call into dpcore's shuffle accounting: the 2023 bound where each report is one k-ary
+    randomized response (k given), the 2021 one for any randomizer."""
+    for k in (None, 2, 4):
+        g = shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6, k=k)
+        expected = shuffle.shuffled_guarantee(1000, 2.0, 1e-6, k)
+        assert dict(g) == {
+            "epsilon": expected.epsilon,
+            "delta": 1e-6,
+            "n": 1000,
+            "local_epsilon": 2.0,
+            "method": expected.method,
+        }
+    assert shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6, k=None)["method"] == (
+        "clones-2021"
+    )
+    assert shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6, k=2)["method"] == (
+        "clones-2023"
+    )
+    assert shuffled._guarantee(n=0, local_epsilon=2.0, delta=1e-6, k=2)["epsilon"] == 0.0
+    one = shuffled._guarantee(n=1, local_epsilon=2.0, delta=1e-6, k=2)
+    assert (one["epsilon"], one["delta"]) == (2.0, 0.0)  # one report: its local ε
 
 
 def test_a_survey_without_randomized_questions_gets_an_empty_file_and_no_claim():

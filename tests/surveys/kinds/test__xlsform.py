@@ -62,6 +62,7 @@ ROWS = {
         "select_one", ("Yes", "No"), ("Yes", "No"), {"name": "cheater_detection"}
     ),
     "choice": xls.XlsformRow("select_one", ("a", "b", "c"), ("A", "B", "C"), {"name": "k_rr"}),
+    "oue": xls.XlsformRow("select_one", ("a", "b", "c"), ("A", "B", "C"), {"name": "oue"}),
     "category": xls.XlsformRow("select_one", ("yes", "no"), ("Yes", "No")),
     "multi": xls.XlsformRow("select_multiple", ("a", "b"), ("A", "B"), {"name": "warner"}),
     "number": xls.XlsformRow("decimal", bounds=(0, 1)),

@@ -118,6 +118,7 @@ def test_every_kind_contributes_unit_pieces_or_a_grid_sum() -> None:
         "crosswise": question("yes_no", design=CROSSWISE),
         "cheater_detection": question("yes_no", design=CHEATER),
         "choice": question("choice", options=["a", "b"]),
+        "oue": question("choice", options=["a", "b"], design={"name": "oue", "epsilon": 1.0}),
         "category": question("category", options=["a", "b"]),
         "number": question("number", lo=0, hi=1),
         "multi": question("multi", options=["a", "b"]),

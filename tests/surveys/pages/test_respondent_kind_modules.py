@@ -38,6 +38,13 @@ QUESTIONS = [
         "kind": "multi",
         "options": ["ran", "swam"],
     },
+    {
+        "key": "brand",
+        "text": "Which brand do you use?",
+        "kind": "choice",
+        "options": ["x", "y", "z"],
+        "design": {"name": "oue", "epsilon": 1.0},
+    },
 ]
 
 
@@ -59,6 +66,7 @@ def test_the_data_island_names_each_questions_kind(client, alice) -> None:
         "bribe": "cheater_detection",
         "receipt": "crosswise",
         "sports": "multi",
+        "brand": "oue",
     }
     # Every kind of the registry is on this page, and each name finds its kind.
     assert set(names.values()) == {kind.name for kind in kinds()}

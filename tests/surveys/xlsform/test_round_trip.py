@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from dpcore.local.designs import design_named
 from surveys.inputs.design_specs import DESIGN_NAMES
+from surveys.kinds._definitions import definition_kind
 from surveys.models import Survey
 from surveys.services.xlsform import survey_import_xlsform
 from surveys.xlsform.write import survey_xlsx
@@ -66,7 +67,7 @@ def questions(draw: Any) -> list[dict[str, Any]]:
             q.update(kind=stored, design=spec)
             if stored in ("choice", "multi"):
                 q["options"] = draw(st.lists(WORD, min_size=2, max_size=4, unique=True))
-            if stored == "choice":
+            if definition_kind(stored, spec).may_be_ordered:  # k-RR choice (not OUE)
                 q["ordered"] = draw(st.booleans())
         elif shape == "category":
             q.update(

@@ -19,6 +19,7 @@ import * as choice from "./choice.js";
 import * as crosswise from "./crosswise.js";
 import * as multi from "./multi.js";
 import * as number from "./number.js";
+import * as oue from "./oue.js";
 import * as yesNo from "./yes_no.js";
 
 const DEFAULTS = {
@@ -32,7 +33,7 @@ const DEFAULTS = {
 };
 
 const KINDS = new Map(
-  [category, cheaterDetection, choice, crosswise, multi, number, yesNo].map((kind) => [
+  [category, cheaterDetection, choice, crosswise, multi, number, oue, yesNo].map((kind) => [
     kind.name,
     { ...DEFAULTS, ...kind },
   ]),

@@ -24,7 +24,7 @@ def test_the_names_keep_their_historical_order():
         "two_probability",
         "crosswise",
     )
-    assert DESIGN_NAMES == (*BINARY_DESIGN_NAMES, "k_rr")
+    assert DESIGN_NAMES == (*BINARY_DESIGN_NAMES, "k_rr", "oue")
 
 
 def test_names_are_unique_and_lookups_find_them():
