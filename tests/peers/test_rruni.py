@@ -22,7 +22,7 @@ import pytest
 
 from dpcore import local as rr
 from dpcore.local import cheater, grouped
-from dpcore.local.designs import build_design, design_from_spec
+from dpcore.local.designs import BinaryDesign, build_design, design_from_spec
 from dpcore.local.designs import unrelated_question_unknown as uqt
 from tests.peers.fixture import load
 
@@ -40,7 +40,9 @@ def test_one_group_designs_equal_rruni(name: str) -> None:
     fixture = load(f"rruni_{name}")
     reports = fixture["reports"]
     n = len(reports)
-    est = rr.estimate_binary(design_from_spec(fixture["design"]), n=n, reported_yes=sum(reports))
+    design = design_from_spec(fixture["design"])
+    assert isinstance(design, BinaryDesign)
+    est = rr.estimate_binary(design, n=n, reported_yes=sum(reports))
     pi, pi_se = _category_one(fixture["peer"]["pi"]), _category_one(fixture["peer"]["pi_se"])
     assert fixture["peer"]["n"] == n
     assert est.estimate_unclipped == pytest.approx(pi, abs=EXACT)
