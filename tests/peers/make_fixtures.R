@@ -73,6 +73,8 @@ coin <- runif(n)
 r <- ifelse(kind == "cheat", 0L,
             ifelse(coin < y[group], 1L, ifelse(coin < y[group] + z[group], 0L,
                                                as.integer(kind == "trait"))))
+# RRuni prints "Error in PPP %*% pi: non-conformable arguments" here: its log-likelihood step for
+# CDMsym fails inside a try() (logLik comes back NULL); pi, gamma and their SEs are unaffected.
 fit <- RRuni(response = r, model = "CDMsym", p = c(y[1], z[1], y[2], z[2]), group = group)
 write_fixture("rruni_cheater_detection", list(
   method = "RRreg::RRuni", model = "CDMsym", p = c(y[1], z[1], y[2], z[2]),
