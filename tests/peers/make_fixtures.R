@@ -166,4 +166,29 @@ write_fixture("rrlin_two_predictors", list(
               log_lik = unname(fit$logLik), convergence = fit$convergence,
               message = fit$message)
 ))
+# --- RRlog for the two designs added last (own seed, so the fixtures above stay as they were) ----
+# Crosswise has c = 2p - 1 < 0 (p = 0.25): the fit must handle a decreasing report rate.
+set.seed(26)
+n <- 1200
+more <- list(
+  list(name = "crosswise", spec = uni[[5]]$spec, model = "Crosswise", p = 0.25, c = -0.5, d = 0.75),
+  list(name = "two_probability", spec = uni[[4]]$spec, model = "Kuk", p = c(0.75, 0.25),
+       c = 0.5, d = 0.25)
+)
+for (u in more) {
+  region <- factor(sample(c("east", "north", "south"), n, replace = TRUE))
+  hours <- round(rnorm(n), 3)
+  t <- rbinom(n, 1, plogis(beta_true[1] + beta_true[2] * (region == "north") +
+                             beta_true[3] * (region == "south") + beta_true[4] * hours))
+  r <- report_linear(t, u$c, u$d)
+  data <- data.frame(r = r, region = region, hours = hours)
+  fit <- RRlog(r ~ region + hours, data, u$model, u$p, LR.test = FALSE, fit.n = 5)
+  write_fixture(paste0("rrlog_", u$name), list(
+    method = "RRreg::RRlog", model = u$model, p = u$p, design = u$spec, true_beta = beta_true,
+    terms = c("(Intercept)", "region=north", "region=south", "hours"),
+    reports = r, region_levels = levels(region), region = as.integer(region) - 1L, hours = hours,
+    peer = list(coef = unname(coef(fit)), se = se_of(vcov(fit)),
+                log_lik = as.numeric(logLik(fit)), convergence = fit$convergence)
+  ))
+}
 cat("wrote", length(list.files(out_dir, pattern = "json$")), "fixtures; rr installed:", has_rr, "\n")

@@ -1,6 +1,6 @@
 """Logistic regression of a randomized yes/no outcome against ``RRreg::RRlog`` (fixtures of
-tests/peers/make_fixtures.R: n = 2000, a 3-level category and a number predictor, forced
-response, Warner and unrelated-question designs).
+tests/peers/make_fixtures.R: a 3-level category and a number predictor; forced response, Warner
+and unrelated question at n = 2000, crosswise (c < 0) and two probabilities (Kuk) at n = 1200).
 
 Deniable's side is ``dpcore.local.regression.fit_logistic``, the function the regression API
 calls for direct predictors (surveys/analysis/regression.py), on the respondents pooled by
@@ -8,10 +8,10 @@ covariate pattern as the API's ``GROUP BY`` pools them, with the design's (c, d)
 spec and the same treatment coding (first level, ``east``, the reference).
 
 Tolerances: RRlog maximises with ``optim`` from random starts and stops at its relative
-tolerance, about 1e-5 from the optimum in the coefficients (measured: at most 1.3e-5); our
+tolerance, some 1e-5 from the optimum in the coefficients (measured: at most 2.7e-5); our
 Newton iterations stop at the optimum, so our log-likelihood is never below RRlog's (it is
 higher by < 1e-8) — the direction that says which of the two is closer. Both SEs come from the
-observed information (RRlog's ``vcov`` inverts ``optim``'s Hessian): relative 1e-4 (measured 3e-6).
+observed information (RRlog's ``vcov`` inverts ``optim``'s Hessian): relative 1e-4 (measured 1e-5).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dpcore.local.designs import design_from_spec
 from dpcore.local.regression import fit_logistic
 from tests.peers.fixture import load
 
-DESIGNS = ["forced_response", "warner", "unrelated_question"]
+DESIGNS = ["forced_response", "warner", "unrelated_question", "crosswise", "two_probability"]
 
 
 def pooled(x: np.ndarray, reports: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -49,12 +49,12 @@ def test_logistic_fit_equals_rrlog(name: str) -> None:
     assert fit.n == len(region)
     estimates = [co.estimate for co in fit.coefficients]
     errors = [co.std_error for co in fit.coefficients]
-    assert estimates == pytest.approx(peer["coef"], abs=3e-5)
+    assert estimates == pytest.approx(peer["coef"], abs=5e-5)
     assert errors == pytest.approx(peer["se"], rel=1e-4)
     assert peer["log_lik"] - 1e-9 <= fit.log_likelihood <= peer["log_lik"] + 1e-6
 
 
-@pytest.mark.parametrize("name", DESIGNS)
+@pytest.mark.parametrize("name", DESIGNS[:3])  # rrreg's designs: forced, mirrored, unrelated
 def test_logistic_fit_equals_rr_rrreg(name: str) -> None:
     # rr::rrreg (EM, then optim = TRUE for the ML polish and the observed information) is
     # recorded only when the rr package was installed when the fixtures were made.
@@ -68,7 +68,7 @@ def test_logistic_fit_equals_rr_rrreg(name: str) -> None:
     fit = fit_logistic(patterns, yes, total, c=design.c, d=design.d, terms=fixture["terms"])
     estimates = [co.estimate for co in fit.coefficients]
     errors = [co.std_error for co in fit.coefficients]
-    assert estimates == pytest.approx(fixture["rr"]["coef_optim"], abs=3e-5)
+    assert estimates == pytest.approx(fixture["rr"]["coef_optim"], abs=5e-5)
     assert errors == pytest.approx(fixture["rr"]["se_optim"], rel=1e-4)
     # rrreg's EM stops on its own criterion; its vcov is the outer-product (BHHH) variance,
     # not the observed information: only close (docs/analysis.md), compared loosely.
