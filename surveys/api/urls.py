@@ -122,4 +122,9 @@ urlpatterns = [
         analysis_views.RegressionView.as_view(),
         name="api-survey-regression",
     ),
+    path(
+        "surveys/<slug:slug>/correlation/",
+        analysis_views.CorrelationView.as_view(),
+        name="api-survey-correlation",
+    ),
 ]
