@@ -1,7 +1,7 @@
 """Power and sample size for a regression effect on a randomized yes/no outcome
 (docs/formulas.md#regression-power).
 
-Model (as the regression fits it, docs/formulas.md#logistic-regression): a binary predictor X
+Model (as the regression fits it, docs/formulas.md#rr-regression): a binary predictor X
 with ``P(X = 1) = s`` and a latent trait with ``logit P(T = 1 | X) = β₀ + β₁X``, reported through
 the design: ``p(x) = P(report yes | x) = c·μ(x) + d``, ``μ = expit(β₀ + β₁x)``. The hypothesis
 gives ``π₀ = expit(β₀)`` (the prevalence where X = 0) and the odds ratio ``e^{β₁}``.

@@ -24,6 +24,7 @@ from surveys.analysis import correlation as correlation_api
 from surveys.analysis import power as power_api
 from surveys.analysis import regression as analysis
 from surveys.analysis import regression_jobs as analysis_jobs
+from surveys.analysis import regression_power as regression_power_api
 from surveys.analysis.confidence import CONFIDENCE_MESSAGE, confidence_or_none
 from surveys.analysis.recommend import design_recommend
 from surveys.api.read_views import ERROR_404, ERRORS_400, SLUG
@@ -159,6 +160,23 @@ class PowerView(APIView):
         answer = power_api.power_answer(inputs.power_request(body))
         # The answer is the request object with the missing figure (and the defaults) filled in.
         return Response({**body, **answer})
+
+
+class RegressionPowerView(APIView):
+    @extend_schema(
+        request=inputs.RegressionPowerRequestSerializer,
+        responses={200: OpenApiTypes.OBJECT, 400: ERRORS_400},
+        tags=["designs"],
+        description=(
+            "Power or sample size of the Wald test of a binary predictor's odds ratio on a "
+            "randomized yes/no outcome (the regression's model P(yes) = c·expit(β₀ + β₁x) + d), "
+            "from the expected Fisher information at the hypothesised parameters."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object_body(request)
+        wanted = inputs.regression_power_request(body)
+        return Response({**body, **regression_power_api.regression_power_answer(wanted)})
 
 
 class RecommendView(APIView):

@@ -205,3 +205,18 @@ class PowerRequest:
     power: float | None
     n: int | None
     method: str = "normal"  # "normal" (approximation) or "exact" (binomial)
+
+
+@dataclass(frozen=True)
+class RegressionPowerRequest:
+    """``POST /api/v1/designs/power/regression/`` (docs/analysis.md#regression-power): a yes/no
+    design, the prevalence ``pi0`` where the binary predictor is 0, the effect (odds ratio and
+    the predictor's share of 1s), and exactly one of ``power`` (→ n) and ``n`` (→ power)."""
+
+    design: Any
+    pi0: float
+    odds_ratio: float
+    predictor_share: float
+    alpha: float
+    power: float | None
+    n: int | None
