@@ -28,6 +28,11 @@ def _scale(question: Question) -> Scale | None:
     return None
 
 
+def correlatable(question: Question) -> bool:
+    """Whether ``question`` may be ``x`` or ``y`` (the dashboard's picker lists these)."""
+    return _scale(question) is not None
+
+
 def _variable(survey: Survey, field: str, key: str | None) -> tuple[Question, Scale]:
     if not key:
         raise InvalidInput.single(field, "Required: a question key.")

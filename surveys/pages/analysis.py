@@ -16,6 +16,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from deniable.errors import InvalidInput
+from surveys.analysis import correlation as correlation_analysis
 from surveys.analysis import regression as analysis
 from surveys.api.estimates import SurveyEstimatesOut
 from surveys.inputs.analysis import regression_query
@@ -95,6 +96,19 @@ def _regression(request: HttpRequest, survey: Survey) -> dict[str, Any]:
     return ctx
 
 
+def _correlation(request: HttpRequest, survey: Survey) -> dict[str, Any]:
+    """The correlation panel: the chosen pair's corrected r (the API's body), or its errors."""
+    x, y = request.GET.get("cor_x"), request.GET.get("cor_y")
+    ctx: dict[str, Any] = {"x": x, "y": y}
+    if not x:
+        return ctx
+    try:
+        ctx["body"] = correlation_analysis.correlation_body(survey, x=x, y=y, confidence=0.95)
+    except InvalidInput as exc:
+        ctx["errors"] = [f"{field}: {' '.join(msgs)}" for field, msgs in exc.errors.items()]
+    return ctx
+
+
 def _pp(value: float | None) -> float | None:
     return None if value is None else 100.0 * value
 
@@ -137,6 +151,8 @@ def regression_context(
             q for q in questions if kind_of(q).regression_outcome and analysis.is_linear(q)
         ],
         "regression_predictors": [q for q in questions if kind_of(q).regression_predictor],
+        "correlation": _correlation(request, survey),
+        "correlation_variables": [q for q in questions if correlation_analysis.correlatable(q)],
     }
 
 

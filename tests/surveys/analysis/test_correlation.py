@@ -81,3 +81,30 @@ def test_bad_input_is_400_naming_the_field(api, survey, query, field):
 def test_no_respondents_gives_null_figures(api, survey):
     body = api.get(url(survey, "?x=coin&y=hours")).json()
     assert body["n"] == 0 and body["estimate"] is None and body["std_error"] is None
+
+
+def test_dashboard_panel_shows_the_corrected_r(alice, survey):
+    from django.test import Client
+
+    page = Client()
+    page.force_login(alice)
+    *_, answers = _answers(np.random.default_rng(7), 1500)
+    load_reports(survey, answers)
+    html = page.get(f"/surveys/{survey.slug}/analysis/").content.decode()
+    assert 'id="correlation-form"' in html and 'id="correlation-result"' not in html
+    html = page.get(f"/surveys/{survey.slug}/analysis/?cor_x=coin&cor_y=hours").content.decode()
+    body = correlation_body_of(survey, "coin", "hours")
+    assert 'id="correlation-result"' in html and f"{body['estimate']:.3f}" in html
+    r = page.get(f"/surveys/{survey.slug}/analysis/?cor_x=coin&cor_y=coin")
+    assert r.status_code == 200 and "y:" in r.content.decode()
+    from django.utils import translation
+
+    with translation.override("es"):  # the panel's words are in the Spanish catalogue
+        assert translation.gettext("Correlation") == "Correlación"
+        assert translation.gettext("First question") == "Primera pregunta"
+
+
+def correlation_body_of(survey, x, y):
+    from surveys.analysis.correlation import correlation_body
+
+    return correlation_body(survey, x=x, y=y, confidence=0.95)
