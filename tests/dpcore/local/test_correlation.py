@@ -108,3 +108,24 @@ def test_degenerate_and_bad_input():
         correlation([0.0, 2.0], [1.0, 2.0], x_scale=COIN, y_scale=DIRECT)
     with pytest.raises(ArgumentError):
         correlation([0.0, 1.0], [1.0], x_scale=COIN, y_scale=DIRECT)
+
+
+def test_equals_rrreg_rrcor_fixtures():
+    """RRreg 0.7.6's RRcor on the deterministic data of fixtures/rrcor.R (its output committed
+    as fixtures/rrcor.json): Kuk p = (0.75, 0.25) → c = ½, d = ¼; Kuk (0.8, 0.1) → c = 0.7,
+    d = 0.1; Warner p = 0.8 → c = 0.6, d = 0.2."""
+    import json
+    from pathlib import Path
+
+    expected = json.loads((Path(__file__).parent / "fixtures" / "rrcor.json").read_text())
+    i = np.arange(1, 401)
+    z = ((i * 7) % 10 < 4).astype(float)
+    y = (i % 13) + 4 * z + (i % 5) / 2
+    w = (((i * 3) % 7 < 3) | ((z == 1) & (i % 4 == 0))).astype(float)
+    cases = {
+        "kuk_direct": correlation(z, y, x_scale=COIN, y_scale=DIRECT),
+        "kuk_kuk": correlation(z, w, x_scale=COIN, y_scale=Scale(True, c=0.7, d=0.1)),
+        "warner_direct": correlation(z, y, x_scale=Scale(True, c=0.6, d=0.2), y_scale=DIRECT),
+    }
+    for name, got in cases.items():
+        assert got.estimate == pytest.approx(expected[name], rel=1e-9), name
