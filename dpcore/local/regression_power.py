@@ -15,9 +15,16 @@ test of β₁ = 0 at n respondents has ``SE(β̂₁) ≈ √([I⁻¹]₁₁/n)``
 
     power(n) = Φ(|β₁|/SE − z) + Φ(−|β₁|/SE − z),   z = Φ⁻¹(1 − α/2);
 
-the sample size is the smallest n reaching the target. Approximation: the ML estimate's normal
-limit with the information at the true parameters (Demidenko 2007 for the direct logistic case;
-Whittemore 1981); the design enters only through p(x). Checked against a simulation of the fit in
+the sample size is the smallest n reaching the target.
+
+A **number** predictor is taken as standard normal (the odds ratio is per standard deviation,
+``π₀`` the prevalence at its mean; ``share=None``): the sum over x becomes E over X ~ N(0, 1),
+computed by 80-point Gauss–Hermite quadrature (exact for polynomials of degree ≤ 159; the
+integrand is smooth and bounded, checked against adaptive quadrature to 1e-10).
+
+Approximation: the ML estimate's normal limit with the information at the true parameters
+(Demidenko 2007 for the direct logistic case; Whittemore 1981); the design enters only through
+p(x). Checked against a simulation of the fit in
 tests/dpcore/local/test_regression_power.py.
 """
 
@@ -26,33 +33,46 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+import numpy as np
+
 from dpcore.errors import ArgumentError
 
 __all__ = ["information", "power", "sample_size"]
 
 _NORMAL = NormalDist()
+#: Probabilists' Gauss–Hermite nodes and weights for E over N(0, 1) (weights sum to 1).
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(80)
+_WEIGHTS = _WEIGHTS / math.sqrt(2.0 * math.pi)
 
 
-def _check(c: float, d: float, pi0: float, odds_ratio: float, share: float) -> None:
+def _check(c: float, d: float, pi0: float, odds_ratio: float, share: float | None) -> None:
     if not (c > 0 and d >= 0 and c + d <= 1):
         raise ArgumentError("design", "needs 0 < c, 0 ≤ d, c + d ≤ 1")
     if not 0.0 < pi0 < 1.0:
         raise ArgumentError("pi0", "must lie strictly between 0 and 1")
     if not (math.isfinite(odds_ratio) and odds_ratio > 0):
         raise ArgumentError("odds_ratio", "must be a positive number")
-    if not 0.0 < share < 1.0:
+    if share is not None and not 0.0 < share < 1.0:
         raise ArgumentError("predictor_share", "must lie strictly between 0 and 1")
 
 
+def _support(share: float | None) -> list[tuple[float, float]]:
+    """X's values and probabilities: {0, 1} with P(1) = share, or N(0, 1)'s quadrature nodes."""
+    if share is not None:
+        return [(0.0, 1.0 - share), (1.0, share)]
+    return [(float(x), float(w)) for x, w in zip(_NODES, _WEIGHTS, strict=True)]
+
+
 def information(
-    *, c: float, d: float, pi0: float, odds_ratio: float, share: float
+    *, c: float, d: float, pi0: float, odds_ratio: float, share: float | None
 ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The 2 × 2 expected information of one respondent for (β₀, β₁) (module docstring)."""
+    """The 2 × 2 expected information of one respondent for (β₀, β₁) (module docstring);
+    ``share=None``: a standard-normal predictor."""
     _check(c, d, pi0, odds_ratio, share)
     beta0 = math.log(pi0 / (1.0 - pi0))
     beta1 = math.log(odds_ratio)
     i00 = i01 = i11 = 0.0
-    for x, weight in ((0.0, 1.0 - share), (1.0, share)):
+    for x, weight in _support(share):
         mu = 1.0 / (1.0 + math.exp(-(beta0 + beta1 * x)))
         p = c * mu + d
         h = weight * (c * mu * (1.0 - mu)) ** 2 / (p * (1.0 - p))
@@ -62,14 +82,23 @@ def information(
     return ((i00, i01), (i01, i11))
 
 
-def _slope_variance(c: float, d: float, pi0: float, odds_ratio: float, share: float) -> float:
+def _slope_variance(
+    c: float, d: float, pi0: float, odds_ratio: float, share: float | None
+) -> float:
     """[I⁻¹]₁₁ for one respondent: I₀₀ / det I."""
     (i00, i01), (_, i11) = information(c=c, d=d, pi0=pi0, odds_ratio=odds_ratio, share=share)
     return i00 / (i00 * i11 - i01 * i01)
 
 
 def power(
-    *, c: float, d: float, pi0: float, odds_ratio: float, share: float, alpha: float, n: float
+    *,
+    c: float,
+    d: float,
+    pi0: float,
+    odds_ratio: float,
+    share: float | None,
+    alpha: float,
+    n: float,
 ) -> float:
     """The Wald test's power at ``n`` respondents (two-sided, level α)."""
     z = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
@@ -79,7 +108,14 @@ def power(
 
 
 def sample_size(
-    *, c: float, d: float, pi0: float, odds_ratio: float, share: float, alpha: float, target: float
+    *,
+    c: float,
+    d: float,
+    pi0: float,
+    odds_ratio: float,
+    share: float | None,
+    alpha: float,
+    target: float,
 ) -> int:
     """The smallest n whose :func:`power` is ≥ ``target`` (needs an odds ratio ≠ 1)."""
     if odds_ratio == 1.0:
@@ -88,10 +124,13 @@ def sample_size(
     z = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
     z_beta = _NORMAL.inv_cdf(target)
     n = max(1, math.ceil((z + z_beta) ** 2 * variance / math.log(odds_ratio) ** 2 - 1e-9))
-    figures = {"c": c, "d": d, "pi0": pi0, "odds_ratio": odds_ratio, "share": share}
+
+    def at(m: int) -> float:
+        return power(c=c, d=d, pi0=pi0, odds_ratio=odds_ratio, share=share, alpha=alpha, n=m)
+
     # The closed form ignores the far tail: step to the exact smallest n.
-    while n > 1 and power(**figures, alpha=alpha, n=n - 1) >= target:
+    while n > 1 and at(n - 1) >= target:
         n -= 1
-    while power(**figures, alpha=alpha, n=n) < target:
+    while at(n) < target:
         n += 1
     return n

@@ -41,12 +41,12 @@ def _design(spec: Any) -> Any:
 def regression_power_answer(wanted: RegressionPowerRequest) -> dict[str, Any]:
     """``{"alpha", "method", "c", "d", "power" | "n"}`` (docs/formulas.md#regression-power)."""
     design = _design(wanted.design)
-    figures = {
+    figures: dict[str, Any] = {
         "c": float(design.c),
         "d": float(design.d),
         "pi0": wanted.pi0,
         "odds_ratio": wanted.odds_ratio,
-        "share": wanted.predictor_share,
+        "share": wanted.predictor_share if wanted.predictor == "binary" else None,
         "alpha": wanted.alpha,
     }
     out: dict[str, Any] = {

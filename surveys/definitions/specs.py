@@ -216,7 +216,8 @@ class RegressionPowerRequest:
     design: Any
     pi0: float
     odds_ratio: float
-    predictor_share: float
+    predictor: str  # "binary" (share of 1s) or "number" (standard normal; OR per SD)
+    predictor_share: float | None
     alpha: float
     power: float | None
     n: int | None

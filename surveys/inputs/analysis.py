@@ -196,7 +196,29 @@ class EffectSerializer(serializers.Serializer):
         max_value=1e6,
         help_text="The odds ratio of the trait between the predictor's two values (≠ 1 for n).",
     )
-    predictor_share = _open_probability(help_text="The share of respondents with the value 1.")
+    predictor = serializers.ChoiceField(
+        choices=["binary", "number"],
+        default="binary",
+        help_text="binary (give predictor_share) or number (standard normal; OR per SD).",
+    )
+    predictor_share = _open_probability(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="binary: the share of respondents with the value 1.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        binary = attrs["predictor"] == "binary"
+        if binary and attrs["predictor_share"] is None:
+            raise serializers.ValidationError(
+                {"predictor_share": "Required for a binary predictor."}
+            )
+        if not binary and attrs["predictor_share"] is not None:
+            raise serializers.ValidationError(
+                {"predictor_share": "Only for a binary predictor (a number one is per SD)."}
+            )
+        return attrs
 
 
 class RegressionPowerRequestSerializer(serializers.Serializer):
@@ -232,6 +254,7 @@ class RegressionPowerRequestSerializer(serializers.Serializer):
             design=attrs.get("design"),
             pi0=attrs["pi0"],
             odds_ratio=effect["odds_ratio"],
+            predictor=effect["predictor"],
             predictor_share=effect["predictor_share"],
             alpha=attrs["alpha"],
             power=target,

@@ -26,6 +26,14 @@ def test_sample_size_and_power(api):
     assert r.json()["power"] == pytest.approx(rp.power(**CASE, n=1000), rel=1e-12)
 
 
+def test_number_predictor(api):
+    effect = {"odds_ratio": 1.5, "predictor": "number"}
+    r = api.post(URL, {**BODY, "effect": effect, "power": 0.8}, format="json")
+    assert r.status_code == 200, r.content
+    want = rp.sample_size(**{**CASE, "odds_ratio": 1.5, "share": None}, target=0.8)
+    assert r.json()["n"] == want
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
@@ -38,6 +46,15 @@ def test_sample_size_and_power(api):
         ({"power": 0.8, "effect": {"odds_ratio": -2, "predictor_share": 0.4}}, "effect"),
         ({"power": 0.8, "effect": {"odds_ratio": 2, "predictor_share": 1.0}}, "effect"),
         ({"power": 0.8, "pi0": 0.0}, "pi0"),
+        ({"power": 0.8, "effect": {"odds_ratio": 2}}, "effect.predictor_share"),
+        (
+            {
+                "power": 0.8,
+                "effect": {"odds_ratio": 2, "predictor": "number", "predictor_share": 0.3},
+            },
+            "effect.predictor_share",
+        ),
+        ({"power": 0.8, "effect": {"odds_ratio": 2, "predictor": "ordinal"}}, "effect.predictor"),
         ({"power": 0.8, "design": {"name": "warner", "p": 2}}, "design"),
         ({"power": 0.8, "alpha": 0}, "alpha"),
     ],
