@@ -19,6 +19,14 @@ from surveys.models import Question, Submission, Survey
 FIELD = "joint"
 
 
+def joint_allowed(question: Question) -> bool:
+    """Whether ``question`` has a joint (a multi question of at most ``MAX_JOINT_OPTIONS``)."""
+    return (
+        kind_of(question).design_shape == "each_option"
+        and len(question.options) <= joint.MAX_JOINT_OPTIONS
+    )
+
+
 def joint_question(survey: Survey, key: str) -> Question:
     """The multi question ``key`` names, or a 400 naming ``joint``: unknown, not a multi
     question, or more than ``MAX_JOINT_OPTIONS`` options (2^k cells and a 2^k × 2^k covariance)."""

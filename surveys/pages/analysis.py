@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from deniable.errors import InvalidInput
 from surveys.analysis import correlation as correlation_analysis
+from surveys.analysis import joint as joint_analysis
 from surveys.analysis import regression as analysis
 from surveys.api.estimates import SurveyEstimatesOut
 from surveys.inputs.analysis import regression_query
@@ -109,6 +110,25 @@ def _correlation(request: HttpRequest, survey: Survey) -> dict[str, Any]:
     return ctx
 
 
+def _joint(request: HttpRequest, survey: Survey) -> dict[str, Any]:
+    """The joint panel: a multi question's pattern estimates (the API's ``joint``), or errors."""
+    key = request.GET.get("joint")
+    ctx: dict[str, Any] = {"key": key}
+    if not key:
+        return ctx
+    try:
+        body = joint_analysis.joint_body(survey, key, confidence=0.95)
+    except InvalidInput as exc:
+        ctx["errors"] = [f"{field}: {' '.join(msgs)}" for field, msgs in exc.errors.items()]
+        return ctx
+    body["cells"] = [
+        {**cell, **{f"{k}_pp": _pp(cell[k]) for k in ("estimate", "ci_low", "ci_high")}}
+        for cell in body["cells"]
+    ]
+    ctx["body"] = body
+    return ctx
+
+
 def _pp(value: float | None) -> float | None:
     return None if value is None else 100.0 * value
 
@@ -152,6 +172,8 @@ def regression_context(
         ],
         "regression_predictors": [q for q in questions if kind_of(q).regression_predictor],
         "correlation": _correlation(request, survey),
+        "joint": _joint(request, survey),
+        "joint_questions": [q for q in questions if joint_analysis.joint_allowed(q)],
         "correlation_variables": [q for q in questions if correlation_analysis.correlatable(q)],
     }
 

@@ -102,3 +102,26 @@ def test_no_respondents_gives_null_figures(api):
     j = api.get(url(survey, "estimates/?joint=drugs")).json()["joint"]
     assert j["n"] == 0 and j["covariance"] is None
     assert all(c["estimate"] is None for c in j["cells"])
+
+
+def test_dashboard_panel_lists_the_patterns(alice, api, anon):
+    from django.test import Client
+    from django.utils import translation
+
+    survey = open_survey(api)
+    for a in ({"cannabis": True, "cocaine": False, "ecstasy": True}, all_false_answer()):
+        assert submit_answer(anon, survey, a).status_code == 201
+    page = Client()
+    page.force_login(alice)
+    html = page.get(f"/surveys/{survey.slug}/analysis/").content.decode()
+    assert 'id="joint-form"' in html and 'id="joint-result"' not in html
+    html = page.get(f"/surveys/{survey.slug}/analysis/?joint=drugs").content.decode()
+    assert 'id="joint-result"' in html and "cannabis + ecstasy" in html
+    r = page.get(f"/surveys/{survey.slug}/analysis/?joint=age")
+    assert r.status_code == 200 and "joint:" in r.content.decode()
+    with translation.override("es"):
+        assert translation.gettext("Options together") == "Opciones combinadas"
+
+
+def all_false_answer():
+    return dict.fromkeys(OPTIONS, False)
