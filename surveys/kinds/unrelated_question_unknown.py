@@ -4,7 +4,7 @@ group's p, asks the sensitive question, else the innocuous one, which the respon
 themselves (no chance decides it). Its answer is ``{group, report}`` like cheating detection's, so
 it takes that kind's grouped hooks (cells, answers, exports, form) and states its own estimate,
 words, preview and release. Stored as ``yes_no`` with its design. Formulas and the ε decision:
-docs/formulas.md#uqt-unknown."""
+docs/formulas.md#unrelated-question-unknown."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ class UnknownUQTKind(CheaterDetectionKind):
     ) -> dict[str, Any] | None:
         """ε (the larger group's, under the bounds), each group's, the planned half-width of π
         with ``planned_n/2`` per group at the prior and the bounds' midpoint, and the respondents
-        per group for ±``half_width`` (docs/formulas.md#uqt-unknown)."""
+        per group for ±``half_width`` (docs/formulas.md#unrelated-question-unknown)."""
         shown = 0.1 if prior is None else prior
         low = design.prevalence_bounds[0]
         ratio = max((p + (1 - p) * low) / ((1 - p) * low) for p in design.p)
@@ -174,7 +174,7 @@ class UnknownUQTKind(CheaterDetectionKind):
     def release_part(self, question: QuestionLike) -> ReleasePart:
         """Its four cells (group × report) as ONE histogram (each respondent is in one group and
         gives one report: Δ = 1), released as noisy counts with each cell's share; π is for the
-        analyst to compute from them (the formula in docs/formulas.md#uqt-unknown)."""
+        analyst to compute from them (docs/formulas.md#unrelated-question-unknown)."""
         return HistogramPart(question_cells(question), c=1.0, d=0.0, share=None)
 
     def example_question(self, design: Mapping[str, object] | None = None) -> dict[str, object]:
