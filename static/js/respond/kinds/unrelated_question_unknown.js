@@ -1,5 +1,5 @@
 /* The unrelated question with an unknown innocuous prevalence (RRreg's UQTunknown;
- * surveys/kinds/unrelated_question_unknown.py, docs/formulas.md#uqt-unknown) on the respondent
+ * surveys/kinds/unrelated_question_unknown.py, docs/formulas.md#unrelated-question-unknown) on the respondent
  * page: a yes/no question whose report is `{ group, report }`. The group is drawn first (½ each),
  * then U < group_<g>_sensitive asks the sensitive question, else the other (innocuous) one — whose
  * answer is the respondent's own, tapped before the draw beside the true answer: no chance
