@@ -184,7 +184,12 @@ def test_schema_states_the_design_shapes_and_ranges(components):
         "cheater_detection",
         # issue 26.1
         "oue",
+        # issue 23 (the ≤ 3-file measure), issue 26.5
+        "unrelated_question_unknown",
     }
+    uqt = shapes["unrelated_question_unknown"]["properties"]
+    assert uqt["groups"]["items"]["required"] == ["p"]
+    assert uqt["innocuous_prevalence_min"]["maximum"] == 1
     assert shapes["oue"]["properties"]["epsilon"]["maximum"] == 10.0
     assert shapes["crosswise"]["properties"]["innocuous_text"]["type"] == "string"
     groups = shapes["cheater_detection"]["properties"]["groups"]
