@@ -1,7 +1,8 @@
 """The unrelated question with an unknown innocuous prevalence (RRreg's ``UQTunknown``) through
 the API: a survey with the design, reports {group, report} in both groups, the estimate of π
 against the closed form and the core, the ε with its assumption, the builder's preview and the
-refusals. Expected numbers are derived here from the model (docs/formulas.md#unrelated-question-unknown)."""
+refusals. Expected numbers are derived here from the model
+(docs/formulas.md#unrelated-question-unknown)."""
 
 from __future__ import annotations
 
