@@ -22,7 +22,10 @@ def _design(p1: float = 0.7, p2: float = 0.3, low: float = 0.2, high: float = 0.
 
 
 def _rrreg(p: tuple[float, float], n: tuple[int, int], yes: tuple[int, int]):
-    """RRreg's RRuni.UQTunknown, transcribed: (pi, piSE, piUQ, piUQSE)."""
+    """RRreg's RRuni.UQTunknown (R/RRuni.R; RRreg is not installable here, no CRAN), transcribed
+    from its source line by line: group 1 is ``group == 1``, ``p = c(p1, p2)`` the sensitive
+    question's probability per group, λ_i(1 − λ_i)/n_i with n_i (not n_i − 1 as its Warner
+    once had): (pi, piSE, piUQ, piUQSE)."""
     lambda1, lambda2 = yes[0] / n[0], yes[1] / n[1]
     pi = (lambda1 * (1 - p[1]) - lambda2 * (1 - p[0])) / (p[0] - p[1])
     pi_se = math.sqrt(
