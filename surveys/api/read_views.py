@@ -25,6 +25,7 @@ from surveys.analysis import export, export_labelled
 from surveys.analysis import regression as analysis
 from surveys.api import serializers as s
 from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estimates_table
+from surveys.inputs.poststratify import poststratification
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
@@ -48,6 +49,12 @@ class EstimatesView(FormatNegotiationMixin, APIView):
             OpenApiParameter(
                 "compare", OpenApiTypes.BOOL, description="With group_by: group comparisons."
             ),
+            OpenApiParameter(
+                "poststratify", OpenApiTypes.STR, description="A category question to weight by."
+            ),
+            OpenApiParameter(
+                "shares", OpenApiTypes.STR, description="With poststratify: <option>:<share>,…"
+            ),
             FORMAT,
             DOWNLOAD,
         ],
@@ -65,15 +72,17 @@ class EstimatesView(FormatNegotiationMixin, APIView):
         fmt = self.negotiated_format(request)
         group_by = request.query_params.get("group_by") or None
         compare = analysis.wants_compare(request.query_params.get("compare"), group_by)
+        weighting = poststratification(request.query_params, list(survey.questions.all()))
         estimates = selectors.survey_estimates(
             survey=survey,
             confidence=request.query_params.get("confidence", 0.95),
             group_by=group_by,
+            poststratify=weighting,
         )
         body = dict(SurveyEstimatesOut(estimates).data)
         if compare:  # docs/analysis.md: differences and tests across the groups
             analysis.add_comparisons(body, survey=survey)
-        name = estimates_filename(slug, estimates.group_by, fmt)
+        name = estimates_filename(slug, estimates.group_by, fmt, estimates.poststratified_by)
         if fmt == "csv":
             return attachment(Response(estimates_table(body)), name)
         response = Response(body)

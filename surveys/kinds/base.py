@@ -81,6 +81,8 @@ class QuestionKind:
     comparison: ClassVar[str | None] = None
     #: A regression predictor (answered directly): dummy-coded when it has options.
     predictor: ClassVar[bool] = False
+    #: The outcome of a linear regression (``family=linear``: a number answered directly).
+    linear_outcome: ClassVar[bool] = False
     #: The power calculator plans it (one parameter; a multi question's options are yes/no).
     power_planning: ClassVar[bool] = False
 
@@ -136,6 +138,24 @@ class QuestionKind:
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         """Its typed estimate (a ``surveys.selectors.estimates`` entry) from its counts."""
         raise NotImplementedError
+
+    def fit(self, question: Any, counts: QuestionCounts) -> dict[str, Any] | None:
+        """Its design's goodness of fit (docs/analysis.md#goodness-of-fit): the API's ``fit``
+        object ``{"statistic", "value", "df", "p_value", "note"}``, or None where the design
+        has no test (the default)."""
+        return None
+
+    def compare_groups(
+        self, question: Any, entries: Sequence[tuple[str, Mapping[str, Any]]], confidence: float
+    ) -> dict[str, Any] | None:
+        """Its own group comparison (``surveys.analysis.regression.add_comparisons``) from each
+        shown group's estimate entry (the API's JSON), or None: compared by :attr:`comparison`
+        (the default)."""
+        return None
+
+    def fit_reason(self) -> str:
+        """What a rejected fit means for its design, in words (translated; the dashboard)."""
+        return ""
 
     def export_columns(self, question: QuestionLike) -> list[tuple[str, str]]:
         """(column, column type) of its export columns (its key by default)."""

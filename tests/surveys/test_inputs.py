@@ -145,7 +145,7 @@ SCHEMA_RULES = [
     ("SubmissionRequest", "submission_id", {"format": "uuid"}),
     ("SubmissionRequest", "token", {"maxLength": 200}),
     ("SubmissionRequest", "randomizer", {"enum": ["browser", "physical"]}),
-    ("ReleaseRequest", "mechanism", {"enum": ["laplace", "gaussian"]}),
+    ("ReleaseRequest", "mechanism", {"enum": ["laplace", "gaussian", "exponential"]}),  # §8.10
     ("ReleaseRequest", "epsilon", {"minimum": 1e-12, "maximum": 1e6}),
     ("ReleaseRequest", "delta", {"minimum": 1e-100, "maximum": 1e-3}),
     ("ReleaseRequest", "rho", {"minimum": 1e-24, "maximum": 1e12}),
