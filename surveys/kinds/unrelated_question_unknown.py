@@ -9,7 +9,7 @@ docs/formulas.md#unrelated-question-unknown."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -65,6 +65,17 @@ class UnknownUQTKind(CheaterDetectionKind):
     #: shuffled report file, said wherever ε is shown.
     paired: ClassVar[bool] = True
     translated_design_fields: ClassVar[tuple[str, ...]] = ("innocuous_text",)
+
+    def fit(self, question: Any, counts: QuestionCounts) -> dict[str, Any] | None:
+        """No goodness-of-fit test yet: cheater detection's G² (π, β, γ ≥ 0) is not this model's
+        (its region is the unit square of π and the innocuous prevalence)."""
+        return None
+
+    def compare_groups(
+        self, question: Any, entries: Sequence[tuple[str, Mapping[str, Any]]], confidence: float
+    ) -> dict[str, Any] | None:
+        """No per-parameter comparison: cheater detection's compares its π and γ."""
+        return None
 
     def outcome_error(self, key: str) -> str | None:
         return (

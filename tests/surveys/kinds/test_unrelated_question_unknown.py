@@ -117,3 +117,27 @@ def test_the_preview_states_the_group_epsilons_and_the_assumption(api):
     # group: λ₁ = 0.3, λ₂ = 0.46; Var·n = (0.81·0.21 + 0.25·0.2484)/0.16.
     unit = (0.81 * 0.3 * 0.7 + 0.25 * 0.46 * 0.54) / 0.16
     assert body["planned_half_width"] == pytest.approx(1.959963984540054 * math.sqrt(unit / 500))
+
+
+def test_breakdowns_comparisons_and_fit_do_not_borrow_cheater_detections_model(api, anon):
+    """Seam: the kind reuses cheater detection's two-group parts, but not its model — a grouped,
+    compared breakdown must not run cheater detection's π/γ comparison or its G² (a 500 or a
+    wrong test); the design has neither (yet), so both are null."""
+    body = {
+        **BODY,
+        "questions": [
+            *BODY["questions"],
+            {"key": "region", "text": "Region?", "kind": "category", "options": ["N", "S"]},
+        ],
+    }
+    survey = open_survey(api, body)
+    for i in range(40):
+        answers = {"uq": {"group": 1 + i % 2, "report": i % 3 == 0}, "region": "NS"[i % 2]}
+        assert post_response(anon, survey, answers).status_code in (200, 201)
+    whole = api.get(url(survey, "estimates/")).json()
+    assert next(q for q in whole["questions"] if q["key"] == "uq")["fit"] is None
+    r = api.get(url(survey, "estimates/") + "?group_by=region&compare=true")
+    assert r.status_code == 200, r.content
+    for group in r.json()["groups"]:
+        entry = next(q for q in group["questions"] if q["key"] == "uq")
+        assert entry["fit"] is None
