@@ -48,10 +48,12 @@ class SurveyAdmin(admin.ModelAdmin):
     actions = ["close_surveys"]
 
     def get_readonly_fields(self, request: Any, obj: Survey | None = None) -> Any:
+        # population_shares: set on the results page only, through its serializer
+        # (surveys.inputs.poststratify), which the admin's JSON box would bypass.
         if obj is None:  # a new survey is a draft; the slug is random
-            return ("slug", "status", "created_at")
+            return ("slug", "status", "created_at", "population_shares")
         if obj.status == Survey.Status.DRAFT:  # opened through the API or the pages
-            return ("slug", "owner", "status", "created_at")
+            return ("slug", "owner", "status", "created_at", "population_shares")
         return tuple(f.name for f in Survey._meta.concrete_fields if f.name != "id")
 
     @admin.action(description="Close the selected open surveys", permissions=["change"])

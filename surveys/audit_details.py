@@ -26,6 +26,15 @@ def survey_changes(kwargs: Mapping[str, Any], result: Any) -> dict[str, Any]:
     return {"fields": fields, **kept}
 
 
+def population_shares(kwargs: Mapping[str, Any], result: Any) -> dict[str, Any]:
+    """The researcher's population shares are a setting: the log keeps the new value."""
+    weighting = kwargs["weighting"]
+    return {
+        "fields": ["population_shares"],
+        "population_shares": weighting.as_json() if weighting is not None else {},
+    }
+
+
 def duplicate(kwargs: Mapping[str, Any], result: Any) -> dict[str, Any]:
     return {"copy": result.slug}
 

@@ -78,6 +78,12 @@ class Survey(models.Model):
     # predate these columns still insert.
     languages = models.JSONField(default=list, db_default=Value([], JSONField()), blank=True)
     translations = models.JSONField(default=dict, db_default=Value({}, JSONField()), blank=True)
+    # The researcher's population shares for post-stratified estimates (docs/analysis.md
+    # #post-stratification): {"key": <category question>, "shares": {option: share}}, or {} for
+    # none. Validated by surveys.inputs.poststratify on the way in and again when read.
+    population_shares = models.JSONField(
+        default=dict, db_default=Value({}, JSONField()), blank=True
+    )
     # Not a column: the instance's memo of its slot layout, set on first use
     # (surveys.services.submission_rows.survey_tally_layout).
     _tally_layout: TallyLayout
@@ -334,56 +340,11 @@ class Collaborator(models.Model):
         return f"{self.survey.slug}:{self.user_id}:{self.role}"
 
 
-class ShuffledExport(models.Model):
-    """A closed survey's shuffled file (docs/exports.md#the-shuffled-file): produced once, from
-    the published reports, then served byte-identical, so no two downloads can be differenced.
-    Both encodings come from the same shuffle; ``guarantee`` is the one the JSON states."""
-
-    survey = models.OneToOneField(Survey, on_delete=models.CASCADE, related_name="shuffled_export")
-    csv_text = models.TextField()
-    json_text = models.TextField()
-    csv_sha256 = models.CharField(max_length=64)
-    json_sha256 = models.CharField(max_length=64)
-    guarantee = models.JSONField()
-    produced_on = models.DateField(default=timezone.localdate)
-
-    def __str__(self) -> str:
-        return f"{self.survey_id}:shuffled"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        """Write-once: a stored file is never saved again (also a database trigger, migration
-        0012) — a second, differently shuffled file could be differenced with the first."""
-        if not self._state.adding:
-            raise ShuffledExportImmutable(f"shuffled file {self.pk} is stored; never changed")
-        super().save(*args, **kwargs)
-
-
-class ShuffledExportImmutable(Exception):
-    """Raised when code tries to change or delete a stored shuffled file (other than with its
-    survey): a new one would be a second shuffle of the same reports."""
-
-
-def _shuffled_export_pre_delete(
-    sender: Any, instance: ShuffledExport, origin: Any = None, **kwargs: Any
-) -> None:
-    """Deleting the file alone (by instance or queryset, the admin included) is refused: the
-    next download would make a second file. Deleting its survey deletes it."""
-    if getattr(origin, "model", type(origin)) is Survey:
-        return
-    raise ShuffledExportImmutable(f"shuffled file {instance.pk} is deleted only with its survey")
-
-
-pre_delete.connect(
-    _shuffled_export_pre_delete, sender=ShuffledExport, dispatch_uid="surveys_shuffled_kept"
-)
-
-
 def _question_pre_delete(
     sender: Any, instance: Question, origin: Any = None, **kwargs: Any
 ) -> None:
     """Deleting a question of an opened survey is refused (surveys.definitions.freeze), by instance
-    or by
-    queryset; deleting the whole survey (the cascade's origin is the survey) is not."""
+    or by queryset; deleting the whole survey (the cascade's origin is the survey) is not."""
     if getattr(origin, "model", type(origin)) is Survey:
         return
     question_freeze_check(instance._survey_status())
@@ -392,7 +353,11 @@ def _question_pre_delete(
 pre_delete.connect(_question_pre_delete, sender=Question, dispatch_uid="surveys_question_frozen")
 
 
-# Webhooks live in their own module of the app (surveys/webhooks/); imported here so Django
-# registers them with the surveys app's models.
+# Webhooks and the shuffled file live in their own modules (surveys/webhooks/,
+# surveys/shuffled_store.py); imported here so Django registers them with the app.
+from surveys.shuffled_store import ShuffledExport as ShuffledExport  # noqa: E402
+from surveys.shuffled_store import (  # noqa: E402
+    ShuffledExportImmutable as ShuffledExportImmutable,
+)
 from surveys.webhooks.models import Webhook as Webhook  # noqa: E402
 from surveys.webhooks.models import WebhookDelivery as WebhookDelivery  # noqa: E402

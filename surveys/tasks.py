@@ -20,9 +20,14 @@ from surveys.webhooks import services as webhooks
     ignore_result=True,
 )
 def regression_compute(
-    key: str, survey_id: int, outcome: str, predictors: list[str], confidence: float
+    key: str,
+    survey_id: int,
+    outcome: str,
+    predictors: list[str],
+    confidence: float,
+    family: str = "logistic",
 ) -> None:
-    analysis_jobs.regression_run(key, survey_id, outcome, predictors, confidence)
+    analysis_jobs.regression_run(key, survey_id, outcome, predictors, confidence, family)
 
 
 @shared_task(

@@ -56,6 +56,11 @@ urlpatterns = [
         {"section": "sharing"},
         name="survey-sharing",
     ),
+    path(
+        "surveys/<slug:slug>/population-shares/",
+        dashboard_pages.survey_population_shares_page,
+        name="survey-population-shares",
+    ),
     path("surveys/<slug:slug>/edit/", researcher_pages.survey_builder, name="survey-edit"),
     path(
         "surveys/<slug:slug>/open/",

@@ -45,6 +45,7 @@ from dpcore.local.bounded_interval import adjusted_proportions
 from dpcore.local.browser import browser_plan
 from dpcore.local.designs._binary import BinaryDesign
 from dpcore.local.designs.forced_response import forced_response
+from dpcore.local.fit import ACTIVE_TOLERANCE, BoundaryFit, two_group_fit
 from dpcore.local.grouped import ParameterEstimate
 from dpcore.stats import clip01, z_value
 from dpcore.validation import check_half_width, check_n
@@ -59,6 +60,7 @@ __all__ = [
     "browser_thresholds",
     "cheater_detection",
     "estimate_cheater_detection",
+    "fit_cheater_detection",
     "group_designs",
     "planned_half_width_per_group",
     "sample_size_per_group",
@@ -270,6 +272,33 @@ def estimate_cheater_detection(
         honest_no=grouped.parameter_estimate(beta, beta_u, var_beta, ivar_beta, confidence),
         at_boundary=not inside,
         confidence=confidence,
+    )
+
+
+def fit_cheater_detection(
+    design: CheaterDetectionDesign, *, n: Sequence[int], reported_yes: Sequence[int]
+) -> BoundaryFit | None:
+    """G² of the constrained (π, β, γ ≥ 0) against the unconstrained fit (:mod:`dpcore.local.fit`,
+    docs/formulas.md#goodness-of-fit). At a vertex of the simplex its faces run to the other two
+    vertices; None when a group has no reports."""
+    sizes = [_count(f"n[{i}]", v) for i, v in enumerate(n)]
+    yes = [_count(f"reported_yes[{i}]", v) for i, v in enumerate(reported_yes)]
+    if len(sizes) != 2 or len(yes) != 2 or min(sizes) == 0:
+        return None
+    lam = np.array([yes[0] / sizes[0], yes[1] / sizes[1]])
+    pi_u, beta_u = (float(x) for x in np.linalg.inv(design.matrix) @ lam)
+    inside = min(pi_u, beta_u, 1.0 - pi_u - beta_u) >= 0.0
+    theta = (pi_u, beta_u)
+    if not inside:
+        theta = grouped.boundary_ml(design.matrix, yes, sizes, _SIMPLEX_EDGES)
+    vertices = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
+    near = [v for v in vertices if math.dist(v, theta) <= ACTIVE_TOLERANCE**0.5]
+    edges = None
+    if near:
+        v = near[0]
+        edges = [(u[0] - v[0], u[1] - v[1]) for u in vertices if u != v]
+    return two_group_fit(
+        matrix=design.matrix, yes=yes, n=sizes, theta=theta, vertex_edges=edges, inside=inside
     )
 
 

@@ -14,6 +14,11 @@ Pure (stdlib only). Formulas and sources: docs/analysis.md#comparisons.
   ``X² = Σ (O − E)²/E``, ``E = row total·column total/N``, df = (G − 1)(k − 1) over the groups
   and categories with respondents; for k-RR the same test on the option counts tests equal
   distributions (k-RR is an invertible linear map of the distribution).
+* Parameters estimated by a moment estimator with an SE (cheating detection's π and γ per
+  group): the Wald test of equality across G independent groups, ``W = Σ_g w_g·(θ̂_g − θ̄)²``,
+  ``w_g = 1/SE_g²``, ``θ̄ = Σ w_g·θ̂_g/Σ w_g``, against χ²_{G−1} (the Wald statistic of the
+  G − 1 contrasts θ_g − θ_1 = 0; e.g. Agresti 2013, *Categorical Data Analysis*, §1.3.3, §16.1);
+  differences from the reference with ``SE = √(SE_g² + SE_r²)`` as above.
 * ``P(χ²_df > x) = Q(df/2, x/2)``, the regularized upper incomplete gamma function, by its
   series or continued fraction (Press et al., *Numerical Recipes*, 3rd ed., §6.2).
 """
@@ -31,8 +36,10 @@ __all__ = [
     "Homogeneity",
     "chi2_sf",
     "differences",
+    "estimate_differences",
     "holm",
     "homogeneity_test",
+    "wald_equality",
 ]
 
 
@@ -185,3 +192,60 @@ def homogeneity_test(table: Sequence[Sequence[float]]) -> Homogeneity:
             statistic += (r[j] - expected) ** 2 / expected
     df = (len(rows) - 1) * (len(columns) - 1)
     return Homogeneity(statistic, df, chi2_sf(statistic, df))
+
+
+def _usable(value: float | None, se: float | None) -> tuple[float, float] | None:
+    """``(value, se)`` when both are given and the SE is positive and finite, else None."""
+    if value is None or se is None or not (se > 0.0 and math.isfinite(se)):
+        return None
+    return float(value), float(se)
+
+
+def wald_equality(estimates: Sequence[tuple[float | None, float | None]]) -> Homogeneity:
+    """The Wald test that G independent ``(estimate, SE)`` share one value: ``W = Σ w_g·(θ̂_g −
+    θ̄)²`` with ``w_g = 1/SE_g²`` on G − 1 df. Groups without an estimate or with SE 0 are left
+    out; fewer than two give an all-``None`` result."""
+    usable = [u for u in (_usable(v, se) for v, se in estimates) if u is not None]
+    if len(usable) < 2:
+        return Homogeneity(None, None, None)
+    weights = [1.0 / (se * se) for _, se in usable]
+    mean = sum(w * v for w, (v, _) in zip(weights, usable, strict=True)) / sum(weights)
+    statistic = sum(w * (v - mean) ** 2 for w, (v, _) in zip(weights, usable, strict=True))
+    df = len(usable) - 1
+    return Homogeneity(statistic, df, chi2_sf(statistic, df))
+
+
+def estimate_differences(
+    groups: Sequence[tuple[str, float | None, float | None]], *, confidence: float
+) -> tuple[str | None, list[Difference]]:
+    """:func:`differences` for estimates given with their SEs: ``(name, estimate, SE)``; the
+    reference is the first group with a usable estimate."""
+    z_crit = z_value(confidence)
+    usable = [(name, _usable(value, se)) for name, value, se in groups]
+    reference = next(((name, u) for name, u in usable if u is not None), None)
+    if reference is None:
+        return None, []
+    ref_name, (ref_value, ref_se) = reference
+    rows: list[tuple[str, float | None, float | None, float | None]] = []
+    for name, u in usable:
+        if name == ref_name:
+            continue
+        if u is None:
+            rows.append((name, None, None, None))
+            continue
+        diff, se_diff = u[0] - ref_value, math.hypot(u[1], ref_se)
+        rows.append((name, diff, se_diff, math.erfc(abs(diff / se_diff) / math.sqrt(2.0))))
+    adjusted = holm([row[3] for row in rows])
+    out = [
+        Difference(
+            name,
+            diff,
+            se,
+            None if diff is None or se is None else diff - z_crit * se,
+            None if diff is None or se is None else diff + z_crit * se,
+            p,
+            p_holm,
+        )
+        for (name, diff, se, p), p_holm in zip(rows, adjusted, strict=True)
+    ]
+    return ref_name, out

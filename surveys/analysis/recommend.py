@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from deniable.errors import InvalidInput
+from dpcore.errors import DesignError
 from surveys.definitions.specs import RecommendRequest
 
 
@@ -14,9 +16,14 @@ def design_recommend(*, request: RecommendRequest) -> dict[str, Any]:
     half-width at uniform frequencies (and for a rare option), the smallest recommended."""
     from dpcore.local.recommend import recommend_options_design
 
-    found = recommend_options_design(
-        k=request.options, epsilon=request.epsilon, n=request.n, confidence=request.confidence
-    )
+    try:
+        found = recommend_options_design(
+            k=request.options, epsilon=request.epsilon, n=request.n, confidence=request.confidence
+        )
+    except DesignError as exc:
+        # A design no randomizer can run (ε so small that its two probabilities are the same
+        # float) is the request's fault: a 400 naming the field, never a 500.
+        raise InvalidInput.single(exc.field or "epsilon", exc.message) from None
     return {
         **dataclasses.asdict(request),
         "frequency": found.frequency,

@@ -15,6 +15,8 @@ from deniable.errors import InvalidInput
 from deniable.renderers import CSVTable
 from dpcore.local import compare
 from dpcore.local.regression import RegressionFit, fit_logistic
+from surveys.analysis import latent_logistic
+from surveys.analysis import linear_regression as linear
 from surveys.analysis.regression_rows import RegressionData, regression_data
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of, stored_kind_choices
@@ -65,23 +67,57 @@ def _validate(
             raise InvalidInput.single("predictors", f"No question with key {key!r}.")
         if not kind_of(q).predictor:
             raise InvalidInput.single(
-                "predictors", f"{key!r} is {q.kind}: predictors must be category or number."
+                "predictors",
+                f"{key!r} is {q.kind}: predictors must be category, number, or randomized "
+                "yes/no questions.",
             )
         chosen.append(q)
     return out_q, chosen
 
 
-def validate_keys(survey: Survey, outcome: str, predictors: Sequence[str]) -> None:
+def validate_keys(
+    survey: Survey, outcome: str, predictors: Sequence[str], family: str = "logistic"
+) -> None:
     """The 400s of ``survey_regression`` without running it (for the background path)."""
-    _validate(_question_map(survey), outcome, predictors)
+    questions = _question_map(survey)
+    if family == "linear":
+        linear.validate_linear(questions, outcome, predictors)
+    elif latent_logistic.latent_keys(questions, outcome, predictors):
+        latent_logistic.validate_latent(questions, outcome, predictors)
+    else:
+        _validate(questions, outcome, predictors)
 
 
 def survey_regression(
-    *, survey: Survey, outcome: str, predictors: Sequence[str], confidence: float = 0.95
+    *,
+    survey: Survey,
+    outcome: str,
+    predictors: Sequence[str],
+    confidence: float = 0.95,
+    family: str = "logistic",
 ) -> dict[str, Any]:
     """The JSON body of ``GET …/regression/`` (docs/analysis.md), from a validated query
-    (``surveys.inputs.analysis.regression_query``)."""
-    out_q, pred_qs = _validate(_question_map(survey), outcome, predictors)
+    (``surveys.inputs.analysis.regression_query``): ``family`` logistic (a randomized yes/no
+    outcome; with randomized predictors surveys.analysis.latent_logistic) or linear (a number
+    outcome: surveys.analysis.linear_regression)."""
+    if family == "linear":
+        return linear.linear_regression(
+            survey=survey,
+            questions=_question_map(survey),
+            outcome=outcome,
+            predictors=predictors,
+            confidence=confidence,
+        )
+    questions = _question_map(survey)
+    if latent_logistic.latent_keys(questions, outcome, predictors):  # randomized predictors
+        return latent_logistic.latent_logistic_regression(
+            survey=survey,
+            questions=questions,
+            outcome=outcome,
+            predictors=predictors,
+            confidence=confidence,
+        )
+    out_q, pred_qs = _validate(questions, outcome, predictors)
     data = regression_data(survey, out_q, pred_qs)
     terms = data.terms
     n = int(sum(data.total))
@@ -153,6 +189,7 @@ FIT_COLUMNS = (
 #: The baseline, as text: "key=option" per category predictor, joined with " | " (the JSON has
 #: the exact mappings).
 BASELINE_COLUMNS = ("reference", "dropped_levels")
+LINEAR_COLUMNS = ("sigma", "sigma_std_error")
 
 
 def _joined(pairs: list[str]) -> str | None:
@@ -176,6 +213,9 @@ def regression_table(body: dict[str, Any]) -> CSVTable:
         for co in body["coefficients"]
     ]
     header = [*COEFFICIENT_COLUMNS, *FIT_COLUMNS, *BASELINE_COLUMNS, "warnings"]
+    if body["family"] == "linear":  # σ and its SE, on every row like the fit's other figures
+        header.extend(LINEAR_COLUMNS)
+        rows = [[*row, *(body[name] for name in LINEAR_COLUMNS)] for row in rows]
     return CSVTable(header=header, rows=rows)
 
 
@@ -278,13 +318,22 @@ def add_comparisons(body: dict[str, Any], *, survey: Survey) -> None:
     confidence = body["confidence"]
     for entry in body["questions"]:
         q = questions.get(entry["key"])
-        comparison = kind_of(q).comparison if q is not None else None
-        if q is None or comparison is None:
-            continue  # direct kinds; cheater detection: its π per group is in the table
-        per_group = [
-            (group["group"], next(e for e in group["questions"] if e["key"] == q.key))
+        if q is None:
+            continue
+        kind = kind_of(q)
+        per_group = [  # the grouping question itself is in no group's list
+            (group["group"], e)
             for group in _shown_groups(body)
+            for e in group["questions"]
+            if e["key"] == q.key
         ]
+        own = kind.compare_groups(q, per_group, confidence)  # e.g. cheating detection's π, γ
+        if own is not None:
+            entry["comparison"] = own
+            continue
+        comparison = kind.comparison
+        if comparison is None:
+            continue  # direct kinds
         if comparison == "per_option":
             reference, tests, diffs = _multi_comparison(q, per_group, confidence)
             entry["comparison"] = {

@@ -33,8 +33,17 @@ def sync_limit() -> int:
     return int(getattr(settings, "DENIABLE_REGRESSION_SYNC_LIMIT", DEFAULT_SYNC_LIMIT))
 
 
-def job_key(survey: Survey, outcome: str, predictors: list[str], confidence: float, n: int) -> str:
+def job_key(
+    survey: Survey,
+    outcome: str,
+    predictors: list[str],
+    confidence: float,
+    n: int,
+    family: str = "logistic",
+) -> str:
     raw = f"{survey.pk}|{outcome}|{','.join(predictors)}|{confidence!r}|{n}"
+    if family != "logistic":  # the logistic fits' keys as before (jobs under way keep theirs)
+        raw += f"|{family}"
     return "deniable:regression:" + hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -43,14 +52,19 @@ def job_update(key: str, **state: Any) -> None:
 
 
 def regression_run(
-    key: str, survey_id: int, outcome: str, predictors: list[str], conf: float
+    key: str,
+    survey_id: int,
+    outcome: str,
+    predictors: list[str],
+    conf: float,
+    family: str = "logistic",
 ) -> None:
     """The task's body: fit, recording the stage (the aggregate query is most of the time)."""
     job_update(key, status="running", progress=0.1, stage="reading the reports")
     try:
         survey = Survey.objects.get(pk=survey_id)
         body = analysis.survey_regression(
-            survey=survey, outcome=outcome, predictors=predictors, confidence=conf
+            survey=survey, outcome=outcome, predictors=predictors, confidence=conf, family=family
         )
     except Exception as exc:  # noqa: BLE001 — recorded for the poller (eager mode: no 500)
         job_update(key, status="failed", progress=1.0, stage="failed", detail=str(exc)[:500])
@@ -64,16 +78,21 @@ def regression_or_job(
     """``(200, body)`` now, or ``(202, job state)`` for a survey above the synchronous limit."""
     n = survey_respondent_count(survey=survey)
     outcome, keys, conf = query.outcome, list(query.predictors), query.confidence
+    family = query.family
     if n <= sync_limit():
         return 200, analysis.survey_regression(
-            survey=survey, outcome=outcome, predictors=keys, confidence=conf
+            survey=survey, outcome=outcome, predictors=keys, confidence=conf, family=family
         )
-    analysis.validate_keys(survey, outcome, keys)  # 400s now, not from the task
-    key = job_key(survey, outcome, keys, conf, n)
+    analysis.validate_keys(survey, outcome, keys, family)  # 400s now, not from the task
+    key = job_key(survey, outcome, keys, conf, n, family)
     state = cache.get(key)
     if state is None:
         job_update(key, status="pending", progress=0.0, stage="queued")
-        current_app.tasks[REGRESSION_TASK].delay(key, survey.pk, outcome, keys, conf)
+        task = current_app.tasks[REGRESSION_TASK]
+        if family == "logistic":  # the arguments a worker of the previous release also takes
+            task.delay(key, survey.pk, outcome, keys, conf)
+        else:
+            task.delay(key, survey.pk, outcome, keys, conf, family)
         state = cache.get(key) or {"status": "pending", "progress": 0.0, "stage": "queued"}
     if state.get("status") == "done":
         return 200, state["body"]

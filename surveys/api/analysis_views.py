@@ -47,8 +47,10 @@ class RegressionOut(serializers.Serializer):
 
     survey = serializers.CharField()
     outcome = serializers.CharField()
-    design = serializers.DictField()
-    family = serializers.CharField()
+    design = serializers.DictField(
+        allow_null=True, help_text="The outcome's design (null for linear: a direct outcome)."
+    )
+    family = serializers.CharField(help_text="logistic or linear.")
     n = serializers.IntegerField(help_text="Respondents used in the fit.")
     n_excluded = serializers.IntegerField(
         help_text="Published respondents left out for a missing outcome or predictor."
@@ -68,15 +70,35 @@ class RegressionOut(serializers.Serializer):
     confidence = serializers.FloatField()
     warnings = serializers.ListField(child=serializers.CharField())
     coefficients = _CoefficientOut(many=True)
+    sigma = serializers.FloatField(
+        required=False, help_text="linear: the residual standard deviation σ (ML)."
+    )
+    sigma_std_error = serializers.FloatField(required=False, allow_null=True)
+    latent = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="With randomized predictors: per randomized predictor, its key, design and "
+        "estimated prevalence of its trait.",
+    )
 
 
 class RegressionView(FormatNegotiationMixin, APIView):
     @extend_schema(
         parameters=[
             SLUG,
-            OpenApiParameter("outcome", OpenApiTypes.STR, description="A yes_no question."),
             OpenApiParameter(
-                "predictors", OpenApiTypes.STR, description="Comma-separated category/number keys."
+                "outcome",
+                OpenApiTypes.STR,
+                description="A yes_no question (logistic) or a number question (linear).",
+            ),
+            OpenApiParameter(
+                "predictors",
+                OpenApiTypes.STR,
+                description="Comma-separated category/number keys, and up to 4 randomized "
+                "yes/no keys (each enters as its latent trait).",
+            ),
+            OpenApiParameter(
+                "family", OpenApiTypes.STR, enum=["logistic", "linear"], default="logistic"
             ),
             OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"]),
@@ -94,7 +116,10 @@ class RegressionView(FormatNegotiationMixin, APIView):
             "category (dummy coded against the reference: the first option with respondents "
             "among the fitted rows; options without get no term, in dropped_levels) and number "
             "predictors, through "
-            "the outcome's design: P(report yes) = c·expit(xβ) + d. Above "
+            "the outcome's design: P(report yes) = c·expit(xβ) + d. family=linear: a number "
+            "outcome, y = xβ + tγ + ε, each randomized yes/no predictor entering as its latent "
+            "trait t (maximum likelihood over its design, as RRreg's RRlin). A randomized yes/no "
+            "predictor of a logistic fit enters the same way. Above "
             "DENIABLE_REGRESSION_SYNC_LIMIT respondents: 202 with progress; poll the same URL."
         ),
     )

@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from deniable import csv_cells
 from deniable.renderers import CSVTable
+from surveys.definitions.specs import Poststratification
 from surveys.models import Survey
 from surveys.selectors.estimates import (
     BinaryEstimate,
@@ -28,12 +29,23 @@ def _float() -> serializers.FloatField:
     return serializers.FloatField(allow_null=True)
 
 
+class FitOut(serializers.Serializer):
+    """The design's goodness of fit (docs/analysis.md#goodness-of-fit)."""
+
+    statistic = serializers.CharField(help_text='"G2": the likelihood-ratio statistic.')
+    value = serializers.FloatField()
+    df = serializers.IntegerField()
+    p_value = serializers.FloatField()
+    note = serializers.CharField()
+
+
 class _HeaderOut(serializers.Serializer):
     key = serializers.CharField()
     text = serializers.CharField()
     kind = serializers.CharField()
     epsilon = _float()
     design = serializers.JSONField(allow_null=True)
+    fit = FitOut(allow_null=True, help_text="None where the design has no test.")
 
 
 class BinaryOut(_HeaderOut):
@@ -152,7 +164,10 @@ _ENTRY_SERIALIZERS: dict[type, type[serializers.Serializer]] = {
 
 def entry_body(entry: QuestionEstimate) -> dict[str, Any]:
     """One question's entry as it appears in the JSON body (its fields depend on its kind)."""
-    return dict(_ENTRY_SERIALIZERS[type(entry)](entry).data)
+    # The nearest registered class: a kind's own estimate type that extends one (the unrelated
+    # question with an unknown prevalence: a yes/no entry) is shown as that one.
+    serializer = next(_ENTRY_SERIALIZERS[c] for c in type(entry).__mro__ if c in _ENTRY_SERIALIZERS)
+    return dict(serializer(entry).data)
 
 
 class QuestionEntryField(serializers.Field):
@@ -184,20 +199,31 @@ class SurveyEstimatesOut(serializers.Serializer):
     questions = serializers.ListField(child=QuestionEntryField())
     group_by = serializers.CharField(allow_null=True)
     groups = GroupOut(many=True, allow_null=True)
+    poststratified_by = serializers.CharField(allow_null=True)
+    shares = serializers.DictField(child=serializers.FloatField(), allow_null=True)
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         body = dict(super().to_representation(instance))
         if body.get("group_by") is None:
             body.pop("group_by", None)
             body.pop("groups", None)
+        if body.get("poststratified_by") is None:
+            body.pop("poststratified_by", None)
+            body.pop("shares", None)
         return body
 
 
 def estimates_body(
-    *, survey: Survey, confidence: Any = 0.95, group_by: str | None = None
+    *,
+    survey: Survey,
+    confidence: Any = 0.95,
+    group_by: str | None = None,
+    poststratify: Poststratification | None = None,
 ) -> dict[str, Any]:
     """The JSON body of GET …/estimates/ for ``survey`` (the selector, then the serializer)."""
-    estimates = survey_estimates(survey=survey, confidence=confidence, group_by=group_by)
+    estimates = survey_estimates(
+        survey=survey, confidence=confidence, group_by=group_by, poststratify=poststratify
+    )
     return dict(SurveyEstimatesOut(estimates).data)
 
 
@@ -208,13 +234,19 @@ ESTIMATE_COLUMNS = [
     "epsilon",
     "design", "confidence", "n", "reported_yes", "reported_yes_rate", "reported",
     "reported_rate", "count", "share", "mean", "estimate", "estimate_unclipped", "std_error",
-    "ci_low", "ci_high",
+    "ci_low", "ci_high", "poststratified_by", "shares",
 ]  # fmt: skip
 # Written as text cells (deniable.csv_cells: "'" + the exact text); every other column is a
 # number.
 ESTIMATE_TEXT_COLUMNS = frozenset(
-    {"survey", "group_by", "group", "key", "kind", "option", "design"}
-)
+    {"survey", "group_by", "group", "key", "kind", "option", "design", "poststratified_by",
+     "shares"}
+)  # fmt: skip
+
+
+def _shares_cell(shares: Mapping[str, Any] | None) -> str:
+    """The weights W_h of a post-stratified row, ``<option>=<share>`` separated by spaces."""
+    return " ".join(f"{option}={share:.12g}" for option, share in (shares or {}).items())
 
 
 def _design_cell(design: Mapping[str, Any] | None) -> str:
@@ -295,6 +327,8 @@ def _estimate_rows(body: Mapping[str, Any]) -> Iterator[list[Any]]:
                 "design": _design_cell(q["design"]),
                 "confidence": body["confidence"],
                 "n": q["n"],
+                "poststratified_by": body.get("poststratified_by", ""),
+                "shares": _shares_cell(body.get("shares")),
             }
             for row in _question_rows(base, q):
                 row.update({k: base[k] for k in ("design", "group")})
@@ -307,8 +341,13 @@ def estimates_table(body: Mapping[str, Any]) -> CSVTable:
     return CSVTable(header=ESTIMATE_COLUMNS, rows=list(_estimate_rows(body)))
 
 
-def estimates_filename(slug: str, group_by: str | None, fmt: str) -> str:
-    """Distinct names: ``<slug>-estimates.csv`` and ``<slug>-estimates-by-<group>.csv`` (a
-    browser would otherwise save a grouped download over an ungrouped one, or as ``(1)``)."""
+def estimates_filename(
+    slug: str, group_by: str | None, fmt: str, poststratified_by: str | None = None
+) -> str:
+    """Distinct names: ``<slug>-estimates.csv``, ``<slug>-estimates-by-<group>.csv`` and
+    ``<slug>-estimates-weighted-by-<key>.csv`` (a browser would otherwise save one over another,
+    or as ``(1)``)."""
     group = f"-by-{slugify(group_by)}" if group_by else ""
+    if poststratified_by:
+        group += f"-weighted-by-{slugify(poststratified_by)}"
     return f"{slugify(slug)}-estimates{group}.{fmt}"

@@ -27,6 +27,7 @@ from surveys.analysis import joint as joint_analysis
 from surveys.analysis import regression as analysis
 from surveys.api import serializers as s
 from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estimates_table
+from surveys.inputs.poststratify import poststratification
 
 ERRORS_400 = OpenApiResponse(s.FieldErrorsSerializer, description="Invalid input, per field.")
 ERROR_404 = OpenApiResponse(s.ErrorSerializer, description="No such survey (or not yours).")
@@ -55,6 +56,12 @@ class EstimatesView(FormatNegotiationMixin, APIView):
                 OpenApiTypes.STR,
                 description="A multi question (≤ 6 options): adds its joint over option patterns.",
             ),
+            OpenApiParameter(
+                "poststratify", OpenApiTypes.STR, description="A category question to weight by."
+            ),
+            OpenApiParameter(
+                "shares", OpenApiTypes.STR, description="With poststratify: <option>:<share>,…"
+            ),
             FORMAT,
             DOWNLOAD,
         ],
@@ -77,10 +84,12 @@ class EstimatesView(FormatNegotiationMixin, APIView):
             joint_analysis.joint_question(survey, joint_key)  # a bad key is a 400 before the work
             if fmt == "csv":
                 raise InvalidInput.single("joint", "The joint is in the JSON body only.")
+        weighting = poststratification(request.query_params, list(survey.questions.all()))
         estimates = selectors.survey_estimates(
             survey=survey,
             confidence=request.query_params.get("confidence", 0.95),
             group_by=group_by,
+            poststratify=weighting,
         )
         body = dict(SurveyEstimatesOut(estimates).data)
         if compare:  # docs/analysis.md: differences and tests across the groups
@@ -89,7 +98,7 @@ class EstimatesView(FormatNegotiationMixin, APIView):
             body["joint"] = joint_analysis.joint_body(
                 survey, joint_key, confidence=body["confidence"]
             )
-        name = estimates_filename(slug, estimates.group_by, fmt)
+        name = estimates_filename(slug, estimates.group_by, fmt, estimates.poststratified_by)
         if fmt == "csv":
             return attachment(Response(estimates_table(body)), name)
         response = Response(body)

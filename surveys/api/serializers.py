@@ -273,6 +273,8 @@ class EstimatesSerializer(serializers.Serializer):
     questions = QuestionEstimateSerializer(many=True)
     group_by = serializers.CharField(required=False)
     groups = GroupEstimateSerializer(many=True, required=False)
+    poststratified_by = serializers.CharField(required=False)
+    shares = serializers.DictField(child=serializers.FloatField(), required=False)
 
 
 class ExportSerializer(serializers.Serializer):

@@ -176,6 +176,7 @@ class RegressionQuery:
     outcome: str
     predictors: tuple[str, ...]
     confidence: float
+    family: str = "logistic"
 
 
 @dataclass(frozen=True)
@@ -221,3 +222,16 @@ class RegressionPowerRequest:
     alpha: float
     power: float | None
     n: int | None
+
+
+@dataclass(frozen=True)
+class Poststratification:
+    """``?poststratify=<key>&shares=…`` (docs/analysis.md#post-stratification): a direct
+    category question's key and each of its options' population share W_h, in the question's
+    option order, divided by their sum (which was 1 within the stated tolerance)."""
+
+    key: str
+    shares: tuple[tuple[str, float], ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"key": self.key, "shares": dict(self.shares)}

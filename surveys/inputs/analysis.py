@@ -23,6 +23,8 @@ from surveys.kinds import stored_kind_choices
 from surveys.kinds._definitions import definition_kind, randomized_stored_kinds
 
 MAX_PREDICTORS = 12
+#: ``family`` of ``GET …/regression/`` (docs/analysis.md): the outcome's model.
+REGRESSION_FAMILIES = ("logistic", "linear")
 MAX_N = 10**9
 PROBABILITY_MESSAGE = "Must lie strictly between 0 and 1."
 #: A power test's significance level: 1 − a confidence level (surveys/analysis/confidence.py).
@@ -42,6 +44,16 @@ class RegressionQuerySerializer(serializers.Serializer):
         required=False, allow_blank=True, default="", help_text="Comma-separated keys."
     )
     confidence = serializers.CharField(required=False, default="0.95")
+    family = serializers.CharField(
+        required=False,
+        default="logistic",
+        help_text="logistic (a randomized yes/no outcome) or linear (a number outcome).",
+    )
+
+    def validate_family(self, value: str) -> str:
+        if value not in REGRESSION_FAMILIES:
+            raise serializers.ValidationError(f"One of: {', '.join(REGRESSION_FAMILIES)}.")
+        return value
 
     def validate_predictors(self, value: str) -> tuple[str, ...]:
         keys = tuple(item.strip() for item in value.split(",") if item.strip())
@@ -62,13 +74,14 @@ class RegressionQuerySerializer(serializers.Serializer):
             outcome=attrs["outcome"],
             predictors=attrs["predictors"],
             confidence=attrs["confidence"],
+            family=attrs["family"],
         )
 
 
 def regression_query(data: Any) -> RegressionQuery:
     """A regression query (``request.query_params`` or a plain mapping), validated (raises
     ``InvalidInput`` naming the field)."""
-    fields = ("outcome", "predictors", "confidence")
+    fields = ("outcome", "predictors", "confidence", "family")
     plain = {name: data[name] for name in fields if data.get(name) is not None}
     return validate_input(RegressionQuerySerializer, plain, RegressionQuery)
 

@@ -4,7 +4,7 @@ here imports the models, so the kind modules can build them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -28,6 +28,8 @@ class QuestionHeader:
     kind: str
     epsilon: float | None
     design: dict[str, Any] | None
+    #: The design's goodness of fit (``QuestionKind.fit``); None where the design has none.
+    fit: dict[str, Any] | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)

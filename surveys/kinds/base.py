@@ -81,6 +81,8 @@ class QuestionKind:
     comparison: ClassVar[str | None] = None
     #: A regression predictor (answered directly): dummy-coded when it has options.
     predictor: ClassVar[bool] = False
+    #: The outcome of a linear regression (``family=linear``: a number answered directly).
+    linear_outcome: ClassVar[bool] = False
     #: The power calculator plans it (one parameter; a multi question's options are yes/no).
     power_planning: ClassVar[bool] = False
 
@@ -91,6 +93,20 @@ class QuestionKind:
     def design_notes(self) -> dict[str, Any]:
         """What the design preview adds for this kind (e.g. an assumption ε rests on)."""
         return {}
+
+    def design_preview(
+        self,
+        design: Any,
+        *,
+        planned_n: int,
+        prior: float | None,
+        confidence: float,
+        half_width: float,
+    ) -> dict[str, Any] | None:
+        """The builder's preview of a design this kind states itself (a grouped design: its
+        group ε and per-group planning); None: the one-report preview
+        (``surveys.definitions.question_designs.design_preview``)."""
+        return None
 
     def default_design_spec(self) -> dict[str, Any] | None:
         """The design spec a question of this kind gets when it gives none (None: direct)."""
@@ -122,6 +138,24 @@ class QuestionKind:
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         """Its typed estimate (a ``surveys.selectors.estimates`` entry) from its counts."""
         raise NotImplementedError
+
+    def fit(self, question: Any, counts: QuestionCounts) -> dict[str, Any] | None:
+        """Its design's goodness of fit (docs/analysis.md#goodness-of-fit): the API's ``fit``
+        object ``{"statistic", "value", "df", "p_value", "note"}``, or None where the design
+        has no test (the default)."""
+        return None
+
+    def compare_groups(
+        self, question: Any, entries: Sequence[tuple[str, Mapping[str, Any]]], confidence: float
+    ) -> dict[str, Any] | None:
+        """Its own group comparison (``surveys.analysis.regression.add_comparisons``) from each
+        shown group's estimate entry (the API's JSON), or None: compared by :attr:`comparison`
+        (the default)."""
+        return None
+
+    def fit_reason(self) -> str:
+        """What a rejected fit means for its design, in words (translated; the dashboard)."""
+        return ""
 
     def export_columns(self, question: QuestionLike) -> list[tuple[str, str]]:
         """(column, column type) of its export columns (its key by default)."""

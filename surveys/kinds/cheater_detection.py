@@ -5,6 +5,7 @@ design (stored data and the API contract unchanged)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -15,9 +16,10 @@ from rest_framework import serializers
 
 from dpcore.central.release_parts import CheaterPart, ReleasePart
 from dpcore.local import cheater as rr_cheater
+from dpcore.local import compare
 from surveys.definitions import physical
 from surveys.definitions.specs import Answer
-from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
+from surveys.kinds import _chart_rows, _deniability, _fields, _fit, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import (
@@ -134,6 +136,47 @@ class CheaterDetectionKind(QuestionKind):
             honest_no=estimate_fields(est.honest_no),
             at_boundary=bool(est.at_boundary),
             groups=tuple({"group": i + 1, "n": n[i], "reported_yes": yes[i]} for i in range(2)),
+        )
+
+    def fit(self, question: Any, counts: QuestionCounts) -> dict[str, Any] | None:
+        """G² of π, β, γ ≥ 0 against the unconstrained fit (exactly identified: only the simplex
+        can be contradicted; ``dpcore.local.cheater.fit_cheater_detection``)."""
+        cells = counts.cells
+        result = rr_cheater.fit_cheater_detection(
+            counts.design,
+            n=[cells[f"g{i}_yes"] + cells[f"g{i}_no"] for i in (1, 2)],
+            reported_yes=[cells[f"g{i}_yes"] for i in (1, 2)],
+        )
+        return _fit.fit_body(result, "π, β, γ ≥ 0 (honest yes, honest no, cheaters)")
+
+    def compare_groups(
+        self, question: Any, entries: Sequence[tuple[str, Mapping[str, Any]]], confidence: float
+    ) -> dict[str, Any] | None:
+        """π and γ across the groups of a breakdown (docs/analysis.md#comparisons): per parameter
+        the Wald test of equality (χ² on G − 1 df) of the unbiased moment estimates and their
+        SEs, and each group's difference from the first with an estimate (Holm over groups)."""
+        tests, rows, reference = [], [], None
+        for name in ("honest_yes", "cheaters"):
+            values = [(g, e[name]["estimate_unclipped"], e[name]["std_error"]) for g, e in entries]
+            test = compare.wald_equality([(v, se) for _, v, se in values])
+            tests.append({"parameter": name, **dataclasses.asdict(test)})
+            reference, diffs = compare.estimate_differences(values, confidence=confidence)
+            rows += [{**dataclasses.asdict(d), "parameter": name} for d in diffs]
+        return {
+            "reference": reference,
+            "test": "equal_parameters_wald",
+            "statistic": None,
+            "df": None,
+            "p_value": None,
+            "tests": tests,
+            "differences": rows,
+        }
+
+    def fit_reason(self) -> str:
+        return _(
+            "no mix of honest YES, honest NO and cheaters (who say NO whatever the device says) "
+            "gives the two groups' shares of YES. Perhaps some respondents say YES whatever the "
+            "device says, or did not follow their group's device."
         )
 
     def export_columns(self, question: QuestionLike) -> list[tuple[str, str]]:

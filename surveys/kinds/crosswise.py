@@ -14,13 +14,14 @@ from django.utils.translation import gettext_lazy
 
 from dpcore import local as rr
 from dpcore.central.release_parts import ReleasePart
+from dpcore.local import fit as rr_fit
 from surveys.definitions.crosswise_statements import (
     RESPONDENTS_BY_LANGUAGE_NOTE,
     crosswise_statements,
 )
 from surveys.definitions.innocuous import CROSSWISE_ASSUMPTION, CROSSWISE_RESEARCHER_ASSUMPTION
 from surveys.definitions.specs import Answer
-from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
+from surveys.kinds import _chart_rows, _deniability, _fields, _fit, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds import _xlsform as xls
 from surveys.kinds._data import (
@@ -99,6 +100,21 @@ class CrosswiseKind(QuestionKind):
 
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         return binary_estimate(question, counts)
+
+    def fit(self, question: Any, counts: QuestionCounts) -> dict[str, Any] | None:
+        """G² of 0 ≤ π ≤ 1 against the unconstrained fit (one group, one parameter: only the
+        range of P(SAME) can be contradicted; ``dpcore.local.fit.binary_fit``)."""
+        yes, no = counts.cells["yes"], counts.cells["no"]
+        design = counts.design
+        result = rr_fit.binary_fit(yes=yes, n=yes + no, c=design.c, d=design.d)
+        return _fit.fit_body(result, "0 ≤ π ≤ 1 (P(SAME) between p and 1 − p)")
+
+    def fit_reason(self) -> str:
+        return _(
+            "the share answering SAME is outside what any prevalence can give with the "
+            "innocuous statement's prevalence. Perhaps that prevalence is wrong for these "
+            "respondents, or some answered without following the instructions."
+        )
 
     def export_cells(self, key: str, value: Any) -> dict[str, Any]:
         return {key: int(value)}

@@ -32,6 +32,7 @@ class NumberKind(QuestionKind):
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
     predictor: ClassVar[bool] = True
+    linear_outcome: ClassVar[bool] = True
 
     has_bounds: ClassVar[bool] = True
     may_be_integer: ClassVar[bool] = True

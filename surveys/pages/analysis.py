@@ -1,5 +1,6 @@
 """The dashboard's analysis panels (server-rendered, no JavaScript needed): the regression
-picker with its coefficient table and odds-ratio chart, and the comparisons under the cross-tab.
+picker (logistic, or linear for a number outcome) with its coefficient table and odds-ratio
+chart (logistic only), and the comparisons under the cross-tab.
 
 ``surveys.pages.dashboard`` calls :func:`regression_context` (the analysis section) and
 :func:`comparisons` (the results section); the numbers come from
@@ -74,21 +75,26 @@ def _or_chart(body: dict[str, Any]) -> dict[str, Any] | None:
 def _regression(request: HttpRequest, survey: Survey) -> dict[str, Any]:
     outcome = request.GET.get("outcome")
     predictors = [p for p in request.GET.getlist("predictors") if p]
-    ctx: dict[str, Any] = {"outcome": outcome, "predictors": predictors}
+    family = request.GET.get("family") or "logistic"
+    ctx: dict[str, Any] = {"outcome": outcome, "predictors": predictors, "family": family}
     if not outcome:
         return ctx
+    picked = {"outcome": outcome, "predictors": ",".join(predictors), "family": family}
     try:
-        wanted = regression_query({"outcome": outcome, "predictors": ",".join(predictors)})
+        wanted = regression_query(picked)
         body = analysis.survey_regression(
             survey=survey,
             outcome=wanted.outcome,
             predictors=wanted.predictors,
             confidence=wanted.confidence,
+            family=wanted.family,
         )
     except InvalidInput as exc:
         ctx["errors"] = [f"{field}: {' '.join(msgs)}" for field, msgs in exc.errors.items()]
         return ctx
-    query = urlencode({"outcome": outcome, "predictors": ",".join(predictors), "format": "csv"})
+    if family == "logistic":  # the default: the CSV link as before
+        del picked["family"]
+    query = urlencode({**picked, "format": "csv"})
     ctx.update(
         body=body,
         chart=_or_chart(body),
@@ -148,12 +154,15 @@ def _comparisons(estimates: SurveyEstimates, survey: Survey) -> list[dict[str, A
         ]
         # A choice's or multi's differences are per option (the table has an Option column).
         per_option = any("option" in d for d in comparison["differences"])
+        # Cheating detection's are per parameter (π, γ): the same column, named Parameter.
+        per_parameter = any("parameter" in d for d in comparison["differences"])
         out.append(
             {
                 "key": q["key"],
                 "text": q["text"],
                 "kind": q["kind"],
-                "per_option": per_option,
+                "per_option": per_option or per_parameter,
+                "column": "Parameter" if per_parameter else "Option",
                 **comparison,
             }
         )
@@ -165,12 +174,19 @@ def regression_context(
 ) -> dict[str, Any]:
     """The analysis section's context (``surveys.pages.dashboard``): the regression picker and,
     once an outcome is chosen, its fit."""
+    randomized = [q for q in questions if kind_of(q).regression_outcome and analysis.is_linear(q)]
+    numbers = [q for q in questions if kind_of(q).linear_outcome]
+    direct = [q for q in questions if kind_of(q).regression_predictor]
     return {
         "regression": _regression(request, survey),
-        "regression_outcomes": [
-            q for q in questions if kind_of(q).regression_outcome and analysis.is_linear(q)
-        ],
-        "regression_predictors": [q for q in questions if kind_of(q).regression_predictor],
+        "regression_outcomes": randomized,
+        "regression_predictors": direct,
+        # family=linear (docs/analysis.md#linear-regression): a number outcome, and randomized
+        # yes/no questions among the predictors.
+        "regression_linear_outcomes": numbers,
+        "regression_latent_predictors": randomized,
+        "regression_available": bool(randomized and direct)
+        or bool(numbers and (randomized or len(direct) > 1)),
         "correlation": _correlation(request, survey),
         "joint": _joint(request, survey),
         "joint_questions": [q for q in questions if joint_analysis.joint_allowed(q)],

@@ -14,21 +14,26 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
+from deniable.errors import InvalidInput
 from surveys.analysis.export import shuffled_file
+from surveys.inputs.poststratify import poststratification, shares_text
 from surveys.kinds import kind_of
+from surveys.kinds._fit import fit_warnings
 from surveys.models import Question, Survey
 from surveys.pages import analysis as analysis_pages
 from surveys.pages import charts
 from surveys.pages.researcher import survey_or_404
 from surveys.selectors import survey_collaborators, survey_estimates
+from surveys.services import survey_population_shares_set
 from surveys.webhooks.selectors import webhooks_with_history
 
 RELEASES_TEMPLATE = "privacy/_releases.html"
@@ -79,6 +84,64 @@ def _base(request: HttpRequest, survey: Survey, section: str) -> dict[str, Any]:
         "is_owner": role == "owner",
         "respond_url": request.build_absolute_uri(reverse("respond", args=[survey.slug])),
     }
+
+
+def _weighted(survey: Survey, questions: list[Question]) -> dict[str, Any]:
+    """The stored population shares, the form's values and the post-stratified rows beside the
+    raw ones (docs/analysis.md#post-stratification); a stored setting that no longer holds (a
+    suppressed group, a changed draft) is shown as its error, never a 500."""
+    stored = survey.population_shares or {}
+    out: dict[str, Any] = {
+        "weighting_key": stored.get("key", ""),
+        "weighting_shares": shares_text(stored.get("shares") or {}),
+    }
+    if not stored:
+        return out
+    try:
+        spec = poststratification(
+            {"poststratify": stored.get("key"), "shares": stored.get("shares")}, questions
+        )
+        if spec is not None:  # in the question's option order (jsonb keeps its own key order)
+            out["weighting_shares"] = shares_text(dict(spec.shares))
+        weighted = survey_estimates(survey=survey, poststratify=spec)
+    except InvalidInput as exc:
+        out["weighting_error"] = " ".join(m for ms in exc.errors.values() for m in ms)
+        return out
+    if spec is not None:
+        query = urlencode({"poststratify": spec.key, "shares": shares_text(dict(spec.shares))})
+        out["weighted_rows"] = charts.estimate_rows(weighted.questions)
+        out["weighted_by"] = next(q for q in questions if q.key == spec.key)
+        out["weighted_shares"] = [(o, 100.0 * w) for o, w in spec.shares]
+        estimates = reverse("api-survey-estimates", args=[survey.slug])
+        out["weighted_csv"] = f"{estimates}?{query}&format=csv"
+        out["weighted_json"] = f"{estimates}?{query}&download=1"
+    return out
+
+
+@login_required
+@require_POST
+def survey_population_shares_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """Store the population shares (or clear them: ``clear``), by the API's serializer. Groups
+    still too small are not refused here: the shares are usually known before the data, and the
+    page says why no weighted figures are shown until every weighted group has k respondents."""
+    survey = survey_or_404(request, slug, "edit")
+    back = reverse("survey-results", args=[survey.slug]) + "#weighting"
+    if request.POST.get("clear"):
+        survey_population_shares_set(survey=survey, weighting=None)
+        messages.success(request, "The population shares are removed.")
+        return redirect(back)
+    data = {name: request.POST.get(name, "").strip() for name in ("poststratify", "shares")}
+    try:
+        spec = poststratification(data, list(survey.questions.all()))
+        if spec is None:
+            raise InvalidInput.single("poststratify", "Choose a question and give its shares.")
+    except InvalidInput as exc:
+        words = "; ".join(f"{field}: {' '.join(ms)}" for field, ms in exc.errors.items())
+        messages.error(request, f"Population shares not saved — {words}")
+        return redirect(back)
+    survey_population_shares_set(survey=survey, weighting=spec)
+    messages.success(request, "Population shares saved: weighted estimates are shown.")
+    return redirect(back)
 
 
 def _downloads(survey: Survey, group_by: str | None) -> dict[str, str]:
@@ -134,6 +197,7 @@ def _results(request: HttpRequest, survey: Survey) -> dict[str, Any]:
     if group_by not in [q.key for q in category_questions]:
         group_by = None
     estimates = survey_estimates(survey=survey, group_by=group_by)
+    by_key = {q.key: q for q in questions}
     rows = charts.estimate_rows(estimates.questions)
     crosstab = charts.crosstab(estimates, group_by)
     return {
@@ -151,7 +215,10 @@ def _results(request: HttpRequest, survey: Survey) -> dict[str, Any]:
         "shuffled": shuffled_file(survey),
         "crosswise_notes": crosswise_notes(survey, questions),
         "any_at_boundary": any(r.get("at_boundary") for r in rows),
+        # docs/analysis.md#goodness-of-fit: where the answers contradict the design (p < 0.05).
+        "fit_warnings": fit_warnings(estimates.questions, lambda key: kind_of(by_key[key])),
         "comparisons": analysis_pages.comparisons(estimates, survey, group_by),
+        **_weighted(survey, questions),
     }
 
 

@@ -3,13 +3,16 @@ into the JSON body of GET …/estimates/ and its CSV; the researcher page render
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from deniable.errors import InvalidInput
 from surveys.analysis.confidence import CONFIDENCE_MESSAGE, confidence_or_none
+from surveys.analysis.poststratify import Strata, poststratify_entries
 from surveys.definitions import question_designs as designs
+from surveys.definitions.specs import Poststratification
 from surveys.kinds import kind_of
 from surveys.kinds._data import QuestionCounts
 from surveys.kinds._estimates import (  # re-exported: the typed values each kind returns
@@ -90,6 +93,8 @@ class SurveyEstimates:
     questions: tuple[QuestionEstimate, ...]
     group_by: str | None = None
     groups: tuple[GroupEstimates, ...] | None = None
+    poststratified_by: str | None = None
+    shares: dict[str, float] | None = None
 
 
 def validate_confidence(value: Any) -> float:
@@ -146,20 +151,63 @@ def _entries(
             design=designs.question_design(q),
             epsilon_per_option=designs.option_epsilon(q),
         )
-        out.append(kind_of(q).estimate(q, counts))
+        kind = kind_of(q)
+        entry = kind.estimate(q, counts)
+        fit = kind.fit(q, counts)  # docs/analysis.md#goodness-of-fit (None: no test)
+        out.append(entry if fit is None else dataclasses.replace(entry, fit=fit))
     return tuple(out)
 
 
+def _strata(
+    sums: dict[Any, Any],
+    questions: Sequence[Question],
+    spec: Poststratification,
+    confidence: float,
+) -> Strata:
+    """Each stratum with a positive share: its weight and its estimates, as ``group_by`` gives
+    them. A stratum ``group_by`` suppresses (fewer than k published respondents) is refused, so
+    post-stratifying discloses nothing ``group_by`` does not (its count is not told either)."""
+    k = estimate_batch()
+    weights, entries = [], []
+    for option, weight in spec.shares:
+        if weight == 0.0:
+            continue
+        n_h, c_h, s_h = counts_from(sums, questions, option, skip_key=spec.key)
+        if n_h < k:
+            raise InvalidInput.single(
+                "shares",
+                f"Group {option!r} of {spec.key!r} has fewer than {k} published respondents "
+                "(group_by suppresses it), so it cannot be weighted: give it share 0 or wait "
+                "for more responses.",
+            )
+        weights.append(weight)
+        entries.append({e.key: e for e in _entries(questions, c_h, s_h, confidence)})
+    return Strata(weights=tuple(weights), entries=tuple(entries), confidence=confidence)
+
+
 def survey_estimates(
-    *, survey: Survey, confidence: Any = 0.95, group_by: str | None = None
+    *,
+    survey: Survey,
+    confidence: Any = 0.95,
+    group_by: str | None = None,
+    poststratify: Poststratification | None = None,
 ) -> SurveyEstimates:
     """Estimates debiased by ``dpcore.local`` (docs/api.md#estimates), from one aggregate query over
-    the tallies; with ``group_by`` the same query also returns every group's cells."""
+    the tallies; with ``group_by`` the same query also returns every group's cells. With
+    ``poststratify`` (validated by ``surveys.inputs.poststratify``) each question's figures are
+    post-stratified over that question's groups (docs/analysis.md#post-stratification)."""
     confidence = validate_confidence(confidence)
     questions = questions_of(survey)
+    if poststratify is not None and group_by:
+        raise InvalidInput.single("poststratify", "Cannot be combined with group_by.")
     group_q = group_question(questions, group_by)
-    sums = tally_sums(survey, questions, group_q.key if group_q else None)
+    slice_key = poststratify.key if poststratify is not None else None
+    sums = tally_sums(survey, questions, group_q.key if group_q else slice_key)
     respondents, cells, numbers = counts_from(sums, questions, None)
+    entries = _entries(questions, cells, numbers, confidence)
+    if poststratify is not None:
+        strata = _strata(sums, questions, poststratify, confidence)
+        entries = poststratify_entries(entries, strata)
     groups = None
     if group_q is not None:
         groups = []
@@ -180,7 +228,9 @@ def survey_estimates(
         estimate_batch=estimate_batch(),
         confidence=confidence,
         epsilon_local_total=designs.epsilon_local_total(questions),
-        questions=_entries(questions, cells, numbers, confidence),
+        questions=entries,
         group_by=group_q.key if group_q is not None else None,
         groups=tuple(groups) if groups is not None else None,
+        poststratified_by=slice_key,
+        shares=dict(poststratify.shares) if poststratify is not None else None,
     )

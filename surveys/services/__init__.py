@@ -60,6 +60,7 @@ from surveys.services.surveys import (
     survey_close,
     survey_create,
     survey_open,
+    survey_population_shares_set,
     survey_update,
 )
 
@@ -92,6 +93,7 @@ __all__ = [
     "survey_delete",
     "survey_duplicate",
     "survey_open",
+    "survey_population_shares_set",
     "survey_unarchive",
     "survey_update",
 ]

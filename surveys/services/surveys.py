@@ -26,6 +26,7 @@ from surveys.definitions.specs import (
     MIN_OPTIONS,
     SLUG_MAX,
     TITLE_MAX,
+    Poststratification,
     QuestionSpec,
     SurveyChanges,
 )
@@ -41,6 +42,7 @@ __all__ = [  # the limits, re-exported where callers have always found them
     "survey_close",
     "survey_create",
     "survey_open",
+    "survey_population_shares_set",
     "survey_update",
 ]
 
@@ -185,6 +187,20 @@ def survey_update(*, survey: Survey, changes: SurveyChanges) -> Survey:
         if errors:
             raise InvalidInput(errors)
     survey.refresh_from_db()  # by pk: a new slug is read back too
+    return survey
+
+
+@audited.records("survey.update", detail=audited.population_shares)
+def survey_population_shares_set(*, survey: Survey, weighting: Poststratification | None) -> Survey:
+    """Store (or, with None, clear) the population shares the dashboard post-stratifies by
+    (docs/analysis.md#post-stratification). An analysis setting, not the survey's design, so
+    open and closed surveys take it too; ``weighting`` is validated by
+    :mod:`surveys.inputs.poststratify` against the survey's questions."""
+    with transaction.atomic():
+        locked = Survey.objects.select_for_update().get(pk=survey.pk)
+        locked.population_shares = weighting.as_json() if weighting is not None else {}
+        locked.save(update_fields=["population_shares"])
+    survey.population_shares = locked.population_shares
     return survey
 
 

@@ -11,6 +11,7 @@ import pytest
 from surveys.services import submission_create
 from tests.e2e.axe import axe_violations, format_violations
 from tests.e2e.test_researcher_pages import QUESTIONS, make_survey, researcher_page
+from testsupport import factories
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -83,4 +84,33 @@ def test_builder_shows_live_power(live_server, new_page):
     assert power.inner_text() != first
     page.select_option("#power-test", "one_sample")
     power.filter(has_text="respondents for").wait_for()
+    assert problems.messages == []
+
+
+def test_cheater_fit_warning_and_wald_comparison_on_the_dashboard(live_server, new_page):
+    """Issue 26.5 and 26.7: a cheating-detection question whose answers lie outside the model's
+    region gets the plain-language warning; by age, π and γ are compared by Wald tests."""
+    from tests.e2e.test_researcher_pages import PASSWORD
+    from tests.surveys.cheater.support import BODY
+
+    survey = factories.make_campus_survey(BODY["questions"], username="rita", password=PASSWORD)
+    # λ̂ = (¾, ¼) overall: this design needs λ₂ ≥ λ₁, so no (π, β, γ) fits (G² ≈ 21).
+    for age, (yes1, yes2) in {"young": (8, 2), "old": (7, 3)}.items():
+        for group, yes in ((1, yes1), (2, yes2)):
+            for i in range(10):
+                factories.submission_create(
+                    survey=survey,
+                    submission_id=str(uuid.uuid4()),
+                    randomizer="browser",
+                    answers={"cdm": {"group": group, "report": i < yes}, "age": age},
+                )
+    page, problems = researcher_page(
+        new_page, live_server, f"/surveys/{survey.slug}/results/?group_by=age"
+    )
+    warning = page.locator("#fit-warnings [data-key=cdm]")
+    assert "contradict this design's assumptions" in warning.inner_text()
+    assert "Wald test of equality" in page.locator("#comparisons [data-key=cdm]").inner_text()
+    page.locator("#comparisons").screenshot(path="/tmp/shots-dashboard/e2e-cheater-wald-1280.png")
+    violations = [v for v in axe_violations(page) if v["impact"] in ("serious", "critical")]
+    assert violations == [], format_violations(violations)
     assert problems.messages == []

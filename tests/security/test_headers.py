@@ -277,6 +277,8 @@ NOT_PAGES = {
     "survey-archive",
     "survey-unarchive",
     "survey-slug",
+    # The results page's population-shares form: a POST that redirects back to the results.
+    "survey-population-shares",
     "survey-share",
     "survey-unshare",
     "healthz",

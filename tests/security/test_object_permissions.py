@@ -71,6 +71,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "survey-share": {"username": "carol", "role": "editor"},
     "survey-unshare": {"username": "vera"},
     "survey-slug": {"slug": "hijacked-slug"},
+    "survey-population-shares": {"poststratify": "age", "shares": "young:0.5,old:0.5"},
     "api-survey-webhooks": {"url": "https://example.org/hook"},
 }
 
@@ -342,6 +343,7 @@ NEED: dict[tuple[str, str], str] = {
     ("survey-invitations-revoke", "post"): "edit",
     ("survey-duplicate", "post"): "edit",
     ("survey-slug", "post"): "edit",
+    ("survey-population-shares", "post"): "edit",  # docs/analysis.md#post-stratification
     ("survey-archive", "post"): "own",
     ("survey-unarchive", "post"): "own",
     ("survey-delete", "get"): "own",

@@ -57,6 +57,8 @@ def test_k_rr_for_few_options_oue_for_many(api, k, name) -> None:
         ({"epsilon": 0}, "epsilon"),
         ({"epsilon": -1}, "epsilon"),
         ({"epsilon": 10.5}, "epsilon"),
+        # Found by schemathesis (a 500): so small that no design's two probabilities differ.
+        ({"epsilon": 5e-324, "options": 2, "n": 1}, "epsilon"),
         ({"epsilon": "x"}, "epsilon"),
         ({"n": 0}, "n"),
         ({"confidence": 1.0}, "confidence"),

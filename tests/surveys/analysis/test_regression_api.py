@@ -85,7 +85,8 @@ def test_csv(api, loaded) -> None:
         ("?outcome=age&predictors=hours", "outcome"),
         ("?outcome=coin&predictors=coin", "predictors"),
         ("?outcome=coin&predictors=nope", "predictors"),
-        ("?outcome=coin&predictors=mirror", "predictors"),
+        ("?outcome=coin&predictors=party", "predictors"),  # a choice question (mirror, a
+        # randomized yes/no, is a predictor since issue 26 item 2: test_latent_logistic)
         ("?outcome=coin&predictors=age,age", "predictors"),
         ("?outcome=coin&predictors=age&confidence=2", "confidence"),
         ("?outcome=coin&predictors=age&format=xml", "format"),

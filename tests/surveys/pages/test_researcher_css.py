@@ -22,6 +22,7 @@ TEMPLATES = [
         "builder.html",
         "_estimates_table.html",
         "_crosstab.html",
+        "_weighting.html",
         "delete.html",
     )
 ] + [ROOT / "templates" / "privacy" / "_releases.html"]

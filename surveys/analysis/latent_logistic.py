@@ -1,0 +1,145 @@
+"""``GET …/regression/`` (family logistic) with randomized yes/no predictors
+(docs/analysis.md#randomized-predictors): the outcome's latent trait on direct predictors and on
+the predictors' latent traits, each question through its own design (the math is
+``dpcore.local.latent_logistic``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from deniable.errors import InvalidInput
+from dpcore.local.latent_logistic import MAX_LATENT, LatentLogisticFit, fit_latent_logistic
+from surveys.analysis.regression_rows import LinearData, linear_data
+from surveys.definitions import question_designs as designs
+from surveys.kinds import kind_of
+from surveys.models import Question, Survey
+
+MIN_PER_PARAMETER = 5
+
+
+def is_latent(question: Question) -> bool:
+    """A randomized binary report with one linear model P(yes) = c·π + d."""
+    return kind_of(question).outcome_error(question.key) is None
+
+
+def latent_keys(questions: dict[str, Question], outcome: str, predictors: Sequence[str]) -> bool:
+    """Whether a logistic query names a randomized predictor (this module's fit)."""
+    return any(
+        key != outcome and key in questions and is_latent(questions[key]) for key in predictors
+    )
+
+
+def validate_latent(
+    questions: dict[str, Question], outcome: str, predictors: Sequence[str]
+) -> tuple[Question, list[Question], list[Question]]:
+    """``(outcome, direct, randomized)`` or a 400 naming ``outcome`` or ``predictors``."""
+    out_q = questions.get(outcome)
+    if out_q is None:
+        raise InvalidInput.single("outcome", f"No question with key {outcome!r}.")
+    refused = kind_of(out_q).outcome_error(outcome)
+    if refused is not None:
+        raise InvalidInput.single("outcome", refused)
+    direct: list[Question] = []
+    latent: list[Question] = []
+    for key in predictors:
+        q = questions.get(key)
+        if key == outcome:
+            raise InvalidInput.single("predictors", "The outcome cannot be a predictor.")
+        if q is None:
+            raise InvalidInput.single("predictors", f"No question with key {key!r}.")
+        if kind_of(q).predictor:
+            direct.append(q)
+        elif is_latent(q):
+            latent.append(q)
+        else:
+            raise InvalidInput.single(
+                "predictors",
+                f"{key!r} is {q.kind}: predictors must be category, number, or randomized "
+                "yes/no questions.",
+            )
+    if len(latent) > MAX_LATENT:
+        raise InvalidInput.single(
+            "predictors",
+            f"At most {MAX_LATENT} randomized predictors ({len(latent)} given): each doubles the "
+            f"latent states the fit sums over (2^{MAX_LATENT} = {2**MAX_LATENT}).",
+        )
+    return out_q, direct, latent
+
+
+def latent_logistic_regression(
+    *,
+    survey: Survey,
+    questions: dict[str, Question],
+    outcome: str,
+    predictors: Sequence[str],
+    confidence: float,
+) -> dict[str, Any]:
+    out_q, direct, latent = validate_latent(questions, outcome, predictors)
+    data = linear_data(survey, out_q, direct, latent, reported=True)
+    n = int(sum(data.weight))
+    parameters = len(data.terms) + len(latent) + 2 ** len(latent) - 1
+    need = max(10, MIN_PER_PARAMETER * parameters)
+    if n < need:
+        raise InvalidInput.single(
+            "outcome",
+            f"Too few respondents with the outcome and every predictor answered ({n}; need at "
+            f"least {need} for {parameters} parameters).",
+        )
+    design = designs.question_design(out_q)
+    shapes = [designs.question_design(q) for q in latent]
+    fit = fit_latent_logistic(
+        data.x,
+        data.y,
+        data.reports,
+        c=design.c,
+        d=design.d,
+        predictor_c=[s.c for s in shapes],
+        predictor_d=[s.d for s in shapes],
+        terms=data.terms,
+        latent_terms=data.latent_terms,
+        weight=data.weight,
+        confidence=confidence,
+    )
+    return _body(survey, out_q, latent, fit, data)
+
+
+def _body(
+    survey: Survey,
+    outcome: Question,
+    latent: list[Question],
+    fit: LatentLogisticFit,
+    data: LinearData,
+) -> dict[str, Any]:
+    return {
+        "survey": survey.slug,
+        "outcome": outcome.key,
+        "design": designs.design_description(outcome),
+        "family": "logistic",
+        "n": fit.n,
+        "n_excluded": data.n_excluded,
+        "reference": data.reference,
+        "dropped_levels": data.dropped_levels,
+        "log_likelihood": fit.log_likelihood,
+        "converged": fit.converged,
+        "iterations": fit.iterations,
+        "confidence": fit.confidence,
+        "warnings": list(fit.warnings),
+        "latent": [
+            {"key": q.key, "design": designs.design_description(q), "prevalence": share}
+            for q, share in zip(latent, fit.prevalence, strict=True)
+        ],
+        "coefficients": [
+            {
+                "term": co.term,
+                "estimate": co.estimate,
+                "std_error": co.std_error,
+                "ci_low": co.ci_low,
+                "ci_high": co.ci_high,
+                "z": co.z,
+                "p_value": co.p_value,
+                "odds_ratio": co.odds_ratio,
+            }
+            for co in fit.coefficients
+        ],
+    }

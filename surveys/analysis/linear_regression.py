@@ -1,0 +1,140 @@
+"""``GET …/regression/?family=linear`` (docs/analysis.md#linear-regression): a number outcome on
+direct predictors and randomized yes/no predictors, each of the latter entering as its latent
+trait (the model of ``RRreg::RRlin``; the math is ``dpcore.local.linear_rr``).
+
+The reports are read as they are stored (the server never has a true answer): the fit sums each
+respondent's likelihood over the latent traits its reports may hide, through each question's
+design (P(report yes | trait) = c·trait + d).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from deniable.errors import InvalidInput
+from dpcore.local.linear_rr import MAX_LATENT, LinearFit, fit_linear_rr
+from surveys.analysis.regression_rows import LinearData, linear_data
+from surveys.definitions import question_designs as designs
+from surveys.kinds import kind_of
+from surveys.models import Question, Survey
+
+MIN_PER_PARAMETER = 5  # respondents per fitted parameter below which a fit is refused
+
+
+def _is_latent(question: Question) -> bool:
+    """A randomized binary report with one linear model P(yes) = c·π + d (what a regression
+    outcome must be, and what may enter a linear regression as a latent trait)."""
+    return kind_of(question).outcome_error(question.key) is None
+
+
+def validate_linear(
+    questions: dict[str, Question], outcome: str, predictors: Sequence[str]
+) -> tuple[Question, list[Question], list[Question]]:
+    """``(outcome, direct predictors, randomized predictors)``, or a 400 naming ``outcome`` or
+    ``predictors``."""
+    out_q = questions.get(outcome)
+    if out_q is None:
+        raise InvalidInput.single("outcome", f"No question with key {outcome!r}.")
+    if not kind_of(out_q).linear_outcome:
+        raise InvalidInput.single(
+            "outcome", f"{outcome!r} is {out_q.kind}: with family=linear the outcome is a number."
+        )
+    direct: list[Question] = []
+    latent: list[Question] = []
+    for key in predictors:
+        if key == out_q.key:
+            raise InvalidInput.single("predictors", "The outcome cannot be a predictor.")
+        q = questions.get(key)
+        if q is None:
+            raise InvalidInput.single("predictors", f"No question with key {key!r}.")
+        if kind_of(q).predictor:
+            direct.append(q)
+        elif _is_latent(q):
+            latent.append(q)
+        else:
+            raise InvalidInput.single(
+                "predictors",
+                f"{key!r} is {q.kind}: predictors of a linear regression must be category, "
+                "number, or randomized yes/no questions.",
+            )
+    if len(latent) > MAX_LATENT:
+        raise InvalidInput.single(
+            "predictors",
+            f"At most {MAX_LATENT} randomized predictors ({len(latent)} given): each doubles the "
+            f"latent states the fit sums over (2^{MAX_LATENT} = {2**MAX_LATENT}).",
+        )
+    return out_q, direct, latent
+
+
+def linear_regression(
+    *,
+    survey: Survey,
+    questions: dict[str, Question],
+    outcome: str,
+    predictors: Sequence[str],
+    confidence: float,
+) -> dict[str, Any]:
+    out_q, direct, latent = validate_linear(questions, outcome, predictors)
+    data = linear_data(survey, out_q, direct, latent)
+    n = int(sum(data.weight))
+    parameters = len(data.terms) + len(latent) + 1 + 2 ** len(latent) - 1
+    need = max(10, MIN_PER_PARAMETER * parameters)
+    if n < need:
+        raise InvalidInput.single(
+            "outcome",
+            f"Too few respondents with the outcome and every predictor answered ({n}; need at "
+            f"least {need} for {parameters} parameters).",
+        )
+    shapes = [designs.question_design(q) for q in latent]
+    fit = fit_linear_rr(
+        data.x,
+        data.y,
+        data.reports if latent else [[] for _ in data.y],
+        c=[s.c for s in shapes],
+        d=[s.d for s in shapes],
+        terms=data.terms,
+        latent_terms=data.latent_terms,
+        weight=data.weight,
+        confidence=confidence,
+    )
+    return linear_body(survey, out_q, latent, fit, data)
+
+
+def linear_body(
+    survey: Survey, outcome: Question, latent: list[Question], fit: LinearFit, data: LinearData
+) -> dict[str, Any]:
+    return {
+        "survey": survey.slug,
+        "outcome": outcome.key,
+        "design": None,  # the outcome is answered directly
+        "family": "linear",
+        "n": fit.n,
+        "n_excluded": data.n_excluded,
+        "reference": data.reference,
+        "dropped_levels": data.dropped_levels,
+        "log_likelihood": fit.log_likelihood,
+        "converged": fit.converged,
+        "iterations": fit.iterations,
+        "confidence": fit.confidence,
+        "warnings": list(fit.warnings),
+        "sigma": fit.sigma,
+        "sigma_std_error": fit.sigma_std_error,
+        "latent": [
+            {"key": q.key, "design": designs.design_description(q), "prevalence": share}
+            for q, share in zip(latent, fit.prevalence, strict=True)
+        ],
+        "coefficients": [
+            {
+                "term": co.term,
+                "estimate": co.estimate,
+                "std_error": co.std_error,
+                "ci_low": co.ci_low,
+                "ci_high": co.ci_high,
+                "z": co.z,
+                "p_value": co.p_value,
+                "odds_ratio": None,  # a linear effect
+            }
+            for co in fit.coefficients
+        ],
+    }
