@@ -159,7 +159,8 @@ function updateTotal() {
     const kind = field(card, "kind").value;
     if (!kindOf(kind).randomized) continue;
     const eps = previews.get(card);
-    if (typeof eps === "number") total += eps;
+    if (Number.isFinite(eps))
+      total += eps; // a JSON number, or null: not private
     else unknown = true;
   }
   document.getElementById("total-epsilon").textContent =

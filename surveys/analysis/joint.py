@@ -21,10 +21,7 @@ FIELD = "joint"
 
 def joint_allowed(question: Question) -> bool:
     """Whether ``question`` has a joint (a multi question of at most ``MAX_JOINT_OPTIONS``)."""
-    return (
-        kind_of(question).design_shape == "each_option"
-        and len(question.options) <= joint.MAX_JOINT_OPTIONS
-    )
+    return kind_of(question).design_per_option and len(question.options) <= joint.MAX_JOINT_OPTIONS
 
 
 def joint_question(survey: Survey, key: str) -> Question:
@@ -33,7 +30,7 @@ def joint_question(survey: Survey, key: str) -> Question:
     question = survey.questions.filter(key=key).first()
     if question is None:
         raise InvalidInput.single(FIELD, f"No question with key {key!r}.")
-    if kind_of(question).design_shape != "each_option":
+    if not kind_of(question).design_per_option:
         raise InvalidInput.single(
             FIELD, f"{key!r} is not a multi question (the joint is of a multi-select's options)."
         )

@@ -17,9 +17,10 @@ from dpcore.local import regression_power
 from surveys.definitions import question_designs as designs
 from surveys.definitions.specs import RegressionPowerRequest
 from surveys.kinds._definitions import definition_kind
+from surveys.models import Question
 
 #: The question kind whose designs the regression outcome uses.
-OUTCOME_KIND = "yes_no"
+OUTCOME_KIND = Question.Kind.YES_NO
 METHOD = "wald_expected_information"
 
 

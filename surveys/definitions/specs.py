@@ -217,7 +217,7 @@ class RegressionPowerRequest:
     design: Any
     pi0: float
     odds_ratio: float
-    predictor: str  # "binary" (share of 1s) or "number" (standard normal; OR per SD)
+    predictor: str  # "binary" (share of 1s) or "continuous" (standard normal; OR per SD)
     predictor_share: float | None
     alpha: float
     power: float | None

@@ -210,9 +210,9 @@ class EffectSerializer(serializers.Serializer):
         help_text="The odds ratio of the trait between the predictor's two values (≠ 1 for n).",
     )
     predictor = serializers.ChoiceField(
-        choices=["binary", "number"],
+        choices=["binary", "continuous"],
         default="binary",
-        help_text="binary (give predictor_share) or number (standard normal; OR per SD).",
+        help_text="binary (give predictor_share) or continuous (standard normal; OR per SD).",
     )
     predictor_share = _open_probability(
         required=False,
@@ -229,7 +229,7 @@ class EffectSerializer(serializers.Serializer):
             )
         if not binary and attrs["predictor_share"] is not None:
             raise serializers.ValidationError(
-                {"predictor_share": "Only for a binary predictor (a number one is per SD)."}
+                {"predictor_share": "Only for a binary predictor (a continuous one is per SD)."}
             )
         return attrs
 

@@ -27,7 +27,7 @@ def test_sample_size_and_power(api):
 
 
 def test_number_predictor(api):
-    effect = {"odds_ratio": 1.5, "predictor": "number"}
+    effect = {"odds_ratio": 1.5, "predictor": "continuous"}
     r = api.post(URL, {**BODY, "effect": effect, "power": 0.8}, format="json")
     assert r.status_code == 200, r.content
     want = rp.sample_size(**{**CASE, "odds_ratio": 1.5, "share": None}, target=0.8)
@@ -50,7 +50,7 @@ def test_number_predictor(api):
         (
             {
                 "power": 0.8,
-                "effect": {"odds_ratio": 2, "predictor": "number", "predictor_share": 0.3},
+                "effect": {"odds_ratio": 2, "predictor": "continuous", "predictor_share": 0.3},
             },
             "effect.predictor_share",
         ),
