@@ -159,7 +159,8 @@ function updateTotal() {
     const kind = field(card, "kind").value;
     if (!kindOf(kind).randomized) continue;
     const eps = previews.get(card);
-    if (typeof eps === "number") total += eps;
+    // A preview's ε is a JSON number, or null for a design that is not private.
+    if (Number.isFinite(eps)) total += eps;
     else unknown = true;
   }
   document.getElementById("total-epsilon").textContent =

@@ -17,11 +17,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from deniable.api import json_object_body
+from deniable.errors import InvalidInput
 from deniable.negotiation import FormatNegotiationMixin, attachment
 from surveys import inputs, selectors
+from surveys.analysis import correlation as correlation_api
 from surveys.analysis import power as power_api
 from surveys.analysis import regression as analysis
 from surveys.analysis import regression_jobs as analysis_jobs
+from surveys.analysis import regression_power as regression_power_api
+from surveys.analysis.confidence import CONFIDENCE_MESSAGE, confidence_or_none
 from surveys.analysis.recommend import design_recommend
 from surveys.api.read_views import ERROR_404, ERRORS_400, SLUG
 
@@ -134,6 +138,36 @@ class RegressionView(FormatNegotiationMixin, APIView):
         return Response(body)
 
 
+class CorrelationView(APIView):
+    @extend_schema(
+        parameters=[
+            SLUG,
+            OpenApiParameter("x", OpenApiTypes.STR, description="A yes_no or number question."),
+            OpenApiParameter("y", OpenApiTypes.STR, description="A yes_no or number question."),
+            OpenApiParameter("confidence", OpenApiTypes.DOUBLE, default=0.95),
+        ],
+        responses={200: OpenApiTypes.OBJECT, 400: ERRORS_400, 404: ERROR_404},
+        tags=["analysis"],
+        description=(
+            "Pearson correlation of the true traits behind randomized yes_no reports (with a "
+            "number question or another yes_no), corrected for the designs' misclassification "
+            "(Fox & Tracy 1984; RRreg's RRcor), with a delta-method SE."
+        ),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+        confidence = confidence_or_none(request.query_params.get("confidence", "0.95"))
+        if confidence is None:
+            raise InvalidInput.single("confidence", CONFIDENCE_MESSAGE)
+        body = correlation_api.correlation_body(
+            survey,
+            x=request.query_params.get("x"),
+            y=request.query_params.get("y"),
+            confidence=confidence,
+        )
+        return Response(body)
+
+
 class PowerView(APIView):
     @extend_schema(
         request=inputs.PowerRequestSerializer,
@@ -151,6 +185,23 @@ class PowerView(APIView):
         answer = power_api.power_answer(inputs.power_request(body))
         # The answer is the request object with the missing figure (and the defaults) filled in.
         return Response({**body, **answer})
+
+
+class RegressionPowerView(APIView):
+    @extend_schema(
+        request=inputs.RegressionPowerRequestSerializer,
+        responses={200: OpenApiTypes.OBJECT, 400: ERRORS_400},
+        tags=["designs"],
+        description=(
+            "Power or sample size of the Wald test of a binary predictor's odds ratio on a "
+            "randomized yes/no outcome (the regression's model P(yes) = c·expit(β₀ + β₁x) + d), "
+            "from the expected Fisher information at the hypothesised parameters."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object_body(request)
+        wanted = inputs.regression_power_request(body)
+        return Response({**body, **regression_power_api.regression_power_answer(wanted)})
 
 
 class RecommendView(APIView):

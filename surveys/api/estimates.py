@@ -164,7 +164,10 @@ _ENTRY_SERIALIZERS: dict[type, type[serializers.Serializer]] = {
 
 def entry_body(entry: QuestionEstimate) -> dict[str, Any]:
     """One question's entry as it appears in the JSON body (its fields depend on its kind)."""
-    return dict(_ENTRY_SERIALIZERS[type(entry)](entry).data)
+    # The nearest registered class: a kind's own estimate type that extends one (the unrelated
+    # question with an unknown prevalence: a yes/no entry) is shown as that one.
+    serializer = next(_ENTRY_SERIALIZERS[c] for c in type(entry).__mro__ if c in _ENTRY_SERIALIZERS)
+    return dict(serializer(entry).data)
 
 
 class QuestionEntryField(serializers.Field):

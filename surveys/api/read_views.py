@@ -18,10 +18,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.recording import record
+from deniable.errors import InvalidInput
 from deniable.negotiation import FormatNegotiationMixin, attachment, wants_download
 from deniable.renderers import CSVRenderer, FiniteJSONRenderer
 from surveys import selectors, services
 from surveys.analysis import export, export_labelled
+from surveys.analysis import joint as joint_analysis
 from surveys.analysis import regression as analysis
 from surveys.api import serializers as s
 from surveys.api.estimates import SurveyEstimatesOut, estimates_filename, estimates_table
@@ -50,6 +52,11 @@ class EstimatesView(FormatNegotiationMixin, APIView):
                 "compare", OpenApiTypes.BOOL, description="With group_by: group comparisons."
             ),
             OpenApiParameter(
+                "joint",
+                OpenApiTypes.STR,
+                description="A multi question (≤ 6 options): adds its joint over option patterns.",
+            ),
+            OpenApiParameter(
                 "poststratify", OpenApiTypes.STR, description="A category question to weight by."
             ),
             OpenApiParameter(
@@ -72,6 +79,11 @@ class EstimatesView(FormatNegotiationMixin, APIView):
         fmt = self.negotiated_format(request)
         group_by = request.query_params.get("group_by") or None
         compare = analysis.wants_compare(request.query_params.get("compare"), group_by)
+        joint_key = request.query_params.get("joint") or None
+        if joint_key is not None:
+            joint_analysis.joint_question(survey, joint_key)  # a bad key is a 400 before the work
+            if fmt == "csv":
+                raise InvalidInput.single("joint", "The joint is in the JSON body only.")
         weighting = poststratification(request.query_params, list(survey.questions.all()))
         estimates = selectors.survey_estimates(
             survey=survey,
@@ -82,6 +94,10 @@ class EstimatesView(FormatNegotiationMixin, APIView):
         body = dict(SurveyEstimatesOut(estimates).data)
         if compare:  # docs/analysis.md: differences and tests across the groups
             analysis.add_comparisons(body, survey=survey)
+        if joint_key is not None:  # docs/analysis.md#joint: the multi-select's joint
+            body["joint"] = joint_analysis.joint_body(
+                survey, joint_key, confidence=body["confidence"]
+            )
         name = estimates_filename(slug, estimates.group_by, fmt, estimates.poststratified_by)
         if fmt == "csv":
             return attachment(Response(estimates_table(body)), name)

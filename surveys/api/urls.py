@@ -20,6 +20,11 @@ urlpatterns = [
     path("designs/preview/", views.DesignPreviewView.as_view(), name="api-design-preview"),
     path("designs/power/", analysis_views.PowerView.as_view(), name="api-design-power"),
     path(
+        "designs/power/regression/",
+        analysis_views.RegressionPowerView.as_view(),
+        name="api-design-power-regression",
+    ),
+    path(
         "designs/recommend/",
         analysis_views.RecommendView.as_view(),
         name="api-design-recommend",
@@ -121,5 +126,10 @@ urlpatterns = [
         "surveys/<slug:slug>/regression/",
         analysis_views.RegressionView.as_view(),
         name="api-survey-regression",
+    ),
+    path(
+        "surveys/<slug:slug>/correlation/",
+        analysis_views.CorrelationView.as_view(),
+        name="api-survey-correlation",
     ),
 ]

@@ -29,6 +29,7 @@ from surveys.kinds._design import (  # re-exported: the question's design and it
     design_memo,
     epsilon_local_total,
     is_cheater,
+    is_grouped,
     is_multi,
     multi_epsilon,
     option_epsilon,
@@ -56,6 +57,7 @@ __all__ = [  # the names other modules import from here (re-exported from survey
     "design_memo",
     "epsilon_local_total",
     "is_cheater",
+    "is_grouped",
     "is_multi",
     "multi_epsilon",
     "option_epsilon",
@@ -140,7 +142,7 @@ def design_description(question: Any) -> dict[str, Any] | None:
     if design is None:
         return None
     out: dict[str, Any] = dict(design.to_spec())
-    if is_cheater(design):
+    if is_grouped(design):
         out["group_epsilons"] = [float(e) for e in design.group_epsilons]
     elif isinstance(design, rr.KRRDesign):
         out["k"] = int(design.k)
@@ -222,6 +224,12 @@ def design_preview(
         raise rr.DesignError("kind", f"only randomized kinds ({kinds}) have a design")
     if is_cheater(design):
         return _cheater_preview(design, planned_n, prior, confidence, half_width)
+    selected = definition_kind(kind, spec)  # the design-selected kind, if any
+    own = selected.design_preview(
+        design, planned_n=planned_n, prior=prior, confidence=confidence, half_width=half_width
+    )
+    if own is not None:
+        return {**own, **selected.design_notes()}
     if isinstance(design, rr.KRRDesign):
         shown_prior = 1.0 / design.k if prior is None else prior
         deniability = rr.krr_deniability(design, shown_prior)

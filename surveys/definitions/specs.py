@@ -209,6 +209,22 @@ class PowerRequest:
 
 
 @dataclass(frozen=True)
+class RegressionPowerRequest:
+    """``POST /api/v1/designs/power/regression/`` (docs/analysis.md#regression-power): a yes/no
+    design, the prevalence ``pi0`` where the binary predictor is 0, the effect (odds ratio and
+    the predictor's share of 1s), and exactly one of ``power`` (→ n) and ``n`` (→ power)."""
+
+    design: Any
+    pi0: float
+    odds_ratio: float
+    predictor: str  # "binary" (share of 1s) or "continuous" (standard normal; OR per SD)
+    predictor_share: float | None
+    alpha: float
+    power: float | None
+    n: int | None
+
+
+@dataclass(frozen=True)
 class Poststratification:
     """``?poststratify=<key>&shares=…`` (docs/analysis.md#post-stratification): a direct
     category question's key and each of its options' population share W_h, in the question's

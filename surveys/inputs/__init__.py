@@ -9,9 +9,11 @@ from surveys.inputs.access import (
 from surveys.inputs.analysis import (
     PowerRequestSerializer,
     RecommendRequestSerializer,
+    RegressionPowerRequestSerializer,
     RegressionQuerySerializer,
     power_request,
     recommend_request,
+    regression_power_request,
     regression_query,
 )
 from surveys.inputs.invitations import InvitationRequestSerializer, invitation_request
@@ -53,6 +55,7 @@ __all__ = [
     "PowerRequestSerializer",
     "QuestionInSerializer",
     "RecommendRequestSerializer",
+    "RegressionPowerRequestSerializer",
     "RegressionQuerySerializer",
     "SubmissionRequestSerializer",
     "SubmissionSchema",
@@ -70,6 +73,7 @@ __all__ = [
     "invitation_token",
     "power_request",
     "recommend_request",
+    "regression_power_request",
     "regression_query",
     "schema_of",
     "submission_spec",

@@ -12,7 +12,12 @@ from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
 from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
 from surveys.analysis.confidence import CONFIDENCE_MESSAGE, confidence_or_none
-from surveys.definitions.specs import PowerRequest, RecommendRequest, RegressionQuery
+from surveys.definitions.specs import (
+    PowerRequest,
+    RecommendRequest,
+    RegressionPowerRequest,
+    RegressionQuery,
+)
 from surveys.inputs.previews import DesignFieldsSerializer
 from surveys.kinds import stored_kind_choices
 from surveys.kinds._definitions import definition_kind, randomized_stored_kinds
@@ -196,3 +201,80 @@ class RecommendRequestSerializer(serializers.Serializer):
 def recommend_request(data: Any) -> RecommendRequest:
     """A recommend body, validated (raises ``InvalidInput`` naming the field)."""
     return validate_input(RecommendRequestSerializer, data, RecommendRequest)
+
+
+class EffectSerializer(serializers.Serializer):
+    odds_ratio = StrictFloatField(
+        exclusive_min=0.0,
+        max_value=1e6,
+        help_text="The odds ratio of the trait between the predictor's two values (≠ 1 for n).",
+    )
+    predictor = serializers.ChoiceField(
+        choices=["binary", "continuous"],
+        default="binary",
+        help_text="binary (give predictor_share) or continuous (standard normal; OR per SD).",
+    )
+    predictor_share = _open_probability(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="binary: the share of respondents with the value 1.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        binary = attrs["predictor"] == "binary"
+        if binary and attrs["predictor_share"] is None:
+            raise serializers.ValidationError(
+                {"predictor_share": "Required for a binary predictor."}
+            )
+        if not binary and attrs["predictor_share"] is not None:
+            raise serializers.ValidationError(
+                {"predictor_share": "Only for a binary predictor (a continuous one is per SD)."}
+            )
+        return attrs
+
+
+class RegressionPowerRequestSerializer(serializers.Serializer):
+    design = serializers.JSONField(required=False, allow_null=True)
+    pi0 = _open_probability(help_text="The trait's prevalence where the predictor is 0.")
+    effect = EffectSerializer()
+    alpha = StrictFloatField(
+        required=False,
+        default=0.05,
+        min_value=ALPHA_MIN,
+        max_value=ALPHA_MAX,
+        error_messages={"min_value": ALPHA_MESSAGE, "max_value": ALPHA_MESSAGE},
+    )
+    power = _open_probability(required=False, allow_null=True, default=None)
+    n = StrictIntegerField(required=False, allow_null=True, default=None, min_value=1,
+                           max_value=MAX_N)  # fmt: skip
+
+    def validate(self, attrs: dict[str, Any]) -> RegressionPowerRequest:
+        target, effect = attrs["power"], attrs["effect"]
+        if (target is None) == (attrs["n"] is None):
+            raise serializers.ValidationError(
+                {"power": "Give exactly one of power (→ n) and n (→ power)."}
+            )
+        if target is not None and effect["odds_ratio"] == 1.0:
+            raise serializers.ValidationError(
+                {"effect.odds_ratio": "Must differ from 1 to compute a sample size."}
+            )
+        if target is not None and target <= attrs["alpha"] / 2.0:
+            raise serializers.ValidationError(
+                {"power": "Must exceed alpha/2 (power at no effect)."}
+            )
+        return RegressionPowerRequest(
+            design=attrs.get("design"),
+            pi0=attrs["pi0"],
+            odds_ratio=effect["odds_ratio"],
+            predictor=effect["predictor"],
+            predictor_share=effect["predictor_share"],
+            alpha=attrs["alpha"],
+            power=target,
+            n=attrs["n"],
+        )
+
+
+def regression_power_request(data: Any) -> RegressionPowerRequest:
+    """A regression power body, validated (raises ``InvalidInput`` naming the field)."""
+    return validate_input(RegressionPowerRequestSerializer, data, RegressionPowerRequest)

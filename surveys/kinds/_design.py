@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from dpcore import local as rr
 from dpcore.local import browser as rr_browser
@@ -42,6 +42,20 @@ def is_cheater(design: Any) -> bool:
     """The cheating-detection design (two groups; not a ``BinaryDesign``: its own tally cells,
     estimates and page branch)."""
     return isinstance(design, rr_cheater.CheaterDetectionDesign)
+
+
+@runtime_checkable
+class GroupedDesign(Protocol):
+    """A design whose reports are ``{group, report}`` (cheating detection, the unrelated question
+    with an unknown prevalence): its ε is the larger of its groups'."""
+
+    @property
+    def group_epsilons(self) -> tuple[float, float]: ...
+
+
+def is_grouped(design: Any) -> bool:
+    """A two-group design (its description lists ``group_epsilons``)."""
+    return isinstance(design, GroupedDesign)
 
 
 def check_runnable(design: Any) -> None:

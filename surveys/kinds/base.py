@@ -94,6 +94,20 @@ class QuestionKind:
         """What the design preview adds for this kind (e.g. an assumption ε rests on)."""
         return {}
 
+    def design_preview(
+        self,
+        design: Any,
+        *,
+        planned_n: int,
+        prior: float | None,
+        confidence: float,
+        half_width: float,
+    ) -> dict[str, Any] | None:
+        """The builder's preview of a design this kind states itself (a grouped design: its
+        group ε and per-group planning); None: the one-report preview
+        (``surveys.definitions.question_designs.design_preview``)."""
+        return None
+
     def default_design_spec(self) -> dict[str, Any] | None:
         """The design spec a question of this kind gets when it gives none (None: direct)."""
         return None

@@ -17,6 +17,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from deniable.errors import InvalidInput
+from surveys.analysis import correlation as correlation_analysis
+from surveys.analysis import joint as joint_analysis
 from surveys.analysis import regression as analysis
 from surveys.api.estimates import SurveyEstimatesOut
 from surveys.inputs.analysis import regression_query
@@ -101,6 +103,38 @@ def _regression(request: HttpRequest, survey: Survey) -> dict[str, Any]:
     return ctx
 
 
+def _correlation(request: HttpRequest, survey: Survey) -> dict[str, Any]:
+    """The correlation panel: the chosen pair's corrected r (the API's body), or its errors."""
+    x, y = request.GET.get("cor_x"), request.GET.get("cor_y")
+    ctx: dict[str, Any] = {"x": x, "y": y}
+    if not x:
+        return ctx
+    try:
+        ctx["body"] = correlation_analysis.correlation_body(survey, x=x, y=y, confidence=0.95)
+    except InvalidInput as exc:
+        ctx["errors"] = [f"{field}: {' '.join(msgs)}" for field, msgs in exc.errors.items()]
+    return ctx
+
+
+def _joint(request: HttpRequest, survey: Survey) -> dict[str, Any]:
+    """The joint panel: a multi question's pattern estimates (the API's ``joint``), or errors."""
+    key = request.GET.get("joint")
+    ctx: dict[str, Any] = {"key": key}
+    if not key:
+        return ctx
+    try:
+        body = joint_analysis.joint_body(survey, key, confidence=0.95)
+    except InvalidInput as exc:
+        ctx["errors"] = [f"{field}: {' '.join(msgs)}" for field, msgs in exc.errors.items()]
+        return ctx
+    body["cells"] = [
+        {**cell, **{f"{k}_pp": _pp(cell[k]) for k in ("estimate", "ci_low", "ci_high")}}
+        for cell in body["cells"]
+    ]
+    ctx["body"] = body
+    return ctx
+
+
 def _pp(value: float | None) -> float | None:
     return None if value is None else 100.0 * value
 
@@ -153,6 +187,10 @@ def regression_context(
         "regression_latent_predictors": randomized,
         "regression_available": bool(randomized and direct)
         or bool(numbers and (randomized or len(direct) > 1)),
+        "correlation": _correlation(request, survey),
+        "joint": _joint(request, survey),
+        "joint_questions": [q for q in questions if joint_analysis.joint_allowed(q)],
+        "correlation_variables": [q for q in questions if correlation_analysis.correlatable(q)],
     }
 
 

@@ -163,25 +163,35 @@ def builder_kinds() -> dict[str, Any]:
 
 
 def builder_group_inputs(described: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The card's inputs of each grouped parameter (``groups`` of a design's registry entry: one
-    input per field of each group), so the template renders them with no design named."""
-    return [
-        {
-            "design": design["name"],
-            "param": param["name"],
-            "inputs": [
-                {
-                    "path": f"design.{param['name']}[{i}].{sub['name']}",
-                    "label": f"Group {i + 1}: {sub['label']}",
-                }
-                for i in range(param["count"])
-                for sub in param["fields"]
-            ],
-        }
-        for design in described
-        for param in design["params"]
-        if param["type"] == "groups"
-    ]
+    """The card's inputs of each grouped design (a design's registry entry with ``grouped``):
+    one input per field of each group, and one per other number it takes (the unrelated question
+    with an unknown prevalence: its prevalence bounds), so the template renders them with no
+    design named. Its text (``innocuous_text``) is the shared statement input
+    (:func:`builder_text_designs`)."""
+    blocks = []
+    for design in described:
+        for param in design["params"]:
+            if param["type"] == "groups":
+                inputs = [
+                    {
+                        "path": f"design.{param['name']}[{i}].{sub['name']}",
+                        "label": f"Group {i + 1}: {sub['label']}",
+                    }
+                    for i in range(param["count"])
+                    for sub in param["fields"]
+                ]
+            elif design["grouped"] and param["type"] != "text":
+                inputs = [{"path": f"design.{param['name']}", "label": param["label"]}]
+            else:
+                continue
+            blocks.append({"design": design["name"], "param": param["name"], "inputs": inputs})
+    return blocks
+
+
+def builder_text_designs(described: list[dict[str, Any]], name: str) -> str:
+    """The designs (space-separated, as ``data-design`` lists them) taking the text parameter
+    ``name``: they share its one input."""
+    return " ".join(d["name"] for d in described if any(p["name"] == name for p in d["params"]))
 
 
 @login_required
@@ -217,5 +227,12 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
     # surveys.definitions.translations).
     limits = {"title_max": TITLE_MAX, "text_max": TEXT_MAX}
     group_inputs = builder_group_inputs(data["designs"])
-    context = {"survey": survey, "data": data, "group_inputs": group_inputs, **limits}
+    innocuous = builder_text_designs(data["designs"], "innocuous_text")
+    context = {
+        "survey": survey,
+        "data": data,
+        "group_inputs": group_inputs,
+        "innocuous_designs": innocuous,
+        **limits,
+    }
     return render(request, "surveys/builder.html", context)

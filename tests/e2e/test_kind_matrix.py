@@ -142,11 +142,17 @@ def _draw_boxes(step: Any, truth: str) -> None:
     step.locator("[data-role=result] .multi-results li").first.wait_for()
 
 
+def _answer_both(step: Any) -> None:
+    step.locator('[data-innocuous="false"]').click()  # the other question first, then the truth
+    _flip(step, "true")
+
+
 # TODO(kinds-pages): ask the kind how a respondent answers its step once the kinds own their
 # pages; until then how Chromium answers each kind's step (what the kinds' e2e tests do).
 ANSWER_STEP: dict[str, Any] = {
     "yes_no": lambda step, q: _flip(step, "true"),
     "cheater_detection": lambda step, q: _flip(step, "true"),
+    "unrelated_question_unknown": lambda step, q: _answer_both(step),
     "choice": lambda step, q: _flip(step, q["options"][1]),
     "category": lambda step, q: step.locator("label", has_text=q["options"][1]).click(),
     "number": lambda step, q: step.locator("input").fill(str(q["min"] + 1)),

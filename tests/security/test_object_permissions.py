@@ -112,7 +112,7 @@ def _invitation(w: World) -> SignupInvitation:
 
 
 # Routes whose GET needs a query parameter: the field the owner's bare GET is refused for.
-NEEDS_QUERY = {"api-survey-regression": "outcome"}
+NEEDS_QUERY = {"api-survey-regression": "outcome", "api-survey-correlation": "x"}
 # Routes whose GET needs a closed survey (the walk's owner uses a draft): the 409's code.
 NEEDS_CLOSED = {"api-survey-export-shuffled": "survey_open"}
 
@@ -361,6 +361,7 @@ NEED: dict[tuple[str, str], str] = {
     ("api-survey-xlsform", "get"): "view",
     ("api-survey-export-metadata", "get"): "view",
     ("api-survey-regression", "get"): "view",
+    ("api-survey-correlation", "get"): "view",
     ("api-survey-invitations", "get"): "view",
     ("api-survey-collaborators", "get"): "view",
     ("privacy-survey-budget", "get"): "view",

@@ -145,7 +145,7 @@ SCHEMA_RULES = [
     ("SubmissionRequest", "submission_id", {"format": "uuid"}),
     ("SubmissionRequest", "token", {"maxLength": 200}),
     ("SubmissionRequest", "randomizer", {"enum": ["browser", "physical"]}),
-    ("ReleaseRequest", "mechanism", {"enum": ["laplace", "gaussian"]}),
+    ("ReleaseRequest", "mechanism", {"enum": ["laplace", "gaussian", "exponential"]}),  # §8.10
     ("ReleaseRequest", "epsilon", {"minimum": 1e-12, "maximum": 1e6}),
     ("ReleaseRequest", "delta", {"minimum": 1e-100, "maximum": 1e-3}),
     ("ReleaseRequest", "rho", {"minimum": 1e-24, "maximum": 1e12}),
@@ -184,7 +184,12 @@ def test_schema_states_the_design_shapes_and_ranges(components):
         "cheater_detection",
         # issue 26.1
         "oue",
+        # issue 23 (the ≤ 3-file measure), issue 26.5
+        "unrelated_question_unknown",
     }
+    uqt = shapes["unrelated_question_unknown"]["properties"]
+    assert uqt["groups"]["items"]["required"] == ["p"]
+    assert uqt["innocuous_prevalence_min"]["maximum"] == 1
     assert shapes["oue"]["properties"]["epsilon"]["maximum"] == 10.0
     assert shapes["crosswise"]["properties"]["innocuous_text"]["type"] == "string"
     groups = shapes["cheater_detection"]["properties"]["groups"]

@@ -107,6 +107,27 @@ class UnknownUQTDesign:
     def is_private(self) -> bool:
         return math.isfinite(self.epsilon)
 
+    def browser_plan(self) -> Any:
+        """The page's thresholds and the ε they realise (:func:`browser_thresholds`), as the
+        ``dpcore.local.browser.OwnPlan`` hook: the grouped design runs through the same checks as
+        the one-report designs, so no function there names it."""
+        from dpcore.local.browser import BrowserPlan  # browser imports the designs package
+
+        thresholds, epsilon = browser_thresholds(self)
+        return BrowserPlan(thresholds, epsilon)
+
+    def check_epsilon_cap(self) -> None:
+        """Refuse ε above ``dpcore.local.browser.MAX_LOCAL_EPSILON``, naming the group."""
+        from dpcore.local.browser import MAX_LOCAL_EPSILON
+
+        for i, eps in enumerate(self.group_epsilons):
+            if eps > MAX_LOCAL_EPSILON:
+                raise DesignError(
+                    f"groups[{i}].p",
+                    f"gives ε = {eps:.4g} in this group; at most {MAX_LOCAL_EPSILON:g} is "
+                    "accepted (widen the prevalence bounds' distance from 0 and 1, or lower p)",
+                )
+
     def report_probabilities(self, prevalence: float, innocuous: float) -> tuple[float, float]:
         """``(λ₁, λ₂)`` at prevalence π and innocuous prevalence u."""
         first, second = (p * prevalence + (1.0 - p) * innocuous for p in self.p)

@@ -61,6 +61,9 @@ ROWS = {
     "cheater_detection": xls.XlsformRow(
         "select_one", ("Yes", "No"), ("Yes", "No"), {"name": "cheater_detection"}
     ),
+    "unrelated_question_unknown": xls.XlsformRow(
+        "select_one", ("Yes", "No"), ("Yes", "No"), {"name": "unrelated_question_unknown"}
+    ),
     "choice": xls.XlsformRow("select_one", ("a", "b", "c"), ("A", "B", "C"), {"name": "k_rr"}),
     "oue": xls.XlsformRow("select_one", ("a", "b", "c"), ("A", "B", "C"), {"name": "oue"}),
     "category": xls.XlsformRow("select_one", ("yes", "no"), ("Yes", "No")),

@@ -18,6 +18,13 @@ CHEATER = {
     "name": "cheater_detection",
     "groups": [{"p_yes": 0.25, "p_no": 0.25}, {"p_yes": 0.5, "p_no": 0.25}],
 }
+UQT_UNKNOWN = {
+    "name": "unrelated_question_unknown",
+    "groups": [{"p": 0.5}, {"p": 0.1}],
+    "innocuous_text": "Born in the first half of the year.",
+    "innocuous_prevalence_min": 0.4,
+    "innocuous_prevalence_max": 0.6,
+}
 CROSSWISE = {"name": "crosswise", "innocuous_prevalence": 0.25, "innocuous_text": "Born in March."}
 
 
@@ -117,6 +124,7 @@ def test_every_kind_contributes_unit_pieces_or_a_grid_sum() -> None:
         "yes_no": question("yes_no"),
         "crosswise": question("yes_no", design=CROSSWISE),
         "cheater_detection": question("yes_no", design=CHEATER),
+        "unrelated_question_unknown": question("yes_no", design=UQT_UNKNOWN),
         "choice": question("choice", options=["a", "b"]),
         "oue": question("choice", options=["a", "b"], design={"name": "oue", "epsilon": 1.0}),
         "category": question("category", options=["a", "b"]),

@@ -212,8 +212,15 @@ def test_builder_group_inputs_are_the_grouped_designs_fields() -> None:
     from surveys.pages.researcher import builder_group_inputs
 
     blocks = builder_group_inputs(designs.builder_designs())
-    assert [(b["design"], b["param"]) for b in blocks] == [("cheater_detection", "groups")]
-    assert [(i["path"], i["label"]) for i in blocks[0]["inputs"]] == [
+    assert [(b["design"], b["param"]) for b in blocks] == [
+        ("unrelated_question_unknown", "groups"),
+        ("unrelated_question_unknown", "innocuous_prevalence_min"),
+        ("unrelated_question_unknown", "innocuous_prevalence_max"),
+        ("cheater_detection", "groups"),
+    ]
+    assert [i["path"] for i in blocks[0]["inputs"]] == ["design.groups[0].p", "design.groups[1].p"]
+    assert [i["path"] for i in blocks[1]["inputs"]] == ["design.innocuous_prevalence_min"]
+    assert [(i["path"], i["label"]) for i in blocks[3]["inputs"]] == [
         ("design.groups[0].p_yes", "Group 1: P(forced YES)"),
         ("design.groups[0].p_no", "Group 1: P(forced NO)"),
         ("design.groups[1].p_yes", "Group 2: P(forced YES)"),
@@ -228,3 +235,6 @@ def test_the_builder_page_renders_the_grouped_inputs(client, alice) -> None:
         assert f'data-path="{path}"' in html
         assert f'data-error-for="{path}"' in html
     assert 'data-error-for="design.groups"' in html
+    # The innocuous statement's one input serves every design taking it.
+    shared = re.search(r'<div data-design="([^"]*)">\s*<label data-for="innocuous_pick">', html)
+    assert shared and set(shared[1].split()) == {"crosswise", "unrelated_question_unknown"}

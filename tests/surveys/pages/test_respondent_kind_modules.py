@@ -23,6 +23,18 @@ QUESTIONS = [
     *ALL_KINDS,
     {"key": "bribe", "text": "I have taken a bribe.", "kind": "yes_no", "design": CHEATER_DESIGN},
     {
+        "key": "gift",
+        "text": "I have taken a gift.",
+        "kind": "yes_no",
+        "design": {
+            "name": "unrelated_question_unknown",
+            "groups": [{"p": 0.5}, {"p": 0.1}],
+            "innocuous_text": "I was born in the first half of the year.",
+            "innocuous_prevalence_min": 0.4,
+            "innocuous_prevalence_max": 0.6,
+        },
+    },
+    {
         "key": "receipt",
         "text": "I have used a false receipt.",
         "kind": "yes_no",
@@ -64,6 +76,7 @@ def test_the_data_island_names_each_questions_kind(client, alice) -> None:
         "region": "category",
         "age": "number",
         "bribe": "cheater_detection",
+        "gift": "unrelated_question_unknown",
         "receipt": "crosswise",
         "sports": "multi",
         "brand": "oue",

@@ -20,6 +20,7 @@ import * as crosswise from "./crosswise.js";
 import * as multi from "./multi.js";
 import * as number from "./number.js";
 import * as oue from "./oue.js";
+import * as unrelatedQuestionUnknown from "./unrelated_question_unknown.js";
 import * as yesNo from "./yes_no.js";
 
 const DEFAULTS = {
@@ -33,7 +34,7 @@ const DEFAULTS = {
 };
 
 const KINDS = new Map(
-  [category, cheaterDetection, choice, crosswise, multi, number, oue, yesNo].map((kind) => [
+  [category, cheaterDetection, choice, crosswise, multi, number, oue, unrelatedQuestionUnknown, yesNo].map((kind) => [
     kind.name,
     { ...DEFAULTS, ...kind },
   ]),

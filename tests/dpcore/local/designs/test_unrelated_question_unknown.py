@@ -22,7 +22,10 @@ def _design(p1: float = 0.7, p2: float = 0.3, low: float = 0.2, high: float = 0.
 
 
 def _rrreg(p: tuple[float, float], n: tuple[int, int], yes: tuple[int, int]):
-    """RRreg's RRuni.UQTunknown, transcribed: (pi, piSE, piUQ, piUQSE)."""
+    """RRreg's RRuni.UQTunknown (R/RRuni.R; RRreg is not installable here, no CRAN), transcribed
+    from its source line by line: group 1 is ``group == 1``, ``p = c(p1, p2)`` the sensitive
+    question's probability per group, λ_i(1 − λ_i)/n_i with n_i (not n_i − 1 as its Warner
+    once had): (pi, piSE, piUQ, piUQSE)."""
     lambda1, lambda2 = yes[0] / n[0], yes[1] / n[1]
     pi = (lambda1 * (1 - p[1]) - lambda2 * (1 - p[0])) / (p[0] - p[1])
     pi_se = math.sqrt(
@@ -162,3 +165,33 @@ def test_invalid_specs_name_the_field(change, field):
     with pytest.raises(DesignError) as caught:
         build_design(spec)
     assert caught.value.field == field
+
+
+def test_exactly_unbiased_with_the_exact_variance_given_the_group_sizes():
+    """An independent check: enumerate both binomials (n₁ = 6, n₂ = 9, π = 0.2, u = 0.6) in exact
+    fractions. Given the group sizes (as RRreg conditions), E π̂ = π exactly and Var π̂ =
+    [(1 − p₂)²λ₁(1 − λ₁)/n₁ + (1 − p₁)²λ₂(1 − λ₂)/n₂]/(p₁ − p₂)² exactly — the formula whose
+    plug-in is the SE above (docs/formulas.md#unrelated-question-unknown)."""
+    p1, p2, pi, u = Fraction(7, 10), Fraction(3, 10), Fraction(1, 5), Fraction(3, 5)
+    n1, n2 = 6, 9
+    lam1, lam2 = p1 * pi + (1 - p1) * u, p2 * pi + (1 - p2) * u
+
+    def pmf(n: int, k: int, lam: Fraction) -> Fraction:
+        return math.comb(n, k) * lam**k * (1 - lam) ** (n - k)
+
+    mean = second = Fraction(0)
+    design = _design()
+    for y1 in range(n1 + 1):
+        for y2 in range(n2 + 1):
+            est = Fraction(y1, n1) * (1 - p2) - Fraction(y2, n2) * (1 - p1)
+            est /= p1 - p2
+            weight = pmf(n1, y1, lam1) * pmf(n2, y2, lam2)
+            mean += weight * est
+            second += weight * est * est
+            got = uqt.estimate_unrelated_question_unknown(design, n=[n1, n2], reported_yes=[y1, y2])
+            assert got.prevalence.estimate_unclipped == pytest.approx(float(est), abs=1e-12)
+    assert mean == pi
+    exact = ((1 - p2) ** 2 * lam1 * (1 - lam1) / n1 + (1 - p1) ** 2 * lam2 * (1 - lam2) / n2) / (
+        p1 - p2
+    ) ** 2
+    assert second - mean**2 == exact

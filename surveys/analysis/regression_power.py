@@ -1,0 +1,64 @@
+"""``POST /api/v1/designs/power/regression/`` (docs/analysis.md#regression-power): the validated
+request (``surveys.inputs.regression_power_request``) → ``dpcore.local.regression_power``.
+
+The answer is the missing figure (``n`` or ``power``) with ``alpha`` and the ``method`` used; the
+view returns the request object with it filled in. A design the request's parameters do not make
+is a 400 naming its field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from deniable.errors import InvalidInput
+from dpcore.errors import DesignError
+from dpcore.local import regression_power
+from surveys.definitions import question_designs as designs
+from surveys.definitions.specs import RegressionPowerRequest
+from surveys.kinds._definitions import definition_kind
+from surveys.models import Question
+
+#: The question kind whose designs the regression outcome uses.
+OUTCOME_KIND = Question.Kind.YES_NO
+METHOD = "wald_expected_information"
+
+
+def _design(spec: Any) -> Any:
+    try:
+        if spec is not None and not isinstance(spec, Mapping):
+            raise DesignError("spec", "must be an object with a 'name'")
+        design = designs.design_for(OUTCOME_KIND, spec)
+    except DesignError as exc:
+        field = {"spec": "design"}.get(exc.field, f"design.{exc.field}")
+        raise InvalidInput.single(field, exc.message) from None
+    if not definition_kind(OUTCOME_KIND, spec).linear_model:
+        raise InvalidInput.single(
+            "design.name", "The regression needs one report model P(yes) = c·π + d."
+        )
+    return design
+
+
+def regression_power_answer(wanted: RegressionPowerRequest) -> dict[str, Any]:
+    """``{"alpha", "method", "c", "d", "power" | "n"}`` (docs/formulas.md#regression-power)."""
+    design = _design(wanted.design)
+    figures: dict[str, Any] = {
+        "c": float(design.c),
+        "d": float(design.d),
+        "pi0": wanted.pi0,
+        "odds_ratio": wanted.odds_ratio,
+        "share": wanted.predictor_share if wanted.predictor == "binary" else None,
+        "alpha": wanted.alpha,
+    }
+    out: dict[str, Any] = {
+        "alpha": wanted.alpha,
+        "method": METHOD,
+        "c": figures["c"],
+        "d": figures["d"],
+    }
+    if wanted.n is not None:
+        out["power"] = regression_power.power(**figures, n=wanted.n)
+        return out
+    assert wanted.power is not None  # the serializer asks for exactly one of the two
+    out["n"] = regression_power.sample_size(**figures, target=wanted.power)
+    return out
