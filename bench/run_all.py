@@ -34,6 +34,7 @@ BENCHMARKS: dict[str, str] = {
     "export_labelled": "bench.export_labelled",  # issue 25 item 3: 10⁵ rows to .dta ≤ 5 s
     "selection": "bench.selection",  # issue 30: exact exponential mechanism ≤ 10 ms on 10⁴ points
     "shuffled_file": "bench.shuffled_file",  # issue 27: the shuffled file of 10⁵ respondents
+    "regression_speed": "bench.regression_speed",  # issue 14: logistic ≤ 1 s at 10⁵, ≤ 10 s at 10⁶
     "linear_regression_speed": "bench.linear_regression_speed",  # issue 26 item 2: ≤ 1 s at 10⁵
     "oue_variance": "bench.oue_variance",  # issue 26.1: OUE's variance / its formula
 }
