@@ -129,8 +129,12 @@ for (u in logit_designs) {
   )
   if (has_rr) {  # rr::rrreg: EM; optim = TRUE polishes with optim and gives the observed information
     args <- c(list(formula = r ~ region + hours, data = data), u$rr)
+    # rr draws random numbers (its starting values): restore the stream afterwards, so that the
+    # data sets simulated after this one are the same whether or not rr is installed.
+    saved <- .Random.seed
     em <- do.call(rr::rrreg, args)
     ml <- do.call(rr::rrreg, c(args, list(optim = TRUE)))
+    assign(".Random.seed", saved, envir = .GlobalEnv)
     result$rr <- list(
       coef = unname(coef(em)), se = se_of(vcov(em)),
       coef_optim = unname(coef(ml)), se_optim = se_of(vcov(ml)), call = u$rr

@@ -56,11 +56,10 @@ def test_logistic_fit_equals_rrlog(name: str) -> None:
 
 @pytest.mark.parametrize("name", DESIGNS[:3])  # rrreg's designs: forced, mirrored, unrelated
 def test_logistic_fit_equals_rr_rrreg(name: str) -> None:
-    # rr::rrreg (EM, then optim = TRUE for the ML polish and the observed information) is
-    # recorded only when the rr package was installed when the fixtures were made.
+    # rr::rrreg (EM, then optim = TRUE for the ML polish and the observed information), as
+    # recorded by tests/peers/make_fixtures.R with rr 1.4.2 installed.
     fixture = load(f"rrlog_{name}")
-    if "rr" not in fixture:
-        pytest.skip("rr was not installed when tests/peers/make_fixtures.R ran (README)")
+    assert "rr" in fixture, "regenerate the fixtures with rr installed (tests/peers/README.md)"
     region, hours = np.array(fixture["region"]), np.array(fixture["hours"])
     x = np.column_stack([np.ones(len(region)), region == 1, region == 2, hours]).astype(float)
     patterns, yes, total = pooled(x, np.array(fixture["reports"], dtype=float))
@@ -70,7 +69,8 @@ def test_logistic_fit_equals_rr_rrreg(name: str) -> None:
     errors = [co.std_error for co in fit.coefficients]
     assert estimates == pytest.approx(fixture["rr"]["coef_optim"], abs=5e-5)
     assert errors == pytest.approx(fixture["rr"]["se_optim"], rel=1e-4)
-    # rrreg's EM stops on its own criterion; its vcov is the outer-product (BHHH) variance,
-    # not the observed information: only close (docs/analysis.md), compared loosely.
-    assert estimates == pytest.approx(fixture["rr"]["coef"], abs=1e-3)
-    assert errors == pytest.approx(fixture["rr"]["se"], rel=0.1)
+    # rrreg's EM stops on its own criterion (measured ≤ 1e-5 from ours); its vcov is the
+    # outer-product (BHHH) variance, not the observed information: measured within 0.9–3.1 % of
+    # ours on these fixtures (docs/analysis.md), so 5 % bounds it without hiding a real change.
+    assert estimates == pytest.approx(fixture["rr"]["coef"], abs=5e-5)
+    assert errors == pytest.approx(fixture["rr"]["se"], rel=0.05)
