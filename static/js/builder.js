@@ -226,6 +226,7 @@ async function preview(card) {
       // scripts run in order, and a fetch can resolve in between), and then starts from it.
       card.lastPreview = {
         kind: kindOf(q.kind).power_kind,
+        question_kind: q.kind, // power/regression.js: a regression's outcome is a stored kind
         design: q.design,
         options: q.options,
         planned_n: payload.planned_n,

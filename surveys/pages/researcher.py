@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from deniable.errors import Forbidden, NotFound
+from surveys.analysis.regression_power import OUTCOME_KIND as REGRESSION_OUTCOME_KIND
 from surveys.definitions import question_designs as designs
 from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from surveys.definitions.specs import TITLE_MAX
@@ -209,6 +210,9 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "update_url": reverse("api-survey", args=[survey.slug]) if survey else None,
         "preview_url": reverse("api-design-preview"),
         "power_url": reverse("api-design-power"),  # static/js/power/live.js
+        # static/js/power/regression.js: the regression's power, for questions of this kind.
+        "regression_power_url": reverse("api-design-power-regression"),
+        "regression_outcome_kind": REGRESSION_OUTCOME_KIND,
         "recommend_url": reverse("api-design-recommend"),  # static/js/builder/recommend.js
         "starting_designs": designs.starting_designs(),
         # Each design's parameters (dpcore.local.designs): the builder has no copy of their names.

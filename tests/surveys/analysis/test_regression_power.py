@@ -4,7 +4,11 @@ and every 400 naming its field."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
+from django.urls import reverse
 
 from dpcore.local import regression_power as rp
 
@@ -22,8 +26,15 @@ def test_sample_size_and_power(api):
     assert body["n"] == rp.sample_size(**CASE, target=0.8)
     assert (body["c"], body["d"], body["alpha"]) == (0.5, 0.25, 0.05)
     assert body["method"] == "wald_expected_information" and body["effect"] == BODY["effect"]
+    # The builder's comparison: the same question asked directly (c = 1, d = 0); formulas.md
+    # quotes 1,772 against 354 for this case.
+    assert (body["n"], body["n_direct"]) == (1772, 354)
+    assert body["n_direct"] == rp.sample_size(**{**CASE, "c": 1.0, "d": 0.0}, target=0.8)
     r = api.post(URL, {**BODY, "n": 1000}, format="json")
     assert r.json()["power"] == pytest.approx(rp.power(**CASE, n=1000), rel=1e-12)
+    direct = rp.power(**{**CASE, "c": 1.0, "d": 0.0}, n=1000)
+    assert r.json()["power_direct"] == pytest.approx(direct, rel=1e-12)
+    assert "n_direct" not in r.json()
 
 
 def test_number_predictor(api):
@@ -32,6 +43,17 @@ def test_number_predictor(api):
     assert r.status_code == 200, r.content
     want = rp.sample_size(**{**CASE, "odds_ratio": 1.5, "share": None}, target=0.8)
     assert r.json()["n"] == want
+
+
+def test_a_design_with_negative_c_plans_as_its_mirror(api):
+    """Crosswise at p = 0.25 has c = 2p − 1 = −0.5 (it was a 500: dpcore takes c > 0); its
+    information equals that of the complement report, c = 0.5, d = 1 − 0.75 = 0.25 — the coin."""
+    text = "My mother was born in January, February or March."
+    crosswise = {"name": "crosswise", "innocuous_prevalence": 0.25, "innocuous_text": text}
+    r = api.post(URL, {**BODY, "design": crosswise, "power": 0.8}, format="json")
+    assert r.status_code == 200, r.content
+    assert (r.json()["c"], r.json()["d"]) == (-0.5, 0.75)  # the design's own, as reported
+    assert r.json()["n"] == rp.sample_size(**CASE, target=0.8) == 1772
 
 
 @pytest.mark.parametrize(
@@ -64,3 +86,22 @@ def test_bad_input_is_400_naming_the_field(api, change, field):
     assert r.status_code == 400, r.content
     errors = r.json()["errors"]
     assert any(name == field or name.startswith(field + ".") for name in errors), errors
+
+
+def test_the_builder_has_the_settings_and_the_url(client, alice):
+    """Issue 26.5 in the dashboard: the builder's regression settings, a line under each yes/no
+    question, and the API's URL and the outcome kind from the server (static/js/power/regression.js
+    writes neither)."""
+    from surveys.analysis.regression_power import OUTCOME_KIND
+
+    client.force_login(alice)
+    html = client.get(reverse("survey-new")).content.decode()
+    for field in ("regression-or", "regression-predictor", "regression-share", "regression-pi0"):
+        assert f'id="{field}"' in html
+    assert 'data-role="regression-power"' in html
+    island = re.search(
+        r'<script id="builder-data" type="application/json">(.*?)</script>', html, re.S
+    )
+    data = json.loads(island.group(1))
+    assert data["regression_power_url"] == reverse("api-design-power-regression") == URL
+    assert data["regression_outcome_kind"] == OUTCOME_KIND == "yes_no"
