@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deniable.errors import InvalidInput
-from dpcore.errors import DesignError
+from dpcore.errors import ArgumentError, DesignError
 from dpcore.local import regression_power
 from surveys.definitions import question_designs as designs
 from surveys.definitions.specs import RegressionPowerRequest
@@ -56,9 +56,14 @@ def regression_power_answer(wanted: RegressionPowerRequest) -> dict[str, Any]:
         "c": figures["c"],
         "d": figures["d"],
     }
-    if wanted.n is not None:
-        out["power"] = regression_power.power(**figures, n=wanted.n)
-        return out
-    assert wanted.power is not None  # the serializer asks for exactly one of the two
-    out["n"] = regression_power.sample_size(**figures, target=wanted.power)
+    try:
+        if wanted.n is not None:
+            out["power"] = regression_power.power(**figures, n=wanted.n)
+            return out
+        assert wanted.power is not None  # the serializer asks for exactly one of the two
+        out["n"] = regression_power.sample_size(**figures, target=wanted.power)
+    except ArgumentError as exc:
+        # Values the serializer's ranges allow but the model cannot answer (a μ at 0 or 1 in
+        # floating point, an odds ratio at 1 within rounding): a 400 naming the field.
+        raise InvalidInput.single(exc.field, exc.message) from None
     return out
