@@ -40,6 +40,8 @@ from dpcore.errors import ArgumentError
 __all__ = ["information", "power", "sample_size"]
 
 _NORMAL = NormalDist()
+#: Past this many respondents a sample size is refused (an odds ratio at 1 within rounding).
+MAX_N = 1e15
 #: Probabilists' Gauss–Hermite nodes and weights for E over N(0, 1) (weights sum to 1).
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(80)
 _WEIGHTS = _WEIGHTS / math.sqrt(2.0 * math.pi)
@@ -63,6 +65,14 @@ def _support(share: float | None) -> list[tuple[float, float]]:
     return [(float(x), float(w)) for x, w in zip(_NODES, _WEIGHTS, strict=True)]
 
 
+def _logistic(z: float) -> float:
+    """1/(1 + e^−z) without overflow for any float z (an extreme π₀ or odds ratio)."""
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
 def information(
     *, c: float, d: float, pi0: float, odds_ratio: float, share: float | None
 ) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -73,8 +83,10 @@ def information(
     beta1 = math.log(odds_ratio)
     i00 = i01 = i11 = 0.0
     for x, weight in _support(share):
-        mu = 1.0 / (1.0 + math.exp(-(beta0 + beta1 * x)))
+        mu = _logistic(beta0 + beta1 * x)
         p = c * mu + d
+        if not 0.0 < p < 1.0:
+            continue  # μ at 0 or 1 in floating point: its term's limit is 0 (c·μ(1−μ) → 0)
         h = weight * (c * mu * (1.0 - mu)) ** 2 / (p * (1.0 - p))
         i00 += h
         i01 += h * x
@@ -87,7 +99,12 @@ def _slope_variance(
 ) -> float:
     """[I⁻¹]₁₁ for one respondent: I₀₀ / det I."""
     (i00, i01), (_, i11) = information(c=c, d=d, pi0=pi0, odds_ratio=odds_ratio, share=share)
-    return i00 / (i00 * i11 - i01 * i01)
+    det = i00 * i11 - i01 * i01
+    if not (det > 0 and math.isfinite(det)):
+        # Every respondent's μ is at 0 or 1 in floating point: the reports carry no information
+        # on the slope here (an extreme π₀ or odds ratio), so no n reaches any power.
+        raise ArgumentError("effect", "no information on the effect at these pi0 and odds_ratio")
+    return i00 / det
 
 
 def power(
@@ -123,7 +140,10 @@ def sample_size(
     variance = _slope_variance(c, d, pi0, odds_ratio, share)
     z = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
     z_beta = _NORMAL.inv_cdf(target)
-    n = max(1, math.ceil((z + z_beta) ** 2 * variance / math.log(odds_ratio) ** 2 - 1e-9))
+    raw = (z + z_beta) ** 2 * variance / math.log(odds_ratio) ** 2
+    if not raw <= MAX_N:
+        raise ArgumentError("effect", f"needs more than {MAX_N:.0e} respondents: no practical n")
+    n = max(1, math.ceil(raw - 1e-9))
 
     def at(m: int) -> float:
         return power(c=c, d=d, pi0=pi0, odds_ratio=odds_ratio, share=share, alpha=alpha, n=m)

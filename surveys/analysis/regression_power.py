@@ -80,6 +80,8 @@ def regression_power_answer(wanted: RegressionPowerRequest) -> dict[str, Any]:
         assert wanted.power is not None  # the serializer asks for exactly one of the two
         out["n"] = regression_power.sample_size(**figures, target=wanted.power)
         out["n_direct"] = regression_power.sample_size(**direct, target=wanted.power)
-    except ArgumentError as exc:  # a 400 naming the field, never a 500
+    except ArgumentError as exc:
+        # Values the serializer's ranges allow but the model cannot answer (a μ at 0 or 1 in
+        # floating point, an odds ratio at 1 within rounding): a 400 naming the field.
         raise InvalidInput.single(FIELDS.get(exc.field, exc.field), exc.message) from None
     return out

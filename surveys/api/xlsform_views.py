@@ -59,6 +59,9 @@ class XlsformImportView(_JsonAnswers):
                 description='Every problem by cell: {"errors": {"survey!D5": ["…"]}} ("file" '
                 "for the file as a whole). Nothing is created.",
             ),
+            415: OpenApiResponse(
+                s.ErrorSerializer, description="Not a multipart/form-data body DRF can read."
+            ),
         },
         tags=["surveys"],
         description="An XLSForm (.xlsx, multipart field `file`, at most 1 MiB) → a draft survey "

@@ -143,11 +143,13 @@ def test_builder_makes_a_multi_question_with_a_live_epsilon_sum(live_server, new
     first.locator('[data-path="options"]').fill("cannabis\ncocaine\necstasy")
     preview.filter(has_text="Local ε = 3.296 (3 options × 1.099").wait_for()
     page.locator("#total-epsilon").filter(has_text="3.296").wait_for()
-    # Crosswise and cheating detection are not offered for multi.
+    # Crosswise and the two-group designs (cheating detection, the unknown-prevalence unrelated
+    # question) are not offered for multi: each option's report is one yes/no.
     disabled = first.locator('[data-path="design.name"] option:disabled')
     assert sorted(disabled.evaluate_all("(os) => os.map((o) => o.value)")) == [
         "cheater_detection",
         "crosswise",
+        "unrelated_question_unknown",
     ]
     first.locator('[data-path="design.name"]').select_option("warner")
     preview.filter(has_text="Local ε = 3.296").wait_for()  # Warner p = ¾: ln 3 per option

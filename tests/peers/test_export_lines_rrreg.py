@@ -1,11 +1,11 @@
-"""Every ``RRreg::RRuni`` line the export metadata offers, run against the REAL RRreg on the
-reports exported from a live server, reproduces the estimates the API shows (issue 26, item 6b).
+"""Every R line the export metadata offers — ``RRreg::RRuni`` and ``rr::rrreg`` — run in the REAL
+packages on the reports exported from a live server, reproduces the estimates the API shows
+(issue 26, item 6b).
 
-RUNS ONLY WHERE R's RRreg IS INSTALLED (a developer machine set up as tests/peers/README.md
-says); CI has no CRAN, so there it is skipped, and the same lines run against stubs instead
-(tests/surveys/analysis/test_export_r_lines.py). The metadata's ``rr::rrreg`` lines (forced
-response, Warner, unrelated question) run too when R's ``rr`` is installed; ``rrreg(y ~ 1)``'s
-intercept is logit π, so expit of it is compared with our clipped estimate.
+CI installs RRreg 0.7.6 and rr 1.4.2 from the sources vendored in tests/peers/vendor (.ci/run),
+and fails here if they are missing; elsewhere it skips, saying what to install. The same lines
+also run against argument-checking stubs (tests/surveys/analysis/test_export_r_lines.py).
+``rrreg(y ~ 1)``'s intercept is logit π, so expit of it is compared with our clipped estimate.
 
 Agreement expected: the same closed forms, so the estimates to 1e-9 (RRuni's printed 17 digits);
 no SEs are compared here (RRuni divides by n − 1, tests/peers/test_rruni.py checks that).
@@ -28,6 +28,7 @@ from tests.surveys.analysis.test_export_r_lines import QUESTIONS, SECTION, _rrre
 from tests.surveys.readme_snippets import readme_block
 from testsupport import factories
 from testsupport.factories import make_api_token, new_id
+from testsupport.services import require_service
 
 N = 600
 # Report rates inside every design's range, so each estimate is interior (moment = ML; at the
@@ -47,13 +48,14 @@ def _installed(package: str) -> bool:
     return done.returncode == 0
 
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not _installed("RRreg"),
-        reason="R's RRreg is not installed (no CRAN in CI; tests/peers/README.md)",
-    ),
-]
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _peers_installed() -> None:
+    # CI installs both from tests/peers/vendor (.ci/run); elsewhere the test says what is missing.
+    for package in ("RRreg", "rr"):
+        require_service(_installed(package), f"R's {package} (tests/peers/vendor/README.md)")
 
 
 def _answers(rng: np.random.Generator) -> dict[str, Any]:

@@ -79,6 +79,18 @@ def test_a_design_with_negative_c_plans_as_its_mirror(api):
         ({"power": 0.8, "effect": {"odds_ratio": 2, "predictor": "ordinal"}}, "effect.predictor"),
         ({"power": 0.8, "design": {"name": "warner", "p": 2}}, "design"),
         ({"power": 0.8, "alpha": 0}, "alpha"),
+        # Found by schemathesis in CI (a 500, OverflowError): an odds ratio whose log times the
+        # quadrature nodes leaves exp's range — every μ at 0 or 1 carries no information.
+        (
+            {
+                "n": 100,
+                "pi0": 1e-300,
+                "effect": {"odds_ratio": 5e-324, "predictor": "continuous"},
+            },
+            "effect",
+        ),
+        # An odds ratio at 1 within rounding: no practical sample size.
+        ({"power": 0.8, "effect": {"odds_ratio": 1 + 1e-15, "predictor_share": 0.4}}, "effect"),
     ],
 )
 def test_bad_input_is_400_naming_the_field(api, change, field):
