@@ -37,6 +37,16 @@ def _reported(c: float, d: float) -> tuple[float, float]:
     return (-c, 1.0 - d) if c < 0 else (c, d)
 
 
+def regression_design_names() -> list[str]:
+    """The yes/no designs the regression can plan (one report model P(yes) = c·π + d), for the
+    builder: it asks the API only for these (static/js/power/regression.js)."""
+    return [
+        name
+        for name in designs.design_names(OUTCOME_KIND)
+        if definition_kind(OUTCOME_KIND, {"name": name}).linear_model
+    ]
+
+
 def _design(spec: Any) -> Any:
     try:
         if spec is not None and not isinstance(spec, Mapping):

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET
 
 from deniable.errors import Forbidden, NotFound
 from surveys.analysis.regression_power import OUTCOME_KIND as REGRESSION_OUTCOME_KIND
+from surveys.analysis.regression_power import regression_design_names
 from surveys.definitions import question_designs as designs
 from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from surveys.definitions.specs import TITLE_MAX
@@ -213,6 +214,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         # static/js/power/regression.js: the regression's power, for questions of this kind.
         "regression_power_url": reverse("api-design-power-regression"),
         "regression_outcome_kind": REGRESSION_OUTCOME_KIND,
+        "regression_design_names": regression_design_names(),
         "recommend_url": reverse("api-design-recommend"),  # static/js/builder/recommend.js
         "starting_designs": designs.starting_designs(),
         # Each design's parameters (dpcore.local.designs): the builder has no copy of their names.

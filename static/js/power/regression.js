@@ -162,6 +162,11 @@ export function mount(root, data) {
       box.textContent = "";
       return;
     }
+    // A design without one report model (two groups) is not asked about: the server lists them.
+    if (!(data.regression_design_names || []).includes(detail.design && detail.design.name)) {
+      box.textContent = "Regression power: not for this design (its groups are planned above).";
+      return;
+    }
     const { need, at } = regressionRequests(detail.design, read());
     box.textContent = "Regression power: calculating…";
     try {

@@ -117,3 +117,13 @@ def test_the_builder_has_the_settings_and_the_url(client, alice):
     data = json.loads(island.group(1))
     assert data["regression_power_url"] == reverse("api-design-power-regression") == URL
     assert data["regression_outcome_kind"] == OUTCOME_KIND == "yes_no"
+    # The designs the page may ask about: one report model each; two-group designs are left out
+    # (asking would be a 400, a console error on the builder page).
+    names = data["regression_design_names"]
+    assert {"forced_response", "warner", "crosswise"} <= set(names)
+    assert "cheater_detection" not in names and "unrelated_question_unknown" not in names
+    starting = data["starting_designs"]
+    for name in names:  # each answers for the design the builder starts it with
+        body = {**BODY, "design": starting[name], "power": 0.8}
+        r = client.post(URL, body, content_type="application/json")
+        assert r.status_code == 200, (name, r.json())
