@@ -181,8 +181,13 @@ async function preview(card) {
   if (kindOf(q.kind).randomized && kindOf(q.kind).options) body.options = q.options;
   box.textContent = "Calculating…";
   card.dispatchEvent(new CustomEvent("deniable:preview-cleared", { bubbles: true })); // until it is back
+  // Only the card's latest request may speak: an older answer arriving late would otherwise show
+  // (and hand power.js and the chooser) the ε of a design the researcher has already changed.
+  const ticket = (card.previewTicket || 0) + 1;
+  card.previewTicket = ticket;
   try {
     const { ok, payload } = await postJSON(data.preview_url, body);
+    if (card.previewTicket !== ticket) return;
     clearCardErrors(card, "preview");
     if (!ok) {
       previews.delete(card);
@@ -234,7 +239,7 @@ async function preview(card) {
       card.dispatchEvent(new CustomEvent("deniable:preview", { bubbles: true, detail: card.lastPreview }));
     }
   } catch {
-    box.textContent = "Preview unavailable (network).";
+    if (card.previewTicket === ticket) box.textContent = "Preview unavailable (network).";
   }
   updateTotal();
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import pytest
@@ -81,7 +82,10 @@ def test_the_builder_recommends_oue_for_many_options(live_server, new_page):
     card.locator('[data-path="options"]').fill("\n".join(f"o{i}" for i in range(20)))
     card.locator('[data-path="design.epsilon"]').fill("1")
     line = card.locator("[data-role=recommend]")
-    line.filter(has_text="recommended: Optimized unary encoding").wait_for()
+    # Typing the ε fires previews of the intermediate states too: wait for the one at ε = 1 (the
+    # chooser may already have recommended OUE at the default ε, then been cleared by the edit).
+    final = re.compile(r"at ε = 1\.00, 20 options.*recommended: Optimized unary")
+    line.filter(has_text=final).wait_for()
     assert "rare option ±11.9 pp" in line.inner_text()
     assert "rare option ±16.4 pp" in line.inner_text()
     card.locator('[data-path="options_design"]').select_option("oue")
