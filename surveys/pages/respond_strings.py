@@ -89,7 +89,7 @@ def respond_strings() -> dict[str, str]:
         "tick_then_press": _("Tick what is true for you (or nothing), then press “{button}”."),
         "number_between": _("Enter a number from {min} to {max}."),
         "whole_number_between": _("Enter a whole number from {min} to {max}."),
-        "number": _("Enter a number."),
+        "enter_number": _("Enter a number."),
         "choose": _("Choose an answer."),
         # the summary before sending
         "summary_unanswered": _("Left unanswered: nothing is sent for this question."),

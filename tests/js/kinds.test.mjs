@@ -20,7 +20,7 @@ useStrings({
   different: "DIFFERENT",
   quoted: "“{label}”",
   choose: "Choose an answer.",
-  number: "Enter a number.",
+  enter_number: "Enter a number.",
   number_between: "Enter a number between {min} and {max}.",
   whole_number_between: "Enter a whole number between {min} and {max}.",
   tick_same_different: "Tick SAME or DIFFERENT.",

@@ -11,7 +11,7 @@ const input = (form, q) => form.elements[`q-${q.key}`];
 /** "A number", or "a (whole) number between min and max" when both bounds are set. */
 const rule = (q) =>
   q.min == null || q.max == null
-    ? t("number")
+    ? t("enter_number")
     : t(q.integer ? "whole_number_between" : "number_between", { min: q.min, max: q.max });
 
 /** A number typed but not acceptable (out of range, a fraction where whole numbers are asked, or
