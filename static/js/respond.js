@@ -1,5 +1,6 @@
-/* The respondent page's entry (templates/respond/survey.html): finds the page's data islands,
- * starts the page (respond/page.js) and registers the offline worker (respond/offline.js).
+/* The respondent page's entry (templates/respond/survey.html, after the module scripts of every
+ * question kind, which register themselves: respond/kinds/index.js): finds the page's data
+ * islands, starts the page (respond/page.js) and registers the offline worker (respond/offline.js).
  * Everything else takes the page and its data as arguments. */
 
 import { carryCodeOnLanguageSwitch, useStrings } from "./respond/i18n.js";

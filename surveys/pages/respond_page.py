@@ -9,13 +9,14 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from dpcore.local import browser as rr_browser
 from surveys.collection import respond_memo
 from surveys.definitions import question_designs as designs
-from surveys.kinds import kind_of
+from surveys.kinds import kind_of, kinds
 from surveys.models import Question, Survey
 from surveys.pages import offline, protection, respond_i18n
 from surveys.pages.forms import RespondForm, design_spec, error_field_name, show_if_note
@@ -55,6 +56,11 @@ def question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
     out["random_bits"] = rr_browser.RANDOM_BITS
     out["thresholds"] = designs.question_thresholds(q)
     return out
+
+
+def kind_modules() -> dict[str, str]:
+    """Each registered kind's ES module (its ``js_module``) by the kind's name, as an address."""
+    return {kind.name: static(f"js/{kind.js_module}") for kind in kinds()}
 
 
 def respond_page(
@@ -118,6 +124,9 @@ def respond_page(
         "worker_url": None if preview else reverse("respond-worker"),
         "worker_scope": offline.WORKER_SCOPE,
         "epsilon_total": designs.epsilon_local_total(questions),
+        # Every kind's page module, from the registry (static/js/respond/kinds/index.js imports
+        # them; the offline worker keeps them all): the page names no kind itself.
+        "kind_modules": kind_modules(),
         "questions": [question_data(q, language.labels.get(q.key, {})) for q in questions],
     }
     context = {

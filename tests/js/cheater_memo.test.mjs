@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { drawnView, openMemo, possibleReports } from "../../static/js/rr/memo.js";
-import { FakeStorage, noDraws, queueSource, wordsFor, yesNo } from "./support.mjs";
+import { FakeStorage, loadAllKinds, noDraws, queueSource, wordsFor, yesNo } from "./support.mjs";
+
+await loadAllKinds(); // every kind's page module, as respond.js loads them
 
 // dpcore.local.cheater.browser_thresholds(cheater_detection([{¼, ¼}, {⅙, ⅙}])) (new_designs.test.mjs).
 const CDM = {

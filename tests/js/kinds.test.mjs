@@ -1,17 +1,21 @@
 // static/js/respond/kinds/: one module per question kind of surveys/kinds/, found by the server's
 // `kind_name`, each with the same interface; the words and direct values the page reads from them.
+// Each module registers itself when loaded, and the page loads the list the server's registry gives
+// (`kind_modules`): the registry module names no kind (a new kind is its Python module and its
+// page module, nothing else).
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { useStrings } from "../../static/js/respond/i18n.js";
-import { kindOf } from "../../static/js/respond/kinds/index.js";
+import { kindOf, registerKind } from "../../static/js/respond/kinds/index.js";
+import { KIND_MODULES, loadAllKinds, loadKinds } from "./support.mjs";
 
-const KINDS_PY = fileURLToPath(new URL("../../surveys/kinds/", import.meta.url));
-const PYTHON_KINDS = readdirSync(KINDS_PY)
-  .filter((f) => f.endsWith(".py") && !["__init__.py", "base.py", "registry.py"].includes(f) && !f.startsWith("_"))
-  .map((f) => f.slice(0, -3));
+const PYTHON_KINDS = Object.keys(KIND_MODULES);
+const KINDS_JS = new URL("../../static/js/respond/kinds/", import.meta.url);
+
+await loadAllKinds();
 
 useStrings({
   yes: "YES",
@@ -55,6 +59,26 @@ describe("the registry", () => {
   it("has a module for every kind of surveys/kinds/, under the kind's name", () => {
     assert.ok(PYTHON_KINDS.length >= 7, PYTHON_KINDS.join());
     for (const name of PYTHON_KINDS) assert.equal(kindOf({ kind_name: name }).name, name);
+    // …and no page module without its Python kind.
+    const modules = readdirSync(KINDS_JS).filter((f) => f.endsWith(".js") && f !== "index.js");
+    assert.deepEqual(modules.map((f) => f.slice(0, -3)).sort(), [...PYTHON_KINDS].sort());
+  });
+  it("holds no hand-written list: the registry module imports no kind and names none", () => {
+    const source = readFileSync(fileURLToPath(new URL("index.js", KINDS_JS)), "utf8");
+    assert.doesNotMatch(source, /^\s*import\b/m);
+    for (const name of PYTHON_KINDS) assert.doesNotMatch(source, new RegExp(`["'/]${name}(\\.js)?["']`), name);
+  });
+  it("each module registers itself under its own name, once", async () => {
+    for (const [name, address] of Object.entries(KIND_MODULES)) {
+      const source = readFileSync(fileURLToPath(address), "utf8");
+      assert.match(source, new RegExp(`^import \\* as thisKind from "\\./${name}\\.js";`, "m"), name);
+      assert.match(source, /^registerKind\(thisKind\);/m, name);
+    }
+    await assert.rejects(loadKinds({ yes_no: KIND_MODULES.number }), /is not the module of kind yes_no/);
+    assert.throws(() => registerKind({ name: "number" }), /registered twice/);
+    assert.throws(() => registerKind({}), /exports its name/);
+    await loadKinds({ number: KIND_MODULES.number }); // the same module again: nothing changes
+    assert.equal(kindOf({ kind_name: "number" }).name, "number");
   });
   it("never guesses a kind: a missing or unknown name throws", () => {
     assert.throws(() => kindOf({ kind: "yes_no" }), /unknown question kind/);

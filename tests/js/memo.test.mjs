@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { DONE, Memo, StorageBlockedError, SUBMISSION, openMemo } from "../../static/js/rr/memo.js";
-import { FakeStorage, choice, cryptoSource, noDraws, queueSource, wordsFor, yesNo } from "./support.mjs";
+import { FakeStorage, choice, cryptoSource, loadAllKinds, noDraws, queueSource, wordsFor, yesNo } from "./support.mjs";
+
+await loadAllKinds(); // every kind's page module, as respond.js loads them
 
 const COIN = yesNo("forced_response", { truth: 2 ** 52, yes: 3 * 2 ** 51 });
 COIN.key = "cheated";

@@ -9,6 +9,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { confirmFirst, mount as mountDashboard } from "../../static/js/dashboard/confirm.js";
 import { plannedN, powerRequest, powerText } from "../../static/js/power/live.js";
 import { mount as mountRespond } from "../../static/js/respond/page.js";
+import { loadAllKinds } from "./support.mjs";
+
+await loadAllKinds(); // every kind's page module, as respond.js loads them
 
 const JS = fileURLToPath(new URL("../../static/js/", import.meta.url));
 // The entries find the page's root and data islands and call mount: the only modules that read

@@ -6,7 +6,9 @@ import { describe, it } from "node:test";
 
 import { openMemo, possibleReports } from "../../static/js/rr/memo.js";
 import { randomizeMulti } from "../../static/js/respond/kinds/multi.js";
-import { FakeStorage, GRID, cryptoSource, noDraws, queueSource, wordsFor } from "./support.mjs";
+import { FakeStorage, GRID, cryptoSource, loadAllKinds, noDraws, queueSource, wordsFor } from "./support.mjs";
+
+await loadAllKinds(); // every kind's page module, as respond.js loads them
 
 // The coin design's thresholds from the server (dpcore.local.browser): truth 2⁵², yes 3·2⁵¹.
 const COIN = { truth: 2 ** 52, yes: 3 * 2 ** 51 };

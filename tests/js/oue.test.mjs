@@ -8,7 +8,9 @@ import { describe, it } from "node:test";
 import { checkedThresholds, randomize } from "../../static/js/rr/randomizer.js";
 import { openMemo, possibleReports } from "../../static/js/rr/memo.js";
 import { randomizeOUE } from "../../static/js/respond/kinds/oue.js";
-import { FakeStorage, GRID, cryptoSource, noDraws, queueSource, wordsFor } from "./support.mjs";
+import { FakeStorage, GRID, cryptoSource, loadAllKinds, noDraws, queueSource, wordsFor } from "./support.mjs";
+
+await loadAllKinds(); // every kind's page module, as respond.js loads them
 
 // ε = ln 3 (dpcore.local.oue.browser_plan): keep = 2⁵² (½), flip = 2⁵¹ (¼).
 const LN3 = { keep: 2 ** 52, flip: 2 ** 51 };

@@ -9,7 +9,9 @@ import { useStrings } from "../../static/js/respond/i18n.js";
 import { QUEUED, courier } from "../../static/js/respond/offline.js";
 import { Outbox, entryFor, retryDelay, verdict } from "../../static/js/respond/outbox.js";
 import { Memo } from "../../static/js/rr/memo.js";
-import { FakeStorage } from "./support.mjs";
+import { FakeStorage, loadAllKinds } from "./support.mjs";
+
+await loadAllKinds(); // every kind's page module, as respond.js loads them
 
 /** The outbox's store interface on a Map (what IndexedDB keeps: a copy of each entry). */
 function memoryStore() {

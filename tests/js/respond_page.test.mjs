@@ -9,7 +9,9 @@ import { parseHTML } from "linkedom";
 
 import { useStrings } from "../../static/js/respond/i18n.js";
 import { mount } from "../../static/js/respond/page.js";
-import { FakeStorage, queueSource, wordsFor } from "./support.mjs";
+import { FakeStorage, loadAllKinds, queueSource, wordsFor } from "./support.mjs";
+
+await loadAllKinds(); // every kind's page module, as respond.js loads them
 
 const COIN = { truth: 2 ** 52, yes: 3 * 2 ** 51 }; // forced_response(0.5, 0.25, 0.25)
 const protection = (extra = {}) => ({

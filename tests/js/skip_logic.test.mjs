@@ -6,6 +6,9 @@ import { describe, it } from "node:test";
 
 import { padding } from "../../static/js/respond/body.js";
 import { answers, nextShown } from "../../static/js/respond/skip.js";
+import { loadAllKinds } from "./support.mjs";
+
+await loadAllKinds(); // every kind's page module, as respond.js loads them
 
 const Q = [
   { key: "age", kind: "category", options: ["18-29", "30+"] },

@@ -1,5 +1,8 @@
 // Shared helpers for the page-module tests (node --test tests/js/): random sources and storages.
 import { webcrypto } from "node:crypto";
+import { readdirSync } from "node:fs";
+
+import { kindOf } from "../../static/js/respond/kinds/index.js";
 
 export const GRID = 2 ** 53;
 
@@ -72,3 +75,30 @@ export const choice = (options, keep) => ({
   thresholds: { keep },
   options,
 });
+
+/** Every kind's page module, name → file address, as the server's data island lists them
+ * (`kind_modules`, surveys/pages/respond_page.py): one per kind module of surveys/kinds/ (its
+ * `js_module`, respond/kinds/<name>.js; helpers start with "_", as the registry skips them). */
+const KINDS_PY = new URL("../../surveys/kinds/", import.meta.url);
+export const KIND_MODULES = Object.fromEntries(
+  readdirSync(KINDS_PY)
+    .filter((f) => f.endsWith(".py") && !["__init__.py", "base.py", "registry.py"].includes(f) && !f.startsWith("_"))
+    .map((f) => f.slice(0, -3))
+    .map((name) => [name, new URL(`../../static/js/respond/kinds/${name}.js`, import.meta.url).href]),
+);
+
+/**
+ * Import the kind modules of `modules` (name → address), as the page's module scripts load them:
+ * each registers itself (respond/kinds/index.js), and a module found under another name than the
+ * one it is listed under throws.
+ */
+export async function loadKinds(modules) {
+  for (const [name, address] of Object.entries(modules)) {
+    const module = await import(address);
+    if (module.name !== name || kindOf({ kind_name: name }).name !== name)
+      throw new Error(`${address} is not the module of kind ${name}`);
+  }
+}
+
+/** Load every kind's page module, as the respondent page does. */
+export const loadAllKinds = () => loadKinds(KIND_MODULES);

@@ -26,7 +26,8 @@ async function post(entry) {
   return { status, data, retryAfter };
 }
 
-/** Register the respondent pages' worker and hand it the files this page loaded. */
+/** Register the respondent pages' worker and hand it the files this page loaded, every question
+ * kind's module among them (`data.kind_modules`, from the server's registry). */
 export function registerWorker(data, win = globalThis.window) {
   const workers = win?.navigator?.serviceWorker;
   if (!workers || data?.preview || !data?.worker_url) return;
@@ -35,7 +36,10 @@ export function registerWorker(data, win = globalThis.window) {
     .then(() => workers.ready)
     .then((registration) => {
       const loaded = win.performance.getEntriesByType("resource").map((entry) => entry.name);
-      registration.active?.postMessage({ keep: [win.location.pathname + win.location.search, ...loaded] });
+      // Every kind's module by name, loaded or not: the list the page's kinds came from.
+      const kinds = Object.values(data.kind_modules ?? {});
+      const keep = [win.location.pathname + win.location.search, ...kinds, ...loaded];
+      registration.active?.postMessage({ keep: [...new Set(keep)] });
     })
     .catch(() => {
       /* no worker (private window, old browser): the page works online as before */

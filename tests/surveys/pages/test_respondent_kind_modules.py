@@ -5,9 +5,12 @@ name is what tells the page apart."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from django.templatetags.static import static
+from django.urls import reverse
 
 from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from surveys.kinds import kind_named, kinds
@@ -85,3 +88,26 @@ def test_the_data_island_names_each_questions_kind(client, alice) -> None:
     assert set(names.values()) == {kind.name for kind in kinds()}
     for name in names.values():
         assert kind_named(name).name == name
+
+
+def test_the_page_loads_every_kinds_module_from_the_registry(client, alice) -> None:
+    # One module script per registered kind before the page's entry (each registers itself:
+    # static/js/respond/kinds/index.js names no kind), and the offline worker keeps them all.
+    survey = make_survey(alice, QUESTIONS[:1])
+    _, data = page(client, survey)
+    assert data["kind_modules"] == {kind.name: static(f"js/{kind.js_module}") for kind in kinds()}
+    html = client.get(reverse("respond", args=[survey.slug])).content.decode()
+    scripts = re.findall(r'<script type="module" src="([^"]+)"></script>', html)
+    assert scripts == [*data["kind_modules"].values(), static("js/respond.js")]
+    for name, address in data["kind_modules"].items():
+        assert address == f"/static/js/respond/kinds/{name}.js"
+        assert (STATIC_JS / "respond" / "kinds" / f"{name}.js").is_file(), address
+
+
+def test_no_page_module_lists_the_kinds_by_hand() -> None:
+    registry = (STATIC_JS / "respond" / "kinds" / "index.js").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*import\b", registry, re.M)
+    entry = (STATIC_JS / "respond.js").read_text(encoding="utf-8")
+    for kind in kinds():
+        for source in (registry, entry):
+            assert f"/{kind.name}.js" not in source and f'"{kind.name}"' not in source, kind.name

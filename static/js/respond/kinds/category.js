@@ -3,6 +3,8 @@
 
 import { t } from "../i18n.js";
 import { directSummary } from "../words.js";
+import { registerKind } from "./index.js";
+import * as thisKind from "./category.js"; // this module, registered below under its name
 
 export const name = "category";
 
@@ -14,3 +16,5 @@ export function directValue(form, q) {
 
 export const summary = (q, v) => directSummary(q, q.labels?.[v] ?? v);
 export const missing = () => t("choose");
+
+registerKind(thisKind); // the page loads every kind's module (respond/kinds/index.js)

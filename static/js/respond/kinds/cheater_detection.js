@@ -6,6 +6,8 @@
 import { checkedThresholds, randomBelow, registerDesign, uint53 } from "../../rr/randomizer.js";
 import { setupFlipper as flipper } from "../flipper.js";
 import { pressFirst, randomizedSummary, reveals, yesNo } from "../words.js";
+import { registerKind } from "./index.js";
+import * as thisKind from "./cheater_detection.js"; // this module, registered below under its name
 
 export const name = "cheater_detection";
 
@@ -68,3 +70,5 @@ export const missing = pressFirst;
 export function setupFlipper(section, q, page) {
   flipper(section, q, { show, meaning, truthOf, drawnView }, page);
 }
+
+registerKind(thisKind); // the page loads every kind's module (respond/kinds/index.js)

@@ -5,6 +5,8 @@
 import { randomize } from "../../rr/randomizer.js";
 import { setupFlipper as flipper } from "../flipper.js";
 import { pressFirst, quoted, randomizedSummary, reveals } from "../words.js";
+import { registerKind } from "./index.js";
+import * as thisKind from "./choice.js"; // this module, registered below under its name
 
 export const name = "choice";
 
@@ -21,3 +23,5 @@ export const missing = pressFirst;
 export function setupFlipper(section, q, page) {
   flipper(section, q, { show, meaning, truthOf, drawnView: (view) => view }, page);
 }
+
+registerKind(thisKind); // the page loads every kind's module (respond/kinds/index.js)

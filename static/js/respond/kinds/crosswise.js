@@ -5,6 +5,8 @@
 import { randomize, registerDesign } from "../../rr/randomizer.js";
 import { t } from "../i18n.js";
 import { randomizedSummary, reveals } from "../words.js";
+import { registerKind } from "./index.js";
+import * as thisKind from "./crosswise.js"; // this module, registered below under its name
 
 export const name = "crosswise";
 
@@ -24,3 +26,5 @@ export const show = (q, v) => t(v ? "same" : "different");
 export const meaning = (q, v) => reveals(q, v ? "yes" : "no");
 export const summary = (q, v) => randomizedSummary(q, show(q, v), meaning(q, v), "summary_paired");
 export const missing = () => t("tick_same_different");
+
+registerKind(thisKind); // the page loads every kind's module (respond/kinds/index.js)

@@ -1,6 +1,11 @@
 /* The respondent page's question kinds: one module per kind of surveys/kinds/ (its
  * `QuestionKind.js_module`), each exporting the same small interface, found by the kind's name
- * as the server gives it (`kind_name` in the page's data island, surveys/pages/views.py).
+ * as the server gives it (`kind_name` in the page's data island, surveys/pages/respond_page.py).
+ * No kind is named here: each kind's module registers itself when loaded (`registerKind`), and
+ * the page loads every kind the server's registry lists (the data island's `kind_modules`, one
+ * module script each before respond.js, templates/respond/survey.html; the offline worker keeps
+ * the same list, respond/offline.js). So a new kind is its Python module and this folder's
+ * module, nothing else.
  *
  * The interface (a missing hook takes the default below):
  *  - `name`: the kind's registry name;
@@ -13,16 +18,6 @@
  *    reveals, its summary line before sending and the prompt when the step is left unanswered.
  */
 
-import * as category from "./category.js";
-import * as cheaterDetection from "./cheater_detection.js";
-import * as choice from "./choice.js";
-import * as crosswise from "./crosswise.js";
-import * as multi from "./multi.js";
-import * as number from "./number.js";
-import * as oue from "./oue.js";
-import * as unrelatedQuestionUnknown from "./unrelated_question_unknown.js";
-import * as yesNo from "./yes_no.js";
-
 const DEFAULTS = {
   draw: (q) => {
     throw new Error(`a ${q.kind_name} question is answered directly: nothing is drawn`);
@@ -33,12 +28,17 @@ const DEFAULTS = {
   problem: () => "",
 };
 
-const KINDS = new Map(
-  [category, cheaterDetection, choice, crosswise, multi, number, oue, unrelatedQuestionUnknown, yesNo].map((kind) => [
-    kind.name,
-    { ...DEFAULTS, ...kind },
-  ]),
-);
+const KINDS = new Map();
+const MODULES = new Map(); // name → the module registered under it (the same one may load twice)
+
+/** Register a kind module under its `name` (a second module of the same name throws). */
+export function registerKind(kind) {
+  if (typeof kind?.name !== "string" || !kind.name) throw new Error("a kind module exports its name");
+  const known = MODULES.get(kind.name);
+  if (known && known !== kind) throw new Error(`question kind ${kind.name} registered twice`);
+  MODULES.set(kind.name, kind);
+  KINDS.set(kind.name, { ...DEFAULTS, ...kind });
+}
 
 /** The kind module of question `q` (an unknown or missing name throws: never guess a kind). */
 export function kindOf(q) {

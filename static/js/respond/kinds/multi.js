@@ -12,6 +12,8 @@
 import { checkedThresholds, randomize } from "../../rr/randomizer.js";
 import { fixed2, t, tParts } from "../i18n.js";
 import { visual, whatHappened } from "../stage.js";
+import { registerKind } from "./index.js";
+import * as thisKind from "./multi.js"; // this module, registered below under its name
 
 export const name = "multi";
 
@@ -154,3 +156,5 @@ export function setupFlipper(section, q, page) {
     section.querySelector("[data-role=next]")?.focus();
   });
 }
+
+registerKind(thisKind); // the page loads every kind's module (respond/kinds/index.js)

@@ -3,6 +3,8 @@
 
 import { t } from "../i18n.js";
 import { directSummary } from "../words.js";
+import { registerKind } from "./index.js";
+import * as thisKind from "./number.js"; // this module, registered below under its name
 
 export const name = "number";
 
@@ -39,3 +41,5 @@ export function directValue(form, q) {
 
 export const summary = (q, v) => directSummary(q, v);
 export const missing = rule;
+
+registerKind(thisKind); // the page loads every kind's module (respond/kinds/index.js)

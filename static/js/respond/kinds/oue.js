@@ -8,6 +8,8 @@ import { checkedThresholds, registerDesign, uint53 } from "../../rr/randomizer.j
 import { fixed2, t, tParts } from "../i18n.js";
 import { leaveOut, para, strong } from "../flipper.js";
 import { pressFirst } from "../words.js";
+import { registerKind } from "./index.js";
+import * as thisKind from "./oue.js"; // this module, registered below under its name
 
 export const name = "oue";
 
@@ -122,3 +124,5 @@ export function setupFlipper(section, q, page) {
     section.querySelector("[data-role=next]")?.focus();
   });
 }
+
+registerKind(thisKind); // the page loads every kind's module (respond/kinds/index.js)

@@ -8,6 +8,8 @@
 import { checkedThresholds, randomBelow, registerDesign, uint53 } from "../../rr/randomizer.js";
 import { para, setupFlipper as flipper } from "../flipper.js";
 import { pressFirst, randomizedSummary, reveals, yesNo } from "../words.js";
+import { registerKind } from "./index.js";
+import * as thisKind from "./unrelated_question_unknown.js"; // this module, registered below under its name
 
 export const name = "unrelated_question_unknown";
 
@@ -98,3 +100,5 @@ export function setupFlipper(section, q, page) {
     for (const b of buttons) b.setAttribute("aria-pressed", "false");
   });
 }
+
+registerKind(thisKind); // the page loads every kind's module (respond/kinds/index.js)
