@@ -41,7 +41,7 @@ function fillBoxes(card, options, checked) {
   box.textContent = "";
   options.forEach((option, i) => {
     const label = document.createElement("label");
-    label.className = "choice";
+    label.className = "check";
     const input = document.createElement("input");
     input.type = "checkbox";
     input.value = option;
