@@ -17,6 +17,7 @@ from rest_framework import serializers
 from deniable.api_schema import ErrorSerializer as ErrorSerializer
 from deniable.api_schema import FieldErrorsSerializer as FieldErrorsSerializer
 from surveys.definitions import question_designs as designs
+from surveys.kinds import column_types
 from surveys.models import Collaborator, Question, Survey
 from surveys.selectors import survey_respondent_count
 from surveys.selectors.summaries import budget_remaining
@@ -208,8 +209,8 @@ class OptionEstimateSerializer(serializers.Serializer):
     std_error = serializers.FloatField(allow_null=True, required=False)
     ci_low = serializers.FloatField(allow_null=True, required=False)
     ci_high = serializers.FloatField(allow_null=True, required=False)
-    count = serializers.IntegerField(required=False, help_text="category")
-    share = serializers.FloatField(allow_null=True, required=False, help_text="category")
+    count = serializers.IntegerField(required=False, help_text="category questions")
+    share = serializers.FloatField(allow_null=True, required=False, help_text="category questions")
 
 
 class MeanScoreSchemaSerializer(serializers.Serializer):
@@ -229,7 +230,7 @@ class QuestionEstimateSerializer(serializers.Serializer):
     epsilon = serializers.FloatField(allow_null=True)
     design = serializers.JSONField(allow_null=True)
     n = serializers.IntegerField()
-    reported_yes = serializers.IntegerField(required=False, help_text="yes_no")
+    reported_yes = serializers.IntegerField(required=False, help_text="yes/no questions")
     reported_yes_rate = serializers.FloatField(allow_null=True, required=False)
     estimate = serializers.FloatField(allow_null=True, required=False)
     estimate_unclipped = serializers.FloatField(allow_null=True, required=False)
@@ -242,9 +243,9 @@ class QuestionEstimateSerializer(serializers.Serializer):
     epsilon_per_option = serializers.FloatField(
         allow_null=True, required=False, help_text="multi: each option's ε (epsilon is the sum)"
     )
-    min = serializers.FloatField(required=False, help_text="number")
-    max = serializers.FloatField(required=False, help_text="number")
-    mean = serializers.FloatField(allow_null=True, required=False, help_text="number")
+    min = serializers.FloatField(required=False, help_text="number questions")
+    max = serializers.FloatField(required=False, help_text="number questions")
+    mean = serializers.FloatField(allow_null=True, required=False, help_text="number questions")
     mean_score = MeanScoreSchemaSerializer(
         required=False,
         help_text="ordered choice only: the debiased mean score, options scored 1..k in order "
@@ -294,7 +295,7 @@ class ExportCSVFormatSerializer(serializers.Serializer):
 class ExportColumnSerializer(serializers.Serializer):
     key = serializers.CharField()
     kind = serializers.ChoiceField(choices=Question.Kind.choices)
-    type = serializers.ChoiceField(choices=["integer", "number", "text"])
+    type = serializers.ChoiceField(choices=column_types())
     text = serializers.CharField()
     options = serializers.ListField(child=serializers.CharField(), required=False)
     min = serializers.FloatField(required=False, allow_null=True)

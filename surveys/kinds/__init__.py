@@ -11,6 +11,12 @@ kind is adding one module. See docs/architecture.md#how-to-add-a-question-kind.
 
 from __future__ import annotations
 
-from surveys.kinds.registry import kind_named, kind_of, kinds, stored_kind_choices
+from surveys.kinds.registry import (
+    column_types,
+    kind_named,
+    kind_of,
+    kinds,
+    stored_kind_choices,
+)
 
-__all__ = ["kind_named", "kind_of", "kinds", "stored_kind_choices"]
+__all__ = ["column_types", "kind_named", "kind_of", "kinds", "stored_kind_choices"]

@@ -56,3 +56,9 @@ def kind_named(name: str) -> QuestionKind:
 def stored_kind_choices() -> tuple[str, ...]:
     """The values ``Question.kind`` may hold (the API's ``kind`` enum), in registry order."""
     return tuple(dict.fromkeys(kind.stored_kind for kind in kinds()))
+
+
+def column_types() -> tuple[str, ...]:
+    """The types of the export's columns (the API's column ``type`` enum): each kind's
+    ``column_type``, sorted."""
+    return tuple(sorted({kind.column_type for kind in kinds()}))
