@@ -51,6 +51,8 @@ class QuestionKind:
     randomized: ClassVar[bool]
     #: Checked before the plain kinds of the same ``stored_kind`` (a design-selected kind).
     priority: ClassVar[int] = 0
+    #: A plain kind's entry in the builder's kind select (surveys.pages.researcher.builder_card).
+    builder_title: ClassVar[str] = ""
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──
     #: Its definition lists options (choice, category, multi) / takes bounds (number).

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 class CategoryKind(QuestionKind):
     name: ClassVar[str] = "category"
     stored_kind: ClassVar[str] = "category"
+    builder_title: ClassVar[str] = "Non-sensitive category (direct)"
     randomized: ClassVar[bool] = False
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 class ChoiceKind(QuestionKind):
     name: ClassVar[str] = "choice"
     stored_kind: ClassVar[str] = "choice"
+    builder_title: ClassVar[str] = "Sensitive choice (randomized, k-RR)"
     randomized: ClassVar[bool] = True
     design_shape: ClassVar[str | None] = "options"
     release_selection: ClassVar[str] = "mode"

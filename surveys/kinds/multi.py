@@ -73,6 +73,7 @@ def _answer_problems(options: Sequence[str], value: Mapping[str, Any]) -> list[s
 class MultiKind(QuestionKind):
     name: ClassVar[str] = "multi"
     stored_kind: ClassVar[str] = "multi"
+    builder_title: ClassVar[str] = "Sensitive multi-select (randomized, one yes/no per option)"
     randomized: ClassVar[bool] = True
 
     # ── definition, answers, tallies, estimates, exports (branch kinds-data) ──

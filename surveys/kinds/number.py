@@ -27,6 +27,7 @@ from surveys.kinds.base import QuestionKind, QuestionLike
 class NumberKind(QuestionKind):
     name: ClassVar[str] = "number"
     stored_kind: ClassVar[str] = "number"
+    builder_title: ClassVar[str] = "Non-sensitive number (direct)"
     randomized: ClassVar[bool] = False
     release_selection: ClassVar[str] = "quantile"
 

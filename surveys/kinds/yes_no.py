@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 class YesNoKind(QuestionKind):
     name: ClassVar[str] = "yes_no"
     stored_kind: ClassVar[str] = "yes_no"
+    builder_title: ClassVar[str] = "Sensitive yes/no (randomized)"
     randomized: ClassVar[bool] = True
     design_shape: ClassVar[str | None] = "binary"
 

@@ -9,6 +9,7 @@ read them from the page's JSON data or ``data-*`` attributes and never write one
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -30,6 +31,7 @@ from surveys.definitions.specs import TITLE_MAX
 from surveys.definitions.translations import TEXT_MAX
 from surveys.inputs import ORDERINGS
 from surveys.kinds import kind_of
+from surveys.kinds.base import QuestionKind
 from surveys.kinds.registry import kinds
 from surveys.models import Question, Survey
 from surveys.pages.forms import design_spec
@@ -164,6 +166,49 @@ def builder_kinds() -> dict[str, Any]:
     return {"kinds": out, "default_kind": binary}
 
 
+def builder_card(described: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the card's template needs from the registry, so it names no kind: the kind select's
+    entries (``menu``, in ``Question.Kind``'s order, each kind's ``builder_title``), the kinds each
+    part of the card is shown for (``show``: space-separated, as ``data-show`` lists them; the
+    same properties as :func:`builder_kinds`) and the designs each design select offers."""
+    order = list(Question.Kind.values)
+    plain = sorted(
+        (kind for kind in kinds() if kind.priority == 0), key=lambda k: order.index(k.stored_kind)
+    )
+
+    def shown(test: Callable[[QuestionKind], bool]) -> str:
+        return " ".join(kind.stored_kind for kind in plain if test(kind))
+
+    def offered(test: Callable[[QuestionKind], bool]) -> list[dict[str, Any]]:
+        names = {kind.stored_kind for kind in plain if test(kind)}
+        return [design for design in described if names & set(design["kinds"])]
+
+    def chosen(kind: QuestionKind) -> bool:  # the card's design select (builder_kinds "select")
+        return kind.design_shape is not None and kind.design_shape != "options"
+
+    def fixed(kind: QuestionKind) -> bool:  # its shape's one design family, ε chosen
+        return kind.design_shape == "options"
+
+    return {
+        "menu": [{"value": kind.stored_kind, "title": kind.builder_title} for kind in plain],
+        "show": {
+            "options": shown(lambda k: k.has_options),
+            "bounds": shown(lambda k: k.has_bounds),
+            "design": shown(chosen),
+            "design_per_option": shown(lambda k: k.design_per_option),
+            "fixed_design": shown(fixed),
+            "ordered": shown(lambda k: k.may_be_ordered),
+            "direct": shown(lambda k: not k.randomized),
+            "randomized": shown(lambda k: k.randomized),
+            "regression": str(REGRESSION_OUTCOME_KIND),
+        },
+        # The design select lists the designs of the binary shape (a multi card narrows it to
+        # multi_design_names); the fixed one those of its kind.
+        "designs": offered(lambda k: k.design_shape == "binary"),
+        "fixed_designs": offered(fixed),
+    }
+
+
 def builder_group_inputs(described: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The card's inputs of each grouped design (a design's registry entry with ``grouped``):
     one input per field of each group, and one per other number it takes (the unrelated question
@@ -239,6 +284,7 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
         "data": data,
         "group_inputs": group_inputs,
         "innocuous_designs": innocuous,
+        "card": builder_card(data["designs"]),
         **limits,
     }
     return render(request, "surveys/builder.html", context)

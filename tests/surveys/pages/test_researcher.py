@@ -238,3 +238,48 @@ def test_the_builder_page_renders_the_grouped_inputs(client, alice) -> None:
     # The innocuous statement's one input serves every design taking it.
     shared = re.search(r'<div data-design="([^"]*)">\s*<label data-for="innocuous_pick">', html)
     assert shared and set(shared[1].split()) == {"crosswise", "unrelated_question_unknown"}
+
+
+def test_the_builder_card_names_its_kinds_from_the_registry(client, alice) -> None:
+    # builder.html once listed the kinds itself (issue 23's ratchet, tests/test_quoted_names.py):
+    # the page the registry renders holds the same select, data-show lists and design selects.
+    from surveys.pages.researcher import builder_card
+
+    card = builder_card(designs.builder_designs())
+    assert [(k["value"], k["title"]) for k in card["menu"]] == [
+        ("yes_no", "Sensitive yes/no (randomized)"),
+        ("choice", "Sensitive choice (randomized, k-RR)"),
+        ("category", "Non-sensitive category (direct)"),
+        ("number", "Non-sensitive number (direct)"),
+        ("multi", "Sensitive multi-select (randomized, one yes/no per option)"),
+    ]
+    assert card["show"] == {
+        "options": "choice category multi",
+        "bounds": "number",
+        "design": "yes_no multi",
+        "design_per_option": "multi",
+        "fixed_design": "choice",
+        "ordered": "choice",
+        "direct": "category number",
+        "randomized": "yes_no choice multi",
+        "regression": "yes_no",
+    }
+    described = designs.builder_designs()
+    assert card["designs"] == [d for d in described if "yes_no" in d["kinds"]]
+    assert card["fixed_designs"] == [d for d in described if "choice" in d["kinds"]]
+    client.force_login(alice)
+    html = client.get(reverse("survey-new")).content.decode()
+    options = re.search(r'<select data-path="kind">(.*?)</select>', html, re.S)
+    assert options and re.findall(r'<option value="([^"]+)">', options[1]) == [
+        "yes_no", "choice", "category", "number", "multi"
+    ]  # fmt: skip
+    shows = re.findall(r'data-show="([^"]*)"', html)
+    assert shows == [
+        "choice category multi", "number", "yes_no multi", "multi", "choice", "choice",
+        "category number", "yes_no choice multi", "yes_no choice multi", "yes_no",
+    ]  # fmt: skip
+    for select in ("design.name", "options_design"):
+        listed = re.search(rf'<select data-path="{re.escape(select)}">(.*?)</select>', html, re.S)
+        names = re.findall(r'<option value="([^"]+)">', listed[1]) if listed else []
+        wanted = "yes_no" if select == "design.name" else "choice"
+        assert names == [d["name"] for d in described if wanted in d["kinds"]], select
