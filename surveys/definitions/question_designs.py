@@ -153,7 +153,7 @@ def design_description(question: Any) -> dict[str, Any] | None:
         out["d"] = float(design.d)
         if is_multi(question):
             # The shared design is applied to every option independently: one report each.
-            out["applies_to"] = "each_option"
+            out["applies_to"] = rr_designs.EACH_OPTION
             out["options"] = len(question.options or [])
             out["epsilon_per_option"] = option_epsilon(question)
     out["epsilon"] = question_epsilon(question)

@@ -39,7 +39,7 @@ ANSWERED = ""
 #: The designs a multi question may use: the registry's that serve each option (one report
 #: P(yes) = c·π + d and a coin/spinner randomizer); a second statement or a drawn group cannot.
 DESIGN_NAMES: tuple[str, ...] = tuple(
-    entry.name for entry in rr_designs.registered() if "each_option" in entry.serves
+    entry.name for entry in rr_designs.registered() if rr_designs.EACH_OPTION in entry.serves
 )
 
 
@@ -92,7 +92,7 @@ class MultiKind(QuestionKind):
     #: detection (a group drawn per report) are refused (surveys.inputs.design_specs).
     design_names: ClassVar[tuple[str, ...] | None] = DESIGN_NAMES
     design_per_option: ClassVar[bool] = True
-    design_shape: ClassVar[str | None] = "each_option"
+    design_shape: ClassVar[str | None] = rr_designs.EACH_OPTION
 
     def default_design_spec(self) -> dict[str, Any] | None:
         return dict(rr.DEFAULT_YES_NO_SPEC)

@@ -37,6 +37,7 @@ from typing import Any, Final
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import MAX_INNOCUOUS_TEXT, SUM_TOLERANCE, BinaryDesign
 from dpcore.local.designs._registry import (
+    EACH_OPTION,
     BrowserHooks,
     DesignEntry,
     Param,
@@ -65,6 +66,7 @@ __all__ = [
     "BINARY_DESIGN_NAMES",
     "DEFAULT_YES_NO_SPEC",
     "DESIGN_NAMES",
+    "EACH_OPTION",
     "MAX_INNOCUOUS_TEXT",
     "SUM_TOLERANCE",
     "BinaryDesign",

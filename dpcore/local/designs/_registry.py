@@ -18,6 +18,8 @@ from functools import cache
 from typing import Any, Final, Literal, Protocol
 
 __all__ = [
+    "BINARY_AND_EACH_OPTION",
+    "EACH_OPTION",
     "BrowserHooks",
     "DesignEntry",
     "Outcome",
@@ -32,6 +34,11 @@ __all__ = [
 #: k options (``k`` is the question's option count), ``each_option`` one yes/no report per option
 #: (a randomizer the page runs once per option). App vocabulary maps onto these.
 Serves = Literal["binary", "options", "each_option"]
+#: One yes/no report per option of a multi question (named once: designs, kinds and the preview
+#: refer to it).
+EACH_OPTION: Final[Serves] = "each_option"
+#: What a one-report yes/no design that a multi question may also run serves.
+BINARY_AND_EACH_OPTION: Final[frozenset[Serves]] = frozenset({"binary", EACH_OPTION})
 ParamType = Literal["probability", "positive", "text", "groups"]
 #: What a physical device's face tells a respondent to report (the no-JS path,
 #: ``surveys.definitions.physical``): the true answer, YES, NO, or the opposite of the truth.

@@ -12,6 +12,7 @@ from typing import Any, Final
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import SUM_TOLERANCE, BinaryDesign
 from dpcore.local.designs._registry import (
+    BINARY_AND_EACH_OPTION,
     BrowserHooks,
     DesignEntry,
     Outcome,
@@ -143,7 +144,7 @@ ENTRY: Final = register(
                 "P(forced no); default ¼. The three sum to 1.",
             ),
         ),
-        serves=frozenset({"binary", "each_option"}),
+        serves=BINARY_AND_EACH_OPTION,
         starting=DEFAULT_YES_NO_SPEC,
         build=_build,
         binary=True,

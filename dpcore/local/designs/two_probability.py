@@ -10,6 +10,7 @@ from typing import Any, Final
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
 from dpcore.local.designs._registry import (
+    BINARY_AND_EACH_OPTION,
     BrowserHooks,
     DesignEntry,
     Outcome,
@@ -104,7 +105,7 @@ ENTRY: Final = register(
                 "P(yes | no trait) = b; below a.",
             ),
         ),
-        serves=frozenset({"binary", "each_option"}),
+        serves=BINARY_AND_EACH_OPTION,
         # P(yes | trait) = ¾, P(yes | no trait) = ¼: ε = ln 3; a coin flipped twice realises it.
         starting={"name": NAME, "p_yes_if_trait": 0.75, "p_yes_if_not": 0.25},
         build=_build,

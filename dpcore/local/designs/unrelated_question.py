@@ -11,6 +11,7 @@ from typing import Any, Final
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
 from dpcore.local.designs._registry import (
+    BINARY_AND_EACH_OPTION,
     BrowserHooks,
     DesignEntry,
     Outcome,
@@ -100,7 +101,7 @@ ENTRY: Final = register(
                 "π of the innocuous question.",
             ),
         ),
-        serves=frozenset({"binary", "each_option"}),
+        serves=BINARY_AND_EACH_OPTION,
         # p = ¾ with a 50–50 harmless question.
         starting={"name": NAME, "p": 0.75, "innocuous_prevalence": 0.5},
         build=_build,

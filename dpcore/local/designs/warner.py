@@ -9,6 +9,7 @@ from typing import Any, Final
 from dpcore.errors import DesignError
 from dpcore.local.designs._binary import BinaryDesign
 from dpcore.local.designs._registry import (
+    BINARY_AND_EACH_OPTION,
     BrowserHooks,
     DesignEntry,
     Outcome,
@@ -72,7 +73,7 @@ ENTRY: Final = register(
         params=(
             Param("p", "probability", "P(the real question)", "P(the sensitive statement); not ½."),
         ),
-        serves=frozenset({"binary", "each_option"}),
+        serves=BINARY_AND_EACH_OPTION,
         starting={"name": NAME, "p": 0.75},  # ε = ln(p/(1 − p)) = ln 3, like the coin design
         build=lambda spec, k: warner(spec["p"]),
         binary=True,
