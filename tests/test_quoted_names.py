@@ -13,8 +13,6 @@ What is left above 3, and why (issue 23's ratchet pass, branch plugin-ratchet):
   (dpcore/local/designs/_registry.py), ``jsonb_typeof`` values (surveys/analysis/
   regression_rows.py), pandas' dtype in the export's reading recipe (surveys/analysis/export.py),
   and ``Question.Kind`` (surveys/models.py, the stored enum its migrations record).
-- ``choice`` (4): ``Question.Kind``, and the builder's deniability words (static/js/builder/
-  crosswise.js: an OUE preview names a revealing report like a yes/no one, so the kind decides).
 - ``crosswise`` (6): the builder's crosswise helpers (prevalence from the statement library,
   SAME/DIFFERENT words), its translations (the second statement is translated), and the kind's
   own partial (templates/respond/kinds/crosswise.html).
@@ -53,7 +51,7 @@ CEILINGS = {
     "multi": 3,
     "cheater_detection": 3,
     "yes_no": 3,
-    "choice": 4,
+    "choice": 3,
     "category": 3,
     "number": 11,
     "forced_response": 3,

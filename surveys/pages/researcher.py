@@ -158,6 +158,8 @@ def builder_kinds() -> dict[str, Any]:
             if kind.design_shape == "options"
             else "select",
             "ordered": kind.may_be_ordered,
+            # Its report is one of its options (the preview's deniability words say so).
+            "reports_an_option": kind.design_shape == "options",
             "show_if_source": kind.slices_tallies,
             "power_kind": binary if kind.design_per_option else kind.stored_kind,
         }

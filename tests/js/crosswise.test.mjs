@@ -119,4 +119,11 @@ describe("deniabilitySentence: about the revealing answer", () => {
       "Deniability: a recorded option moves a 33% prior to 50.0%.",
     );
   });
+  it("says a recorded option for a kind reporting an option, even when OUE's preview names a revealing report", () => {
+    const oue = { deniability: 0.4, prior: 1 / 3, revealing_report: true, revealing_deniability: 0.4 };
+    assert.equal(
+      deniabilitySentence("choice", "oue", oue, { reportsAnOption: true }),
+      "Deniability: a recorded option moves a 33% prior to 40.0%.",
+    );
+  });
 });

@@ -70,11 +70,14 @@ const REPORT_WORDS = {
   multi: { true: "a ticked box", false: "an unticked box" },
 };
 
-/** "Deniability: a DIFFERENT answer moves a 10% prior to 25.0% (…)" from a preview payload. */
-export function deniabilitySentence(kind, designName, payload) {
+/** "Deniability: a DIFFERENT answer moves a 10% prior to 25.0% (…)" from a preview payload.
+ * `reportsAnOption`: the card's kind reports one of its options (the builder data's
+ * `kinds[kind].reports_an_option`, from the registry): its words are about a recorded option,
+ * whatever the payload says of a revealing report (an OUE preview names one). */
+export function deniabilitySentence(kind, designName, payload, { reportsAnOption = false } = {}) {
   if (payload.deniability == null) return "";
   const prior = `${(100 * payload.prior).toFixed(0)}%`;
-  if (kind === "choice" || payload.revealing_report == null) {
+  if (reportsAnOption || payload.revealing_report == null) {
     return `Deniability: a recorded option moves a ${prior} prior to ${(100 * payload.deniability).toFixed(1)}%.`;
   }
   const words = REPORT_WORDS[designName === "crosswise" ? "crosswise" : kind] || REPORT_WORDS.yes_no;

@@ -203,6 +203,7 @@ def test_builder_kinds_say_what_the_builder_used_to_hard_code() -> None:
     assert {k for k, v in kinds.items() if v["design"] == "fixed"} == {"choice"}
     assert {k for k, v in kinds.items() if v["ordered"]} == {"choice"}
     assert {k for k, v in kinds.items() if v["show_if_source"]} == {"category"}
+    assert {k for k, v in kinds.items() if v["reports_an_option"]} == {"choice"}
     assert kinds["multi"]["power_kind"] == "yes_no"
     assert kinds["choice"]["power_kind"] == "choice"
     assert got["default_kind"] == "yes_no"
