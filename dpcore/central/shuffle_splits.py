@@ -30,12 +30,15 @@ wide) each get the θ putting E_θ N at their centre, so f_θ is near its peak t
 convolution of the two tilted binomial pmfs (log-space lgamma + exact log-ratios), each truncated
 where its KL-Chernoff tail ≤ e^{−60}. The computed v(y) satisfies
     v − E ≤ f_θ ≤ v + E + T,  E = 40·u·log₂L (L the FFT length, u = 2^{−53}),  T = dropped mass,
-E from the standard FFT error bound ‖ĉ − c‖ ≤ 3·log₂L·η·‖g‖·‖h‖ (Higham 2002, Thm. 24.2, with
-η ≤ 10u and ‖g‖, ‖h‖ ≤ 1 for pmfs; a factor ≥ 1.3 to spare). Then δ ≤ Σ_y [A·f_up(y − 1) −
+E is twice the first-order bound ‖ĉ − c‖∞ ≤ log₂L·η·(‖g‖₂ + ‖h‖₂ + ‖c‖₂) + 3u‖c‖₂ ≤
+20.1u·log₂L + 3u that Higham's bound on each transform (2002, Thm. 24.2; η ≈ 6.7u for twiddles
+accurate to u) gives for c = F⁻¹(Fg ∘ Fh) with pmfs (‖·‖₂ ≤ ‖·‖₁ ≤ 1). Then δ ≤ Σ_y [A·f_up(y − 1) −
 B·f_lo(y)]₊ (+ 4u·A·f_up(y − 1) per term for its rounding) + A·P[N ≥ top + 1], the last by the
 Chernoff bound ln M(θ) − θ(top + 1) at the last chunk's θ ≥ 0; top is where that bound is below
-δ·e^{−30}. The sum is multiplied by e^{10⁻⁹} (summation rounding). Every term is thus an upper
-bound: there is no δ floor (nothing is 1 − a sum; δ down to 1e-100 is tested against mpmath).
+δ·e^{−30}. The sum is multiplied by e^{10⁻⁶}: the log-pmfs' rounding (one lgamma ≈ 1.3e7 at
+n = 10⁶, so ≈ 3e-9 absolute in each ln pmf, plus ln M(θ) − θy) and the summation's. Every term
+is thus an upper bound: there is no δ floor (nothing is 1 − a sum; δ down to 1e-100 is tested
+against mpmath).
 """
 
 from __future__ import annotations
@@ -62,8 +65,8 @@ _LOG_TRUNC = -60.0
 _HALF = 4.0
 # The window stops where the Chernoff tail is below δ·e^_LOG_BELOW.
 _LOG_BELOW = -30.0
-# Multiplier on the summed δ for summation rounding (relative error ≤ W·u ≪ 1e-9).
-_LOG_SUM = 1e-9
+# ln of the multiplier on δ for the log-pmfs' and the summation's rounding (module notes).
+_LOG_SUM = 1e-6
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,8 @@ def splits_bound(
     m = n - 1
     log_p, log_q = -math.log1p(math.exp(-eps0)), -math.log1p(math.exp(eps0))
     grid, j = _grid(m, step)
+    if keep_all and grid[-1] != m:
+        grid.append(m)  # all others yes: often the worst split
     log_stop = math.log(delta) + _LOG_BELOW
     rows = [
         _split_window(a0, m - a0 if keep_all else m - j - a0, log_p, log_q, log_stop) for a0 in grid

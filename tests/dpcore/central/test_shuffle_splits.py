@@ -83,7 +83,7 @@ def log_delta(lf: np.ndarray, eps0: float, eps: float) -> float:
 
 
 @pytest.mark.parametrize("eps0", [0.5, 2.0])
-def test_every_split_bound_is_above_mpmath_and_within_1e_7(eps0: float) -> None:
+def test_every_split_bound_is_above_mpmath_and_within_2e_6(eps0: float) -> None:
     n = 40
     m = n - 1
     bound = splits_bound(n, eps0, 1e-100, 1)  # step 1: every split of all m others
@@ -93,7 +93,7 @@ def test_every_split_bound_is_above_mpmath_and_within_1e_7(eps0: float) -> None:
         low = splits_log_delta(lower, eps, lower=True)
         for a in range(m + 1):
             exact = mp_log_delta(m, a, eps0, eps)
-            assert exact <= ours[a] <= exact + 1e-7, (eps, a, exact, ours[a])
+            assert exact <= ours[a] <= exact + 2e-6, (eps, a, exact, ours[a])
             assert low[a] <= exact + 1e-12
 
 
@@ -109,7 +109,7 @@ def test_deep_tail_one_split_against_mpmath() -> None:
             exact = mp_log_delta(m, a, eps0, eps)
             assert exact <= ours[a], (eps, a, exact, ours[a])
             if exact > math.log(1e-100) - 20:  # far below δ only a tail bound is kept (e^-30 δ)
-                assert ours[a] <= exact + 1e-6, (eps, a, exact, ours[a])
+                assert ours[a] <= exact + 2e-6, (eps, a, exact, ours[a])
     assert math.log(1e-100) < mp_log_delta(m, m, eps0, 0.45) < math.log(1e-95)
     assert mp_log_delta(m, m, eps0, 0.46) < math.log(1e-100)
 
