@@ -67,7 +67,6 @@ def _splits_lower(n: int, eps0: float, delta: float) -> float:
 
 
 def _clear() -> None:
-    shuffle_splits.splits_bound.cache_clear()
     shuffle.shuffled_guarantee.cache_clear()
     shuffle.shuffled_epsilon.cache_clear()
     shuffle_pair._blocks.cache_clear()  # cold timings

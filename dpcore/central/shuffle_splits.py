@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -214,7 +213,6 @@ def _grid(m: int, step: int | None) -> tuple[list[int], int]:
     return grid, j
 
 
-@lru_cache(maxsize=4)
 def splits_bound(
     n: int, eps0: float, delta: float, step: int | None = None, keep_all: bool = False
 ) -> SplitsBound:
