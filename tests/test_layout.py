@@ -83,7 +83,6 @@ NOT_YET_MIRRORED = {
     "accounts/services.py",
     "accounts/views.py",
     "surveys/analysis/confidence.py",
-    "surveys/analysis/exact_sums.py",
     "surveys/analysis/export.py",
     "surveys/analysis/regression.py",
     "surveys/analysis/regression_jobs.py",

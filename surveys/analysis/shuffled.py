@@ -19,8 +19,10 @@ file sent on cannot promise that about its recipient; designs without a finite l
 
 **The guarantee.** Section q has n_q reports of an ε₀_q-DP randomizer; shuffled, it is
 (ε_q, δ_q)-DP for whoever receives only it (amplification by shuffling,
-:mod:`dpcore.central.shuffle`: the exact divergence of Feldman, McMillan & Talwar's 2023 clone
-pair when each report is one k-ary randomized response, else of their 2021 pair), with
+:mod:`dpcore.central.shuffle`: for a yes/no section, the count of yes-reports bounded over every
+split of the others' answers (``histogram-splits``, within ≈ 0.3 % of the exact worst case);
+else the exact divergence of Feldman, McMillan & Talwar's 2023 clone pair when each report is one
+k-ary randomized response, else of their 2021 pair — the smallest sound one is stated), with
 δ_q = δ / (number of non-empty sections). The sections use independent coins and independent
 shuffles, so the file is (Σ ε_q, Σ δ_q)-DP for a respondent who answered every question (basic
 composition; docs/formulas.md#shuffling).
@@ -80,9 +82,10 @@ def fisher_yates(items: MutableSequence[T]) -> None:
 
 def _guarantee(*, n: int, local_epsilon: float, delta: float, k: int | None) -> dict[str, Any]:
     """The one call into the accounting: :func:`dpcore.central.shuffle.shuffled_guarantee`, the
-    tightest sound (ε, δ) for n shuffled ε₀-DP reports — ``clones-2023`` when each report is one
-    k-ary randomized response (``k``: :func:`~surveys.definitions.question_designs.report_arity`),
-    else ``clones-2021`` (any randomizer). An empty section protects no one's report: (0, 0)."""
+    tightest sound (ε, δ) for n shuffled ε₀-DP reports — ``histogram-splits`` for a yes/no
+    column (k = 2), ``clones-2023`` when each report is one k-ary randomized response (``k``:
+    :func:`~surveys.definitions.question_designs.report_arity`), else ``clones-2021`` (any
+    randomizer). An empty section protects no one's report: (0, 0)."""
     if n == 0 or local_epsilon <= 0:
         return {
             "epsilon": 0.0,
@@ -117,7 +120,8 @@ class Section:
     design: dict[str, Any]
     #: What the analysis needs beside the reports: kind, text, options (public, per question).
     about: dict[str, Any] = field(default_factory=dict)
-    #: k when each report is one k-ary randomized response (the 2023 bound applies), else None.
+    #: k when each report is one k-ary randomized response (the 2023 bound applies; k = 2: the
+    #: splits bound too), else None.
     arity: int | None = None
     reports: list[list[Any]] = field(default_factory=list)
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from deniable.sqlite_turn import sqlite_writer_turn
 from surveys.collection.tally_layout import submission_slices, submission_vector
 from surveys.models import TALLY_SHARDS, Invitation, Submission, Survey
 from surveys.selectors.surveys import estimate_batch
@@ -196,7 +197,7 @@ def submissions_publish(*, survey: Survey, force: bool = False) -> int:
     """Seal and publish the survey's unsealed submissions if there are at least k of them (or
     any, with ``force``: operations only). Returns how many were published."""
     k = estimate_batch()
-    with transaction.atomic():
+    with sqlite_writer_turn(), transaction.atomic():  # SQLite: in turn with the submissions
         _lock(survey)
         pending = _tail_count(survey)
         if pending == 0 or (pending < k and not force):

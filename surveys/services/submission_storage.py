@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from deniable.errors import Conflict, ErrorCode, InvalidInput
+from deniable.sqlite_turn import sqlite_writer_turn
 from surveys.models import Invitation, Submission, Survey
 from surveys.selectors.surveys import survey_respondent_count, unsealed_count
 from surveys.services.batches import tail_reorder_sqlite
@@ -126,8 +127,9 @@ def submission_store(
     digest: str | None,
 ) -> bool:
     """The general path (invitations, response caps, SQLite): one transaction, no savepoint.
-    True if stored; False if the conditional insert wrote nothing (see the caller)."""
-    with transaction.atomic():
+    True if stored; False if the conditional insert wrote nothing (see the caller). On SQLite
+    the transaction waits for its turn first (``deniable.sqlite_turn``)."""
+    with sqlite_writer_turn(), transaction.atomic():
         if survey.response_cap is not None:
             # Serialize submissions of capped surveys on the survey row (SQLite: the IMMEDIATE
             # transaction already holds the write lock), then count. A full survey is a 409.

@@ -112,8 +112,10 @@ def test_guarantee_names_the_tightest_sound_method() -> None:
     assert generic.epsilon == shuffle.shuffled_epsilon(n, eps0, delta)
     assert (generic.n, generic.local_epsilon, generic.delta) == (n, eps0, delta)
     binary = shuffle.shuffled_guarantee(n, eps0, delta, 2)
-    assert binary.method == "clones-2023"
-    assert binary.epsilon < 0.8 * generic.epsilon  # 0.115 against 0.155
+    assert binary.method == "histogram-splits"  # one yes/no column: every split bounded
+    assert binary.epsilon < 0.6 * generic.epsilon  # 0.0873 against 0.155
+    pair23 = shuffle._epsilon(shuffle.clone_pair(n, eps0, 2), eps0, delta)
+    assert binary.epsilon < 0.8 * pair23  # 0.0873 against 0.115
     assert binary.method in shuffle.METHODS and generic.method in shuffle.METHODS
     # k-RR: fewer clones (p = 2/(e^ε₀ + k − 1)) but a smaller differing share; both sound.
     five = shuffle.shuffled_guarantee(n, eps0, delta, 5)

@@ -122,3 +122,13 @@ def test_alike_lower_bound_matches_mpmath_at_n_2000() -> None:
     for delta in (1e-6, 1e-50):
         low = shuffle_histogram.alike_epsilon(n, eps0, delta)
         assert low < shuffle.shuffled_guarantee(n, eps0, delta, 2).epsilon
+
+
+def test_three_rr_pair_is_not_tight_against_all_others_on_a_third_value() -> None:
+    # Why k ≥ 3 is not called exact (docs/formulas.md#shuffling): the natural worst dataset for
+    # 3-RR, every other respondent on a third value, sits far below the clone pair's δ.
+    n, eps0 = 40, 1.0
+    pair = shuffle.clone_pair(n, eps0, 3)
+    p, q = three_rr_histogram(n, eps0, [3] * (n - 1))
+    assert math.exp(pair_log_delta(pair, 0.1, exact=True)) > 1.15 * hockey(p, q, 0.1)
+    assert math.exp(pair_log_delta(pair, 0.6, exact=True)) > 20 * hockey(p, q, 0.6)

@@ -286,8 +286,10 @@ def test_the_guarantee_is_per_question_and_summed():
         assert (q["epsilon"], q["method"]) == (expected.epsilon, expected.method)
         assert 0 < q["epsilon"] <= q["local_epsilon"]
     assert per["party"]["local_epsilon"] == 1.0
-    # Each section is one column: a yes/no or k-RR question gets the stronger 2023 bound.
-    assert per["cheated"]["method"] == "clones-2023" and per["party"]["method"] == "clones-2023"
+    # Each section is one column: a yes/no question gets the bound over every split of the
+    # others' answers, a k-RR question the stronger 2023 clone bound.
+    assert per["cheated"]["method"] == "histogram-splits"
+    assert per["party"]["method"] == "clones-2023"
     assert g["method"] == "+".join(sorted({q["method"] for q in g["questions"]}))
     assert g["epsilon"] == pytest.approx(sum(q["epsilon"] for q in g["questions"]))
     assert g["delta"] == pytest.approx(survey.budget_delta)
@@ -333,6 +335,9 @@ def test_the_results_page_links_the_file_and_shows_a_gain_only():
     item = html[html.index('id="shuffle-guarantee"') :][:3000]
     assert "only to that file" in item and "Feldman, McMillan &amp; Talwar" in item
     assert "cheated ε = " in item and "2023 bound" in item  # each question names its bound
+    assert "bound over every split of the others&#x27; answers" in item or (
+        "bound over every split of the others' answers" in item
+    )  # the yes/no question's, in words
     assert "copied" in item  # left out, with its reason
 
 
@@ -364,6 +369,9 @@ def test_the_seam_to_the_accounting_is_one_function():
         "clones-2021"
     )
     assert shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6, k=2)["method"] == (
+        "histogram-splits"
+    )
+    assert shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6, k=3)["method"] == (
         "clones-2023"
     )
     assert shuffled._guarantee(n=0, local_epsilon=2.0, delta=1e-6, k=2)["epsilon"] == 0.0
