@@ -165,7 +165,13 @@ def builder_kinds() -> dict[str, Any]:
         }
         for kind in plain
     }
-    return {"kinds": out, "default_kind": binary}
+    # The designs whose own texts are translated (the builder's translation panel offers them).
+    translated = {
+        kind.name: list(kind.translated_design_fields)
+        for kind in kinds()
+        if kind.translated_design_fields
+    }
+    return {"kinds": out, "default_kind": binary, "translated_design_fields": translated}
 
 
 def builder_card(described: list[dict[str, Any]]) -> dict[str, Any]:

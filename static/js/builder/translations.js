@@ -2,7 +2,8 @@
  *
  * The survey is written in its default language (the first of `languages`); every other
  * language needs every respondent-facing text translated: the title, the description, each
- * question's text, each option's label and a crosswise question's second statement. For each
+ * question's text, each option's label and a design's innocuous statement (crosswise, unknown
+ * prevalence: the designs whose kind translates it, from the registry). For each
  * added language this panel shows each of those texts next to a field for its translation.
  * Option VALUES are never translated: a translation maps each stored option to its label.
  * The server checks completeness and names the missing field ("translations.es.questions.q1
@@ -29,8 +30,9 @@ function flatten(entry, prefix = "", out = {}) {
   return out;
 }
 
-/** The texts to translate, in page order: {path, what, source, long}. */
-function rows(survey) {
+/** The texts to translate, in page order: {path, what, source, long, statement}.
+ * `translatedFields`: design name → the design's fields that are translated. */
+function rows(survey, translatedFields) {
   const out = [{ path: "title", what: "Title", source: survey.title, long: false }];
   if (survey.description.trim())
     out.push({ path: "description", what: "Description", source: survey.description, long: true });
@@ -46,13 +48,17 @@ function rows(survey) {
         key: [q.key, option],
       });
     }
-    if (q.design?.name === "crosswise") {
+    // The design's own texts (a crosswise or unknown-prevalence design's innocuous statement):
+    // which ones, the registry says (each kind's translated_design_fields, via the island).
+    for (const name of translatedFields[q.design?.name] || []) {
+      const prevalence = q.design.innocuous_prevalence;
       out.push({
-        path: `${base}.innocuous_text`,
-        what: `Question ${i + 1}, second statement`,
-        source: q.design.innocuous_text || "",
+        path: `${base}.${name}`,
+        what: `Question ${i + 1}, innocuous statement`,
+        source: q.design[name] || "",
         long: false,
-        crosswise: { prevalence: q.design.innocuous_prevalence },
+        // A known prevalence is checked against the statement library in each language.
+        statement: Number.isFinite(prevalence) ? { prevalence } : null,
       });
     }
   });
@@ -66,6 +72,7 @@ function rows(survey) {
  */
 export function setupTranslations(data, form, read) {
   const names = new Map(data.language_choices);
+  const translatedFields = data.translated_design_fields || {};
   const section = document.getElementById("translations");
   const panels = document.getElementById("tr-panels");
   const chooseDefault = document.getElementById("tr-default");
@@ -96,7 +103,7 @@ export function setupTranslations(data, form, read) {
     const signature = JSON.stringify([
       languages,
       chooseDefault.value,
-      rows(survey).map((r) => [r.path, r.what, r.source, r.long, r.crosswise?.prevalence ?? null]),
+      rows(survey, translatedFields).map((r) => [r.path, r.what, r.source, r.long, r.statement?.prevalence ?? null]),
     ]);
     if (signature === shown) return;
     shown = signature;
@@ -110,7 +117,7 @@ export function setupTranslations(data, form, read) {
         el("p", { class: "tr-head" }, `${name(chooseDefault.value)} (as written)`),
         el("p", { class: "tr-head" }, name(lang)),
       );
-      for (const row of rows(survey)) {
+      for (const row of rows(survey, translatedFields)) {
         const path = `translations.${lang}.${row.path}`;
         uid += 1;
         const id = `tr-${uid}`;
@@ -137,7 +144,7 @@ export function setupTranslations(data, form, read) {
           input,
           el("p", { class: "field-error", "data-error-for": path, hidden: "" }),
         );
-        if (row.crosswise) statementCheck(target, input, row, lang);
+        if (row.statement) statementCheck(target, input, row, lang);
         grid.append(source, target);
       }
       const remove = el(
@@ -162,7 +169,7 @@ export function setupTranslations(data, form, read) {
       const check = checkStatement(library, {
         text: input.value,
         language: lang,
-        prevalence: row.crosswise.prevalence,
+        prevalence: row.statement.prevalence,
       });
       status.textContent = check.reason;
       status.classList.toggle("unverified", !check.verified);
@@ -229,7 +236,7 @@ export function setupTranslations(data, form, read) {
       for (const lang of languages.slice(1)) {
         const entry = { questions: {} };
         const given = values[lang] || {};
-        for (const row of rows(survey)) {
+        for (const row of rows(survey, translatedFields)) {
           const value = (given[row.path] ?? "").trim();
           if (!value) continue; // left out: the server names it as missing
           if (row.key) {

@@ -207,6 +207,13 @@ def test_builder_kinds_say_what_the_builder_used_to_hard_code() -> None:
     assert kinds["multi"]["power_kind"] == "yes_no"
     assert kinds["choice"]["power_kind"] == "choice"
     assert got["default_kind"] == "yes_no"
+    # The translation panel offers a design's own texts where its kind translates them: the
+    # crosswise statement and the unknown-prevalence design's innocuous question (the server
+    # already required both; the builder offered only the crosswise one).
+    assert got["translated_design_fields"] == {
+        "crosswise": ["innocuous_text"],
+        "unrelated_question_unknown": ["innocuous_text"],
+    }
 
 
 def test_builder_group_inputs_are_the_grouped_designs_fields() -> None:
