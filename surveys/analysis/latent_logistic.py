@@ -11,16 +11,10 @@ from typing import Any
 from deniable.errors import InvalidInput
 from dpcore.local.latent_logistic import MAX_LATENT, LatentLogisticFit, fit_latent_logistic
 from surveys.analysis.regression_rows import LinearData, linear_data
+from surveys.analysis.regression_shared import is_latent, require_respondents, split_predictors
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
 from surveys.models import Question, Survey
-
-MIN_PER_PARAMETER = 5
-
-
-def is_latent(question: Question) -> bool:
-    """A randomized binary report with one linear model P(yes) = c·π + d."""
-    return kind_of(question).outcome_error(question.key) is None
 
 
 def latent_keys(questions: dict[str, Question], outcome: str, predictors: Sequence[str]) -> bool:
@@ -40,30 +34,13 @@ def validate_latent(
     refused = kind_of(out_q).outcome_error(outcome)
     if refused is not None:
         raise InvalidInput.single("outcome", refused)
-    direct: list[Question] = []
-    latent: list[Question] = []
-    for key in predictors:
-        q = questions.get(key)
-        if key == outcome:
-            raise InvalidInput.single("predictors", "The outcome cannot be a predictor.")
-        if q is None:
-            raise InvalidInput.single("predictors", f"No question with key {key!r}.")
-        if kind_of(q).predictor:
-            direct.append(q)
-        elif is_latent(q):
-            latent.append(q)
-        else:
-            raise InvalidInput.single(
-                "predictors",
-                f"{key!r} is {q.kind}: predictors must be category, number, or randomized "
-                "yes/no questions.",
-            )
-    if len(latent) > MAX_LATENT:
-        raise InvalidInput.single(
-            "predictors",
-            f"At most {MAX_LATENT} randomized predictors ({len(latent)} given): each doubles the "
-            f"latent states the fit sums over (2^{MAX_LATENT} = {2**MAX_LATENT}).",
-        )
+    direct, latent = split_predictors(
+        questions,
+        outcome,
+        predictors,
+        max_latent=MAX_LATENT,
+        refused="predictors must be category, number, or randomized yes/no questions.",
+    )
     return out_q, direct, latent
 
 
@@ -77,15 +54,8 @@ def latent_logistic_regression(
 ) -> dict[str, Any]:
     out_q, direct, latent = validate_latent(questions, outcome, predictors)
     data = linear_data(survey, out_q, direct, latent, reported=True)
-    n = int(sum(data.weight))
     parameters = len(data.terms) + len(latent) + 2 ** len(latent) - 1
-    need = max(10, MIN_PER_PARAMETER * parameters)
-    if n < need:
-        raise InvalidInput.single(
-            "outcome",
-            f"Too few respondents with the outcome and every predictor answered ({n}; need at "
-            f"least {need} for {parameters} parameters).",
-        )
+    require_respondents(int(sum(data.weight)), parameters)
     design = designs.question_design(out_q)
     shapes = [designs.question_design(q) for q in latent]
     fit = fit_latent_logistic(

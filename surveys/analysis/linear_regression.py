@@ -15,17 +15,10 @@ from typing import Any
 from deniable.errors import InvalidInput
 from dpcore.local.linear_rr import MAX_LATENT, LinearFit, fit_linear_rr
 from surveys.analysis.regression_rows import LinearData, linear_data
+from surveys.analysis.regression_shared import require_respondents, split_predictors
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
 from surveys.models import Question, Survey
-
-MIN_PER_PARAMETER = 5  # respondents per fitted parameter below which a fit is refused
-
-
-def _is_latent(question: Question) -> bool:
-    """A randomized binary report with one linear model P(yes) = c·π + d (what a regression
-    outcome must be, and what may enter a linear regression as a latent trait)."""
-    return kind_of(question).outcome_error(question.key) is None
 
 
 def validate_linear(
@@ -40,30 +33,14 @@ def validate_linear(
         raise InvalidInput.single(
             "outcome", f"{outcome!r} is {out_q.kind}: with family=linear the outcome is a number."
         )
-    direct: list[Question] = []
-    latent: list[Question] = []
-    for key in predictors:
-        if key == out_q.key:
-            raise InvalidInput.single("predictors", "The outcome cannot be a predictor.")
-        q = questions.get(key)
-        if q is None:
-            raise InvalidInput.single("predictors", f"No question with key {key!r}.")
-        if kind_of(q).predictor:
-            direct.append(q)
-        elif _is_latent(q):
-            latent.append(q)
-        else:
-            raise InvalidInput.single(
-                "predictors",
-                f"{key!r} is {q.kind}: predictors of a linear regression must be category, "
-                "number, or randomized yes/no questions.",
-            )
-    if len(latent) > MAX_LATENT:
-        raise InvalidInput.single(
-            "predictors",
-            f"At most {MAX_LATENT} randomized predictors ({len(latent)} given): each doubles the "
-            f"latent states the fit sums over (2^{MAX_LATENT} = {2**MAX_LATENT}).",
-        )
+    direct, latent = split_predictors(
+        questions,
+        outcome,
+        predictors,
+        max_latent=MAX_LATENT,
+        refused="predictors of a linear regression must be category, number, or randomized "
+        "yes/no questions.",
+    )
     return out_q, direct, latent
 
 
@@ -77,15 +54,8 @@ def linear_regression(
 ) -> dict[str, Any]:
     out_q, direct, latent = validate_linear(questions, outcome, predictors)
     data = linear_data(survey, out_q, direct, latent)
-    n = int(sum(data.weight))
     parameters = len(data.terms) + len(latent) + 1 + 2 ** len(latent) - 1
-    need = max(10, MIN_PER_PARAMETER * parameters)
-    if n < need:
-        raise InvalidInput.single(
-            "outcome",
-            f"Too few respondents with the outcome and every predictor answered ({n}; need at "
-            f"least {need} for {parameters} parameters).",
-        )
+    require_respondents(int(sum(data.weight)), parameters)
     shapes = [designs.question_design(q) for q in latent]
     fit = fit_linear_rr(
         data.x,
