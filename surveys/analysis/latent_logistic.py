@@ -11,7 +11,13 @@ from typing import Any
 from deniable.errors import InvalidInput
 from dpcore.local.latent_logistic import MAX_LATENT, LatentLogisticFit, fit_latent_logistic
 from surveys.analysis.regression_rows import LinearData, linear_data
-from surveys.analysis.regression_shared import is_latent, require_respondents, split_predictors
+from surveys.analysis.regression_shared import (
+    fit_body,
+    is_latent,
+    latent_rows,
+    require_respondents,
+    split_predictors,
+)
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
 from surveys.models import Question, Survey
@@ -81,35 +87,12 @@ def _body(
     fit: LatentLogisticFit,
     data: LinearData,
 ) -> dict[str, Any]:
-    return {
-        "survey": survey.slug,
-        "outcome": outcome.key,
-        "design": designs.design_description(outcome),
-        "family": "logistic",
-        "n": fit.n,
-        "n_excluded": data.n_excluded,
-        "reference": data.reference,
-        "dropped_levels": data.dropped_levels,
-        "log_likelihood": fit.log_likelihood,
-        "converged": fit.converged,
-        "iterations": fit.iterations,
-        "confidence": fit.confidence,
-        "warnings": list(fit.warnings),
-        "latent": [
-            {"key": q.key, "design": designs.design_description(q), "prevalence": share}
-            for q, share in zip(latent, fit.prevalence, strict=True)
-        ],
-        "coefficients": [
-            {
-                "term": co.term,
-                "estimate": co.estimate,
-                "std_error": co.std_error,
-                "ci_low": co.ci_low,
-                "ci_high": co.ci_high,
-                "z": co.z,
-                "p_value": co.p_value,
-                "odds_ratio": co.odds_ratio,
-            }
-            for co in fit.coefficients
-        ],
-    }
+    return fit_body(
+        survey,
+        outcome,
+        fit,
+        data,
+        design=designs.design_description(outcome),
+        family="logistic",
+        extra={"latent": latent_rows(latent, fit.prevalence)},
+    )

@@ -15,7 +15,12 @@ from typing import Any
 from deniable.errors import InvalidInput
 from dpcore.local.linear_rr import MAX_LATENT, LinearFit, fit_linear_rr
 from surveys.analysis.regression_rows import LinearData, linear_data
-from surveys.analysis.regression_shared import require_respondents, split_predictors
+from surveys.analysis.regression_shared import (
+    fit_body,
+    latent_rows,
+    require_respondents,
+    split_predictors,
+)
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
 from surveys.models import Question, Survey
@@ -74,37 +79,16 @@ def linear_regression(
 def linear_body(
     survey: Survey, outcome: Question, latent: list[Question], fit: LinearFit, data: LinearData
 ) -> dict[str, Any]:
-    return {
-        "survey": survey.slug,
-        "outcome": outcome.key,
-        "design": None,  # the outcome is answered directly
-        "family": "linear",
-        "n": fit.n,
-        "n_excluded": data.n_excluded,
-        "reference": data.reference,
-        "dropped_levels": data.dropped_levels,
-        "log_likelihood": fit.log_likelihood,
-        "converged": fit.converged,
-        "iterations": fit.iterations,
-        "confidence": fit.confidence,
-        "warnings": list(fit.warnings),
-        "sigma": fit.sigma,
-        "sigma_std_error": fit.sigma_std_error,
-        "latent": [
-            {"key": q.key, "design": designs.design_description(q), "prevalence": share}
-            for q, share in zip(latent, fit.prevalence, strict=True)
-        ],
-        "coefficients": [
-            {
-                "term": co.term,
-                "estimate": co.estimate,
-                "std_error": co.std_error,
-                "ci_low": co.ci_low,
-                "ci_high": co.ci_high,
-                "z": co.z,
-                "p_value": co.p_value,
-                "odds_ratio": None,  # a linear effect
-            }
-            for co in fit.coefficients
-        ],
-    }
+    return fit_body(
+        survey,
+        outcome,
+        fit,
+        data,
+        design=None,  # the outcome is answered directly
+        family="linear",
+        extra={
+            "sigma": fit.sigma,
+            "sigma_std_error": fit.sigma_std_error,
+            "latent": latent_rows(latent, fit.prevalence),
+        },
+    )

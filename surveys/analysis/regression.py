@@ -18,6 +18,7 @@ from dpcore.local.regression import RegressionFit, fit_logistic
 from surveys.analysis import latent_logistic
 from surveys.analysis import linear_regression as linear
 from surveys.analysis.regression_rows import RegressionData, regression_data
+from surveys.analysis.regression_shared import fit_body, require_respondents
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of, stored_kind_choices
 from surveys.kinds._definitions import definition_kind
@@ -30,9 +31,6 @@ def __getattr__(name: str) -> tuple[str, ...]:
     if name == "PREDICTOR_KINDS":
         return tuple(k for k in stored_kind_choices() if definition_kind(k).predictor)
     raise AttributeError(name)
-
-
-MIN_PER_TERM = 5  # respondents per model term below which a fit is refused (too few respondents)
 
 
 def is_linear(question: Question) -> bool:
@@ -120,13 +118,7 @@ def survey_regression(
     out_q, pred_qs = _validate(questions, outcome, predictors)
     data = regression_data(survey, out_q, pred_qs)
     terms = data.terms
-    n = int(sum(data.total))
-    if n < max(10, MIN_PER_TERM * len(terms)):
-        raise InvalidInput.single(
-            "outcome",
-            f"Too few respondents with the outcome and every predictor answered ({n}; "
-            f"need at least {max(10, MIN_PER_TERM * len(terms))} for {len(terms)} terms).",
-        )
+    require_respondents(int(sum(data.total)), len(terms), "terms")
     design = designs.question_design(out_q)
     fit = fit_logistic(
         data.x, data.yes, data.total, c=design.c, d=design.d, terms=terms, confidence=confidence
@@ -137,34 +129,9 @@ def survey_regression(
 def regression_body(
     survey: Survey, outcome: Question, fit: RegressionFit, data: RegressionData
 ) -> dict[str, Any]:
-    return {
-        "survey": survey.slug,
-        "outcome": outcome.key,
-        "design": designs.design_description(outcome),
-        "family": "logistic",
-        "n": fit.n,
-        "n_excluded": data.n_excluded,
-        "reference": data.reference,
-        "dropped_levels": data.dropped_levels,
-        "log_likelihood": fit.log_likelihood,
-        "converged": fit.converged,
-        "iterations": fit.iterations,
-        "confidence": fit.confidence,
-        "warnings": list(fit.warnings),
-        "coefficients": [
-            {
-                "term": co.term,
-                "estimate": co.estimate,
-                "std_error": co.std_error,
-                "ci_low": co.ci_low,
-                "ci_high": co.ci_high,
-                "z": co.z,
-                "p_value": co.p_value,
-                "odds_ratio": co.odds_ratio,
-            }
-            for co in fit.coefficients
-        ],
-    }
+    return fit_body(
+        survey, outcome, fit, data, design=designs.design_description(outcome), family="logistic"
+    )
 
 
 COEFFICIENT_COLUMNS = (

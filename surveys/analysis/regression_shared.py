@@ -4,11 +4,14 @@ of a fit with too few respondents, and the figures every ``GET …/regression/``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from deniable.errors import InvalidInput
+from dpcore.local.regression import Coefficient
+from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
-from surveys.models import Question
+from surveys.models import Question, Survey
 
 MIN_PER_PARAMETER = 5  # respondents per fitted parameter below which a fit is refused
 
@@ -62,3 +65,80 @@ def require_respondents(n: int, parameters: int, unit: str = "parameters") -> No
             f"Too few respondents with the outcome and every predictor answered ({n}; need at "
             f"least {need} for {parameters} {unit}).",
         )
+
+
+class _Fit(Protocol):
+    @property
+    def n(self) -> int: ...
+    @property
+    def log_likelihood(self) -> float: ...
+    @property
+    def converged(self) -> bool: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def warnings(self) -> Sequence[str]: ...
+    @property
+    def coefficients(self) -> Sequence[Coefficient]: ...
+
+
+class _Data(Protocol):
+    @property
+    def n_excluded(self) -> int: ...
+    @property
+    def reference(self) -> dict[str, str]: ...
+    @property
+    def dropped_levels(self) -> dict[str, list[str]]: ...
+
+
+def latent_rows(latent: Sequence[Question], prevalence: Sequence[float]) -> list[dict[str, Any]]:
+    """The body's ``latent``: each randomized predictor's design and estimated prevalence."""
+    return [
+        {"key": q.key, "design": designs.design_description(q), "prevalence": share}
+        for q, share in zip(latent, prevalence, strict=True)
+    ]
+
+
+def fit_body(
+    survey: Survey,
+    outcome: Question,
+    fit: _Fit,
+    data: _Data,
+    *,
+    design: Any,
+    family: str,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A regression's JSON body: the fit's figures, then ``extra`` (the family's own keys), then
+    the coefficients (a linear fit's ``odds_ratio`` is None: ``dpcore.local.linear_rr``)."""
+    return {
+        "survey": survey.slug,
+        "outcome": outcome.key,
+        "design": design,
+        "family": family,
+        "n": fit.n,
+        "n_excluded": data.n_excluded,
+        "reference": data.reference,
+        "dropped_levels": data.dropped_levels,
+        "log_likelihood": fit.log_likelihood,
+        "converged": fit.converged,
+        "iterations": fit.iterations,
+        "confidence": fit.confidence,
+        "warnings": list(fit.warnings),
+        **(extra or {}),
+        "coefficients": [
+            {
+                "term": co.term,
+                "estimate": co.estimate,
+                "std_error": co.std_error,
+                "ci_low": co.ci_low,
+                "ci_high": co.ci_high,
+                "z": co.z,
+                "p_value": co.p_value,
+                "odds_ratio": co.odds_ratio,
+            }
+            for co in fit.coefficients
+        ],
+    }

@@ -59,3 +59,28 @@ def test_too_few_respondents_is_a_400_naming_outcome() -> None:
     with pytest.raises(InvalidInput) as refused:
         require_respondents(9, 1, "terms")
     assert refused.value.errors["outcome"][0].endswith("need at least 10 for 1 terms).")
+
+
+def test_the_body_keeps_its_keys_order_with_the_familys_own_before_the_coefficients() -> None:
+    from types import SimpleNamespace
+
+    from dpcore.local.regression import Coefficient
+    from surveys.analysis.regression_shared import fit_body
+
+    co = Coefficient("(Intercept)", 0.5, 0.1, 0.3, 0.7, 5.0, 1e-6, None)
+    fit = SimpleNamespace(
+        n=40, log_likelihood=-3.0, converged=True, iterations=4, confidence=0.95,
+        warnings=("w",), coefficients=(co,),
+    )  # fmt: skip
+    data = SimpleNamespace(n_excluded=2, reference={}, dropped_levels={})
+    body = fit_body(
+        SimpleNamespace(slug="s"), question("number", key="y"), fit, data,
+        design=None, family="linear", extra={"sigma": 1.5},
+    )  # fmt: skip
+    assert list(body)[-3:] == ["warnings", "sigma", "coefficients"]
+    assert list(body)[:4] == ["survey", "outcome", "design", "family"]
+    assert body["warnings"] == ["w"]
+    assert body["coefficients"] == [
+        {"term": "(Intercept)", "estimate": 0.5, "std_error": 0.1, "ci_low": 0.3, "ci_high": 0.7,
+         "z": 5.0, "p_value": 1e-6, "odds_ratio": None}
+    ]  # fmt: skip
