@@ -8,7 +8,7 @@ module and by migrations with historical models.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from surveys.definitions.specs import Answer
+from surveys.kinds.base import YES_NO_VALUES, ColumnLabels
 
 #: ``slot(question key, cell value)``: the tally slot counting that cell.
 SlotOf = Callable[[str, str], int]
@@ -98,6 +99,73 @@ def metadata_column(
 def options_entry(question: Any) -> dict[str, Any]:
     """The export metadata of a question with options."""
     return {"options": list(question.options)}
+
+
+# ── one reported yes/no per option (multi; OUE's bits): answers, tallies, export columns ──
+
+
+def option_column(key: str, option: str) -> str:
+    """A multi question's column for one option: ``<key>.<option>`` (docs/exports.md#multi).
+    Question keys hold no ".", so the prefix up to the first "." names the question and the
+    column never collides with another question's. pandas keeps the name as written; R's
+    ``read.csv`` makes it syntactic (``check.names``), the metadata maps both ways."""
+    return f"{key}.{option}"
+
+
+def _option_problems(options: Sequence[str], value: Mapping[str, Any]) -> list[str]:
+    problems: list[str] = []
+    missing = [o for o in options if o not in value]
+    extra = [str(o) for o in value if o not in options]
+    if missing:
+        problems.append(_("Missing option(s): %(o)s.") % {"o": ", ".join(repr(o) for o in missing)})
+    if extra:
+        problems.append(
+            _("Unknown option(s): %(o)s.") % {"o": ", ".join(repr(o) for o in extra[:5])}
+        )
+    not_bool = [o for o in options if o in value and not isinstance(value[o], bool)]
+    if not_bool:
+        problems.append(
+            _("Must be a boolean (the reported answer): %(o)s.")
+            % {"o": ", ".join(repr(o) for o in not_bool)}
+        )
+    return problems
+
+
+def clean_option_reports(question: Any, value: object) -> Answer:
+    """``{option: reported bool}`` with every option present and nothing else."""
+    options = list(question.options or [])
+    if not isinstance(value, Mapping):
+        raise serializers.ValidationError(
+            _("Must be an object with every option as a key and the reported boolean as its value.")
+        )
+    problems = _option_problems(options, value)
+    if problems:
+        raise serializers.ValidationError(problems)
+    return {o: bool(value[o]) for o in options}
+
+
+def count_option_reports(
+    vector: list[float], slot: SlotOf, key: str, value: Any, *, answered: str
+) -> None:
+    """One in the ``answered`` cell (every option is present in a cleaned answer) and one in
+    each option reported yes."""
+    vector[slot(key, answered)] = 1.0
+    for option, reported in value.items():
+        if reported is True:
+            vector[slot(key, option)] = 1.0
+
+
+def option_export_cells(key: str, value: Any) -> dict[str, Any]:
+    """An answer's export cells: 1/0 per option, in its column."""
+    return {option_column(key, option): int(reported) for option, reported in value.items()}
+
+
+def option_labelled_columns(question: Any) -> dict[str, ColumnLabels]:
+    """One yes/no report per option, labelled with the question's text and the option."""
+    return {
+        option_column(question.key, o): ColumnLabels(f"{question.text}: {o}", dict(YES_NO_VALUES))
+        for o in question.options
+    }
 
 
 def float_or_none(value: Any) -> float | None:

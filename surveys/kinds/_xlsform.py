@@ -98,6 +98,11 @@ def option_list(
     return XlsformCells(f"{type_word} {list_name}", tuple(zip(names, options, strict=True)))
 
 
+def options_and_design(stored_kind: str, row: XlsformRow) -> dict[str, Any]:
+    """The API's JSON of a row whose question has options and a design (multi, OUE)."""
+    return {"kind": stored_kind, "options": list(row.options), "design": dict(row.design or {})}
+
+
 def yes_no_cells(list_name: str) -> XlsformCells:
     """A yes/no question: ``select_one <list_name>`` over the shared list (named after the yes/no
     kind, ``select_one yes_no``, as Kobo's documentation writes it)."""

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from rest_framework import serializers
 
 from dpcore import local as rr
 from dpcore.central.release_parts import OptionsPart, ReleasePart
@@ -22,12 +21,17 @@ from surveys.kinds._data import (
     QuestionCounts,
     SlotOf,
     binary_rr_hint,
+    clean_option_reports,
+    count_option_reports,
     estimate_fields,
+    option_column,
+    option_export_cells,
+    option_labelled_columns,
     options_entry,
 )
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import linear_form
-from surveys.kinds.base import YES_NO_VALUES, ColumnLabels, QuestionKind, QuestionLike
+from surveys.kinds.base import ColumnLabels, QuestionKind, QuestionLike
 from surveys.kinds.cheater_detection import CheaterDetectionKind
 
 if TYPE_CHECKING:
@@ -41,33 +45,6 @@ ANSWERED = ""
 DESIGN_NAMES: tuple[str, ...] = tuple(
     entry.name for entry in rr_designs.registered() if rr_designs.EACH_OPTION in entry.serves
 )
-
-
-def option_column(key: str, option: str) -> str:
-    """A multi question's column for one option: ``<key>.<option>`` (docs/exports.md#multi).
-    Question keys hold no ".", so the prefix up to the first "." names the question and the
-    column never collides with another question's. pandas keeps the name as written; R's
-    ``read.csv`` makes it syntactic (``check.names``), the metadata maps both ways."""
-    return f"{key}.{option}"
-
-
-def _answer_problems(options: Sequence[str], value: Mapping[str, Any]) -> list[str]:
-    problems: list[str] = []
-    missing = [o for o in options if o not in value]
-    extra = [str(o) for o in value if o not in options]
-    if missing:
-        problems.append(_("Missing option(s): %(o)s.") % {"o": ", ".join(repr(o) for o in missing)})
-    if extra:
-        problems.append(
-            _("Unknown option(s): %(o)s.") % {"o": ", ".join(repr(o) for o in extra[:5])}
-        )
-    not_bool = [o for o in options if o in value and not isinstance(value[o], bool)]
-    if not_bool:
-        problems.append(
-            _("Must be a boolean (the reported answer): %(o)s.")
-            % {"o": ", ".join(repr(o) for o in not_bool)}
-        )
-    return problems
 
 
 class MultiKind(QuestionKind):
@@ -107,27 +84,13 @@ class MultiKind(QuestionKind):
     def clean_answer(self, question: Any, value: object) -> Answer:
         """``{option: reported bool}`` with every option present and nothing else (each
         option's report was randomized on its own; a missing one is not "no")."""
-        options = list(question.options or [])
-        if not isinstance(value, Mapping):
-            raise serializers.ValidationError(
-                _(
-                    "Must be an object with every option as a key and the reported boolean as "
-                    "its value."
-                )
-            )
-        problems = _answer_problems(options, value)
-        if problems:
-            raise serializers.ValidationError(problems)
-        return {o: bool(value[o]) for o in options}
+        return clean_option_reports(question, value)
 
     def tally_cells(self, question: QuestionLike) -> Sequence[str]:
         return (ANSWERED, *question.options)
 
     def count_answer(self, vector: list[float], slot: SlotOf, key: str, value: Any) -> None:
-        vector[slot(key, ANSWERED)] = 1.0  # every option is present in a cleaned answer
-        for option, reported in value.items():
-            if reported is True:
-                vector[slot(key, option)] = 1.0
+        count_option_reports(vector, slot, key, value, answered=ANSWERED)
 
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         """Each option separately: its YES reports among the n answers, debiased by the shared
@@ -163,16 +126,11 @@ class MultiKind(QuestionKind):
         return [(option_column(question.key, o), "integer") for o in question.options]
 
     def export_cells(self, key: str, value: Any) -> dict[str, Any]:
-        return {option_column(key, option): int(reported) for option, reported in value.items()}
+        return option_export_cells(key, value)
 
     def labelled_columns(self, question: Any) -> dict[str, ColumnLabels]:
         """One yes/no report per option, labelled with the question's text and the option."""
-        return {
-            option_column(question.key, o): ColumnLabels(
-                f"{question.text}: {o}", dict(YES_NO_VALUES)
-            )
-            for o in question.options
-        }
+        return option_labelled_columns(question)
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
         columns = {option: option_column(question.key, option) for option in question.options}
@@ -294,11 +252,7 @@ class MultiKind(QuestionKind):
         return row.type_word == "select_multiple" and row.design_serves(self.design_shape)
 
     def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
-        return {
-            "kind": self.stored_kind,
-            "options": list(row.options),
-            "design": dict(row.design or {}),
-        }
+        return xls.options_and_design(self.stored_kind, row)
 
     def xlsform_cells(self, question: Any) -> xls.XlsformCells:
         return xls.option_list("select_multiple", question.key, question.options)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.utils import formats
 from django.utils.translation import gettext as _
-from rest_framework import serializers
 
 from dpcore.central.release_parts import OptionsPart, ReleasePart
 from dpcore.local import oue as rr_oue
@@ -21,12 +20,22 @@ from surveys.definitions.specs import Answer
 from surveys.kinds import _chart_rows, _deniability, _fields, _protocol
 from surveys.kinds import _design as designs
 from surveys.kinds import _xlsform as xls
-from surveys.kinds._data import QuestionCounts, SlotOf, estimate_fields, float_or_none
+from surveys.kinds._data import (
+    QuestionCounts,
+    SlotOf,
+    clean_option_reports,
+    count_option_reports,
+    estimate_fields,
+    float_or_none,
+    option_column,
+    option_export_cells,
+    option_labelled_columns,
+)
 from surveys.kinds._fields import FormFields, PageQuestion
 from surveys.kinds._release import linear_form
-from surveys.kinds.base import YES_NO_VALUES, ColumnLabels, QuestionKind, QuestionLike, design_name
+from surveys.kinds.base import ColumnLabels, QuestionKind, QuestionLike, design_name
 from surveys.kinds.choice import ChoiceKind
-from surveys.kinds.multi import ANSWERED, _answer_problems, option_column
+from surveys.kinds.multi import ANSWERED
 
 if TYPE_CHECKING:
     from surveys.kinds._estimates import ChoiceEstimate
@@ -67,27 +76,13 @@ class OUEKind(QuestionKind):
     def clean_answer(self, question: Any, value: object) -> Answer:
         """``{option: reported bit}`` with every option present and nothing else (each bit is
         randomized: the true option's may be 0 and several may be 1)."""
-        options = list(question.options or [])
-        if not isinstance(value, Mapping):
-            raise serializers.ValidationError(
-                _(
-                    "Must be an object with every option as a key and the reported boolean as "
-                    "its value."
-                )
-            )
-        problems = _answer_problems(options, value)
-        if problems:
-            raise serializers.ValidationError(problems)
-        return {o: bool(value[o]) for o in options}
+        return clean_option_reports(question, value)
 
     def tally_cells(self, question: QuestionLike) -> Sequence[str]:
         return (ANSWERED, *question.options)
 
     def count_answer(self, vector: list[float], slot: SlotOf, key: str, value: Any) -> None:
-        vector[slot(key, ANSWERED)] = 1.0
-        for option, reported in value.items():
-            if reported is True:
-                vector[slot(key, option)] = 1.0
+        count_option_reports(vector, slot, key, value, answered=ANSWERED)
 
     def estimate(self, question: Any, counts: QuestionCounts) -> Any:
         """Each option's share ``(C_v/n − q)/(p − q)`` among the n respondents, projected onto the
@@ -115,15 +110,10 @@ class OUEKind(QuestionKind):
         return [(option_column(question.key, o), "integer") for o in question.options]
 
     def export_cells(self, key: str, value: Any) -> dict[str, Any]:
-        return {option_column(key, option): int(bit) for option, bit in value.items()}
+        return option_export_cells(key, value)
 
     def labelled_columns(self, question: Any) -> dict[str, ColumnLabels]:
-        return {
-            option_column(question.key, o): ColumnLabels(
-                f"{question.text}: {o}", dict(YES_NO_VALUES)
-            )
-            for o in question.options
-        }
+        return option_labelled_columns(question)
 
     def export_entry(self, question: Any, survey: Any) -> dict[str, Any]:
         columns = {option: option_column(question.key, option) for option in question.options}
@@ -241,11 +231,7 @@ class OUEKind(QuestionKind):
         return row.type_word == "select_one" and named
 
     def from_xlsform(self, row: xls.XlsformRow) -> dict[str, Any]:
-        return {
-            "kind": self.stored_kind,
-            "options": list(row.options),
-            "design": dict(row.design or {}),
-        }
+        return xls.options_and_design(self.stored_kind, row)
 
     def xlsform_cells(self, question: Any) -> xls.XlsformCells:
         return xls.option_list("select_one", question.key, question.options)
