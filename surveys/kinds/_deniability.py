@@ -130,6 +130,34 @@ def krr_reports(
     return out
 
 
+def two_group_reports(worst: Mapping[str, float]) -> dict[str, dict[str, Any]]:
+    """Each report's worst likelihood ratio over a two-group design's groups (``{"yes": r,
+    "no": r}``: cheating detection, unrelated question), as the page and the API say it."""
+    reports = {}
+    for report, ratio in worst.items():
+        other = "no" if report == "yes" else "yes"
+        post = posterior(ratio, 0.5)
+        reports[report] = {
+            "likelihood_ratio": ratio,
+            "reference_prior": 0.5,
+            "posterior": post,
+            "text": _(
+                "In either group, a %(report)s report is at most %(times)s as likely from "
+                "someone whose true answer is %(answer)s as from someone whose true answer is "
+                "%(other)s. Someone who thought it 50–50 beforehand would now think it at most "
+                "%(percent)s likely that your true answer is %(answer)s."
+            )
+            % {
+                "report": yes_word(report),
+                "times": times(ratio),
+                "answer": answer_word(report),
+                "other": answer_word(other),
+                "percent": percent(post),
+            },
+        }
+    return reports
+
+
 def is_coin_design(spec: Mapping[str, Any]) -> bool:
     return spec.get("name") == rr.DEFAULT_YES_NO_SPEC["name"] and all(
         math.isclose(float(spec[key]), value, abs_tol=1e-12)

@@ -345,27 +345,6 @@ def _cheater_protection(design: Any) -> dict[str, Any]:
         "yes": max((1.0 - g.p_no) / g.p_yes for g in design.groups),
         "no": max((1.0 - g.p_yes) / g.p_no for g in design.groups),
     }
-    reports = {}
-    for report, ratio in worst.items():
-        other = "no" if report == "yes" else "yes"
-        post = _deniability.posterior(ratio, 0.5)
-        reports[report] = {
-            "likelihood_ratio": ratio,
-            "reference_prior": 0.5,
-            "posterior": post,
-            "text": _(
-                "In either group, a %(report)s report is at most %(times)s as likely from "
-                "someone whose true answer is %(answer)s as from someone whose true answer is "
-                "%(other)s. Someone who thought it 50–50 beforehand would now think it at most "
-                "%(percent)s likely that your true answer is %(answer)s."
-            )
-            % {
-                "report": _deniability.yes_word(report),
-                "times": _deniability.times(ratio),
-                "answer": _deniability.answer_word(report),
-                "other": _deniability.answer_word(other),
-                "percent": _deniability.percent(post),
-            },
-        }
+    reports = _deniability.two_group_reports(worst)
     randomizer = {**groups[0], "how": how, "groups": groups}
     return {"randomizer": randomizer, "reports": reports}

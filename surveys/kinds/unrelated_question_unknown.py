@@ -263,28 +263,7 @@ def _protection(design: Any) -> dict[str, Any]:
         "yes": max((p + (1 - p) * low) / ((1 - p) * low) for p in design.p),
         "no": max((1 - (1 - p) * high) / ((1 - p) * (1 - high)) for p in design.p),
     }
-    reports = {}
-    for report, ratio in worst.items():
-        other = "no" if report == "yes" else "yes"
-        post = _deniability.posterior(ratio, 0.5)
-        reports[report] = {
-            "likelihood_ratio": ratio,
-            "reference_prior": 0.5,
-            "posterior": post,
-            "text": _(
-                "In either group, a %(report)s report is at most %(times)s as likely from "
-                "someone whose true answer is %(answer)s as from someone whose true answer is "
-                "%(other)s. Someone who thought it 50–50 beforehand would now think it at most "
-                "%(percent)s likely that your true answer is %(answer)s."
-            )
-            % {
-                "report": _deniability.yes_word(report),
-                "times": _deniability.times(ratio),
-                "answer": _deniability.answer_word(report),
-                "other": _deniability.answer_word(other),
-                "percent": _deniability.percent(post),
-            },
-        }
+    reports = _deniability.two_group_reports(worst)
     prompt = _("First answer the other question for yourself (only one answer is sent): “%(q)s”")
     return {
         "randomizer": {**groups[0], "how": how, "groups": groups},
