@@ -110,3 +110,29 @@ def survey_with(n: int) -> tuple[Any, dict[str, Any]]:
     if check["mismatched_cells"] or check["respondents"] != n:
         raise AssertionError(f"tallies do not match the answers: {check}")
     return survey, {**check, "loaded_now": True, "load_seconds": round(elapsed, 1)}
+
+
+def sql_loaded_survey(slug: str, body: dict[str, Any], load_sql: str, n: int) -> Any:
+    """The survey ``slug`` (``body``, opened) with n submissions inserted by ``load_sql`` (its
+    parameters ``%(sid)s`` and ``%(n)s``; published, generated in PostgreSQL from the bench's
+    own model); kept between runs and reused while it has n submissions."""
+    from django.db import connection, transaction
+
+    from bench import stack
+    from surveys.models import Submission, Survey
+    from testsupport.factories import make_survey
+
+    survey = Survey.objects.filter(slug=slug).first()
+    if survey is not None and Submission.objects.filter(survey=survey).count() == n:
+        return survey
+    if survey is not None:
+        survey.delete()
+    survey = make_survey(stack.bench_owner(), body, slug=slug)  # created (spec-checked), opened
+    start = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as c:
+        c.execute("SET LOCAL synchronous_commit = off")
+        c.execute(load_sql, {"sid": survey.pk, "n": n})
+    with connection.cursor() as c:
+        c.execute("ANALYZE surveys_submission")
+    print(f"  loaded {n:,} reports in {time.perf_counter() - start:.1f} s")
+    return survey

@@ -62,26 +62,9 @@ def unavailable() -> str | None:
 
 
 def _survey(n: int) -> Any:
-    from django.db import connection, transaction
+    from bench.bulkload import sql_loaded_survey
 
-    from surveys.models import Submission, Survey
-    from testsupport.factories import make_survey
-
-    slug = f"bench-reg-n{n}"
-    survey = Survey.objects.filter(slug=slug).first()
-    if survey is not None and Submission.objects.filter(survey=survey).count() == n:
-        return survey
-    if survey is not None:
-        survey.delete()
-    survey = make_survey(stack.bench_owner(), BODY, slug=slug)  # created (spec-checked), opened
-    start = time.perf_counter()
-    with transaction.atomic(), connection.cursor() as c:
-        c.execute("SET LOCAL synchronous_commit = off")
-        c.execute(LOAD_SQL, {"sid": survey.pk, "n": n})
-    with connection.cursor() as c:
-        c.execute("ANALYZE surveys_submission")
-    print(f"  loaded {n:,} reports in {time.perf_counter() - start:.1f} s")
-    return survey
+    return sql_loaded_survey(f"bench-reg-n{n}", BODY, LOAD_SQL, n)
 
 
 def _server_time(slug: str) -> tuple[float, dict[str, Any]]:
