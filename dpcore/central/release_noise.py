@@ -18,6 +18,7 @@ __all__ = [
     "GroupData",
     "Noiser",
     "QuestionRelease",
+    "ReleasesQuestion",
     "need",
     "release_question",
 ]
@@ -141,3 +142,29 @@ def release_question(
         confidence=confidence,
     )
     return QuestionRelease(overall, by_group)
+
+
+class ReleasesQuestion:
+    """A part's :meth:`release`, the same for every part (its base class): the part is checked
+    against the protocol :func:`release_question` takes where ``release`` is called."""
+
+    def release(
+        self: _Part[_N],
+        *,
+        key: str,
+        kind: str,
+        noiser: Noiser,
+        data: Mapping[str, GroupData],
+        grouped: bool,
+        confidence: float,
+    ) -> QuestionRelease:
+        """This question's entries (:func:`release_question`)."""
+        return release_question(
+            self,
+            key=key,
+            kind=kind,
+            noiser=noiser,
+            data=data,
+            grouped=grouped,
+            confidence=confidence,
+        )

@@ -36,11 +36,9 @@ from dpcore.central.release_entries import (
 from dpcore.central.release_noise import (
     CountAndSum,
     ExpectedError,
-    GroupData,
     Noiser,
-    QuestionRelease,
+    ReleasesQuestion,
     need,
-    release_question,
 )
 from dpcore.central.release_sums import GridSumPart, NoisySum
 from dpcore.central.sensitivity import (
@@ -73,7 +71,7 @@ def _summed_cells(parts: Sequence[Mapping[str, int]]) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class _CellsPart:
+class _CellsPart(ReleasesQuestion):
     """One histogram (Δ = 1) of the cells ``cells``: each cell gets its own unit draw."""
 
     cells: tuple[str, ...]
@@ -154,27 +152,6 @@ class HistogramPart(_CellsPart):
             one.ci_high,
         )
 
-    def release(
-        self,
-        *,
-        key: str,
-        kind: str,
-        noiser: Noiser,
-        data: Mapping[str, GroupData],
-        grouped: bool,
-        confidence: float,
-    ) -> QuestionRelease:
-        """This question's entries (:func:`~dpcore.central.release_noise.release_question`)."""
-        return release_question(
-            self,
-            key=key,
-            kind=kind,
-            noiser=noiser,
-            data=data,
-            grouped=grouped,
-            confidence=confidence,
-        )
-
     def expected(self, noiser: Noiser, n: float) -> ExpectedError:
         def se(v: float) -> float:
             return calibration.expected_estimate_error(c=self.c, d=self.d, n=n, noise_variance=v)
@@ -225,27 +202,6 @@ class CheaterPart(_CellsPart):
             groups=[CheaterGroup(i + 1, est.n[i], est.reported_yes[i]) for i in range(2)],
         )
 
-    def release(
-        self,
-        *,
-        key: str,
-        kind: str,
-        noiser: Noiser,
-        data: Mapping[str, GroupData],
-        grouped: bool,
-        confidence: float,
-    ) -> QuestionRelease:
-        """This question's entries (:func:`~dpcore.central.release_noise.release_question`)."""
-        return release_question(
-            self,
-            key=key,
-            kind=kind,
-            noiser=noiser,
-            data=data,
-            grouped=grouped,
-            confidence=confidence,
-        )
-
     def expected(self, noiser: Noiser, n: float) -> ExpectedError:
         return ExpectedError(
             cheater.expected_std_error(self.design, n=n, noise_variance=noiser.unit.variance),
@@ -261,7 +217,7 @@ class NoisyOptions:
 
 
 @dataclass(frozen=True)
-class OptionsPart:
+class OptionsPart(ReleasesQuestion):
     """k (yes, no) histograms, one per option (k contributions of Δ = 1). The counts give each
     option's YES reports and, in ``answered_cell``, how many answered (NO = answered − YES)."""
 
@@ -355,27 +311,6 @@ class OptionsPart:
             ci_low=None,
             ci_high=None,
             options=options,
-        )
-
-    def release(
-        self,
-        *,
-        key: str,
-        kind: str,
-        noiser: Noiser,
-        data: Mapping[str, GroupData],
-        grouped: bool,
-        confidence: float,
-    ) -> QuestionRelease:
-        """This question's entries (:func:`~dpcore.central.release_noise.release_question`)."""
-        return release_question(
-            self,
-            key=key,
-            kind=kind,
-            noiser=noiser,
-            data=data,
-            grouped=grouped,
-            confidence=confidence,
         )
 
     def expected(self, noiser: Noiser, n: float) -> ExpectedError:

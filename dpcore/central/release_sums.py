@@ -12,11 +12,9 @@ from dpcore.central.release_entries import NumberEntry
 from dpcore.central.release_noise import (
     CountAndSum,
     ExpectedError,
-    GroupData,
     Noiser,
-    QuestionRelease,
+    ReleasesQuestion,
     need,
-    release_question,
 )
 from dpcore.central.sensitivity import Contribution, NumberGrid, grid_sum
 
@@ -32,7 +30,7 @@ class NoisySum:
 
 
 @dataclass(frozen=True)
-class GridSumPart:
+class GridSumPart(ReleasesQuestion):
     """A bounded number's grid sum U = round(S/s) (Δ = K) and count (Δ = 1), and their mean."""
 
     grid: NumberGrid
@@ -110,27 +108,6 @@ class GridSumPart:
             ci_low=est.ci_low,
             ci_high=est.ci_high,
             note=est.note,
-        )
-
-    def release(
-        self,
-        *,
-        key: str,
-        kind: str,
-        noiser: Noiser,
-        data: Mapping[str, GroupData],
-        grouped: bool,
-        confidence: float,
-    ) -> QuestionRelease:
-        """This question's entries (:func:`~dpcore.central.release_noise.release_question`)."""
-        return release_question(
-            self,
-            key=key,
-            kind=kind,
-            noiser=noiser,
-            data=data,
-            grouped=grouped,
-            confidence=confidence,
         )
 
     def expected(self, noiser: Noiser, n: float) -> ExpectedError:
