@@ -87,15 +87,7 @@ class OptionEstimate:
     ci_high: float | None
 
     def row(self) -> ResultRow:
-        return ResultRow(
-            self.option,
-            self.noisy_count,
-            self.estimate,
-            self.estimate_unclipped,
-            self.std_error,
-            self.ci_low,
-            self.ci_high,
-        )
+        return _option_row(self)
 
 
 @dataclass(frozen=True)
@@ -164,15 +156,14 @@ class OptionHistogram:
     ci_high: float | None
 
     def row(self) -> ResultRow:
-        return ResultRow(
-            self.option,
-            self.noisy_count,
-            self.estimate,
-            self.estimate_unclipped,
-            self.std_error,
-            self.ci_low,
-            self.ci_high,
-        )
+        return _option_row(self)
+
+
+def _option_row(o: OptionEstimate | OptionHistogram) -> ResultRow:
+    """One option's CSV row (the same cells for a histogram's option and a multi option)."""
+    return ResultRow(
+        o.option, o.noisy_count, o.estimate, o.estimate_unclipped, o.std_error, o.ci_low, o.ci_high
+    )
 
 
 @dataclass(frozen=True)
