@@ -107,46 +107,9 @@ class _Part(Protocol[_N]):
     ) -> ReleaseEntry: ...
 
 
-def release_question(
-    part: _Part[_N],
-    *,
-    key: str,
-    kind: str,
-    noiser: Noiser,
-    data: Mapping[str, GroupData],
-    grouped: bool,
-    confidence: float,
-) -> QuestionRelease:
-    """Noise every group's counts of one question and read its entries. Not grouped: ``data``
-    holds the one group "" of all respondents. Grouped: only the groups' counts get noise; the
-    overall value is their sum (post-processing, free), whose noise variance is G·V."""
-
-    def noisy(group: str) -> _N:
-        given = data[group]
-        return part.noisy(noiser, cells=given.cells, sums=given.sums)
-
-    if not grouped:
-        entry = part.entry(key, kind, noisy(""), noiser=noiser, groups=1, confidence=confidence)
-        return QuestionRelease(entry, {})
-    values = {group: noisy(group) for group in data}
-    by_group = {
-        group: part.entry(key, kind, value, noiser=noiser, groups=1, confidence=confidence)
-        for group, value in values.items()
-    }
-    overall = part.entry(
-        key,
-        kind,
-        part.summed(list(values.values())),
-        noiser=noiser,
-        groups=len(values),
-        confidence=confidence,
-    )
-    return QuestionRelease(overall, by_group)
-
-
 class ReleasesQuestion:
-    """A part's :meth:`release`, the same for every part (its base class): the part is checked
-    against the protocol :func:`release_question` takes where ``release`` is called."""
+    """A part's :meth:`release`, the same for every part (their base class): ``self`` is typed
+    by the protocol of what a part does, checked where ``release`` is called."""
 
     def release(
         self: _Part[_N],
@@ -158,13 +121,32 @@ class ReleasesQuestion:
         grouped: bool,
         confidence: float,
     ) -> QuestionRelease:
-        """This question's entries (:func:`release_question`)."""
-        return release_question(
-            self,
-            key=key,
-            kind=kind,
+        """Noise every group's counts of one question and read its entries. Not grouped: ``data``
+        holds the one group "" of all respondents. Grouped: only the groups' counts get noise; the
+        overall value is their sum (post-processing, free), whose noise variance is G·V."""
+
+        def noisy(group: str) -> _N:
+            given = data[group]
+            return self.noisy(noiser, cells=given.cells, sums=given.sums)
+
+        if not grouped:
+            entry = self.entry(key, kind, noisy(""), noiser=noiser, groups=1, confidence=confidence)
+            return QuestionRelease(entry, {})
+        values = {group: noisy(group) for group in data}
+        by_group = {
+            group: self.entry(key, kind, value, noiser=noiser, groups=1, confidence=confidence)
+            for group, value in values.items()
+        }
+        overall = self.entry(
+            key,
+            kind,
+            self.summed(list(values.values())),
             noiser=noiser,
-            data=data,
-            grouped=grouped,
+            groups=len(values),
             confidence=confidence,
         )
+        return QuestionRelease(overall, by_group)
+
+
+#: The function form, the part first (``release_question(part, key=…, …)``).
+release_question = ReleasesQuestion.release
