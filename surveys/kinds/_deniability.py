@@ -71,6 +71,18 @@ def ratio_of(num: float, den: float) -> float:
     return math.inf if den <= 0.0 else num / den
 
 
+def _report_words(report: str, ratio: float, post: float) -> dict[str, str]:
+    """The words a yes/no report's sentence fills in (``report`` is "yes" or "no")."""
+    other = "no" if report == "yes" else "yes"
+    return {
+        "report": yes_word(report),
+        "times": times(ratio),
+        "answer": answer_word(report),
+        "other": answer_word(other),
+        "percent": percent(post),
+    }
+
+
 def yes_no_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
     ratios = {
         "yes": ratio_of(design.p_yes_given_trait, design.p_yes_given_no_trait),
@@ -78,7 +90,6 @@ def yes_no_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
     }
     out = {}
     for report, ratio in ratios.items():
-        other = "no" if report == "yes" else "yes"
         post = posterior(ratio, 0.5)
         out[report] = {
             "likelihood_ratio": None if math.isinf(ratio) else ratio,
@@ -90,13 +101,7 @@ def yes_no_reports(design: rr.BinaryDesign) -> dict[str, dict[str, Any]]:
                 "it 50–50 beforehand would now think it is %(percent)s likely that your true "
                 "answer is %(answer)s."
             )
-            % {
-                "report": yes_word(report),
-                "times": times(ratio),
-                "answer": answer_word(report),
-                "other": answer_word(other),
-                "percent": percent(post),
-            },
+            % _report_words(report, ratio, post),
         }
     return out
 
@@ -135,7 +140,6 @@ def two_group_reports(worst: Mapping[str, float]) -> dict[str, dict[str, Any]]:
     "no": r}``: cheating detection, unrelated question), as the page and the API say it."""
     reports = {}
     for report, ratio in worst.items():
-        other = "no" if report == "yes" else "yes"
         post = posterior(ratio, 0.5)
         reports[report] = {
             "likelihood_ratio": ratio,
@@ -147,13 +151,7 @@ def two_group_reports(worst: Mapping[str, float]) -> dict[str, dict[str, Any]]:
                 "%(other)s. Someone who thought it 50–50 beforehand would now think it at most "
                 "%(percent)s likely that your true answer is %(answer)s."
             )
-            % {
-                "report": yes_word(report),
-                "times": times(ratio),
-                "answer": answer_word(report),
-                "other": answer_word(other),
-                "percent": percent(post),
-            },
+            % _report_words(report, ratio, post),
         }
     return reports
 
