@@ -5,6 +5,7 @@ in with the password alone."""
 from __future__ import annotations
 
 import base64
+import time
 from typing import Any
 
 import pytest
@@ -28,6 +29,21 @@ def _code(secret: str, *, ahead: int = 0) -> str:
     """What the authenticator app shows (``ahead`` steps of 30 s later: django-otp accepts one
     step of drift and never the same step twice)."""
     return f"{totp(base64.b32decode(secret), drift=ahead):06d}"
+
+
+def _next_code(secret: str, username: str) -> str:
+    """The next code the server will take: a step after the last one used, inside its window.
+
+    django-otp remembers the device's drift: a set-up code typed just before a 30 s boundary and
+    checked just after it sets the drift to −1, and "the next step" computed from the clock alone
+    (``ahead=1``) then lies two steps ahead of the window — refused (a CI failure, 1 run in ~30)."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device = TOTPDevice.objects.get(user__username=username, confirmed=True)
+    now = (int(time.time()) - device.t0) // device.step  # the clock's step, without drift
+    step = max(device.last_t + 1, now + device.drift)
+    assert step <= now + device.drift + device.tolerance  # within the window the server checks
+    return _code(secret, ahead=step - now)
 
 
 def _password(page: Any, base: str) -> None:
@@ -76,7 +92,7 @@ def test_set_up_log_in_with_a_code_and_a_recovery_code_then_turn_it_off(live_ser
     page.goto(f"{base}/surveys/")  # not logged in yet
     page.wait_for_url("**/accounts/login/**")
     _password(page, base)
-    page.get_by_role("textbox", name="Code").fill(_code(secret, ahead=1))
+    page.get_by_role("textbox", name="Code").fill(_next_code(secret, "tess"))
     page.get_by_role("button", name="Continue").click()
     page.wait_for_url("**/surveys/")
     _log_out(page)
