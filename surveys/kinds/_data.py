@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from surveys.definitions.specs import Answer
-from surveys.kinds.base import YES_NO_VALUES, ColumnLabels
+from surveys.kinds._fields import YES_NO_VALUES, ColumnLabels
 
 #: ``slot(question key, cell value)``: the tally slot counting that cell.
 SlotOf = Callable[[str, str], int]

@@ -6,10 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from django import forms
 from django.utils.translation import gettext as _
+
+
+class ColumnLabels(NamedTuple):
+    """What a labelled export (Stata, SPSS) says of one column: its variable label, and its
+    value labels (code → word). A text column with value labels is written as those codes."""
+
+    label: str
+    values: dict[int, str]
+
+
+#: A reported yes/no cell (1/0) in a labelled export (DESIGN §8.6: 1 = Yes, 0 = No).
+YES_NO_VALUES: dict[int, str] = {1: "Yes", 0: "No"}
 
 #: A kind's no-JS form fields by name.
 FormFields = dict[str, forms.Field]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from surveys.kinds._fields import YES_NO_VALUES as YES_NO_VALUES
+from surveys.kinds._fields import ColumnLabels as ColumnLabels
 from surveys.kinds._fields import PageQuestion, PhysicalProtocol, field_name
 from surveys.kinds._question import QuestionLike as QuestionLike
 
@@ -17,18 +19,6 @@ if TYPE_CHECKING:
 
 from dpcore.central.release_parts import ReleasePart
 from dpcore.central.sensitivity import Contribution
-
-
-class ColumnLabels(NamedTuple):
-    """What a labelled export (Stata, SPSS) says of one column: its variable label, and its
-    value labels (code → word). A text column with value labels is written as those codes."""
-
-    label: str
-    values: dict[int, str]
-
-
-#: A reported yes/no cell (1/0) in a labelled export (DESIGN §8.6: 1 = Yes, 0 = No).
-YES_NO_VALUES: dict[int, str] = {1: "Yes", 0: "No"}
 
 
 def option_values(question: QuestionLike) -> dict[int, str]:
