@@ -111,3 +111,17 @@ def test_no_page_module_lists_the_kinds_by_hand() -> None:
     for kind in kinds():
         for source in (registry, entry):
             assert f"/{kind.name}.js" not in source and f'"{kind.name}"' not in source, kind.name
+
+
+def test_the_private_note_s_padlock_is_drawn_not_an_emoji(client, alice) -> None:
+    """The 🔒 emoji showed as an empty box in the smoke walk's screenshots (no emoji font in
+    headless Chromium, nor on many Linux desktops): every kind's note draws its padlock as a
+    decorative SVG, hidden from screen readers, beside the same sentence."""
+    html = client.get(reverse("respond", args=[make_survey(alice, QUESTIONS).slug])).content
+    text = html.decode()
+    notes = re.findall(r'<p class="private-note">(.*?)</p>', text, re.S)
+    assert len(notes) >= 3  # yes/no designs, a choice, a multi-select at least
+    for note in notes:
+        assert '<svg class="icon-lock" aria-hidden="true" focusable="false"' in note
+        assert "The draw" in note
+    assert "\N{LOCK}" not in text
