@@ -6,6 +6,7 @@
 import { checkedThresholds, randomBelow, registerDesign, uint53 } from "../../rr/randomizer.js";
 import { setupFlipper as flipper } from "../flipper.js";
 import { pressFirst, randomizedSummary, reveals, yesNo } from "../words.js";
+import { drawnView, groupedDraw, possibleReports, validReport } from "../two_groups.js";
 import { registerKind } from "./index.js";
 import * as thisKind from "./cheater_detection.js"; // this module, registered below under its name
 
@@ -39,27 +40,10 @@ export function randomizeCheater(q, truth, fill) {
     : { group, reported: false, branch: "no" };
 }
 
-/** The memo's draw: the group travels with the report. */
-export function draw(q, truth, fill) {
-  const { group, reported, branch } = randomizeCheater(q, truth, fill);
-  return { reported: { group, report: reported }, branch, group };
-}
+/** The memo's draw: the group travels with the report (respond/two_groups.js). */
+export const draw = groupedDraw(randomizeCheater);
 
-export const validReport = (q, v) =>
-  v !== null &&
-  typeof v === "object" &&
-  Object.keys(v).length === 2 &&
-  (v.group === 1 || v.group === 2) &&
-  typeof v.report === "boolean";
-
-export const possibleReports = () => [1, 2].flatMap((group) => [true, false].map((report) => ({ group, report })));
-
-/** The question as the drawn group shows it: that group's spinner (surveys/pages/protection.py). */
-export function drawnView(q, outcome) {
-  if (!outcome.group) return q;
-  const randomizer = q.protection.randomizer.groups[outcome.group - 1];
-  return { ...q, protection: { ...q.protection, randomizer } };
-}
+export { drawnView, possibleReports, validReport };
 
 export const truthOf = (raw) => raw === "true";
 export const show = (q, v) => yesNo(v.report);
