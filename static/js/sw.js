@@ -69,9 +69,9 @@ self.addEventListener("fetch", (event) => {
 });
 
 // The page that registered this worker was loaded before the worker controlled it: it lists what
-// it loaded (its own address and its static files) and every question kind's module (its data
-// island's `kind_modules`, from the server's registry of kinds), and what is not kept yet is
-// fetched once.
+// it loaded (its own address and its static files), every question kind's module and every
+// one-report design's module (its data island's `kind_modules` and `design_modules`, from the
+// server's registries), and what is not kept yet is fetched once.
 self.addEventListener("message", (event) => {
   const urls = Array.isArray(event.data?.keep) ? event.data.keep : [];
   event.waitUntil(

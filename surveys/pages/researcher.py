@@ -243,6 +243,36 @@ def builder_group_inputs(described: list[dict[str, Any]]) -> list[dict[str, Any]
     return blocks
 
 
+def builder_number_inputs(offered: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The card's number inputs of the design select's one-group designs (``offered``: the card's
+    ``designs``): one input per parameter name, shown for every design taking it (space-separated,
+    as ``data-design`` lists them; Warner and the unrelated question share ``p``), with the label
+    of the first design that takes it. So the template renders them with no design named; the
+    grouped designs' inputs are :func:`builder_group_inputs`'."""
+    inputs: dict[str, dict[str, Any]] = {}
+    for design in offered:
+        if design["grouped"]:
+            continue
+        for param in design["params"]:
+            if param["type"] not in ("probability", "positive"):
+                continue
+            entry = inputs.setdefault(
+                param["name"],
+                {
+                    "path": f"design.{param['name']}",
+                    "label": param["label"],
+                    "maximum": 1 if param["type"] == "probability" else param["maximum"],
+                    "designs": [],
+                },
+            )
+            entry["designs"].append(design["name"])
+    return [
+        {key: value for key, value in i.items() if key != "designs"}
+        | {"design": " ".join(i["designs"])}
+        for i in inputs.values()
+    ]
+
+
 def builder_text_designs(described: list[dict[str, Any]], name: str) -> str:
     """The designs (space-separated, as ``data-design`` lists them) taking the text parameter
     ``name``: they share its one input."""
@@ -287,12 +317,19 @@ def survey_builder(request: HttpRequest, slug: str | None = None) -> HttpRespons
     limits = {"title_max": TITLE_MAX, "text_max": TEXT_MAX}
     group_inputs = builder_group_inputs(data["designs"])
     innocuous = builder_text_designs(data["designs"], "innocuous_text")
+    card = builder_card(data["designs"])
+    number_inputs = builder_number_inputs(card["designs"])
     context = {
         "survey": survey,
         "data": data,
         "group_inputs": group_inputs,
+        "number_inputs": number_inputs,
+        # The row of number inputs is shown for every design with one of them.
+        "number_designs": " ".join(
+            dict.fromkeys(d for i in number_inputs for d in i["design"].split())
+        ),
         "innocuous_designs": innocuous,
-        "card": builder_card(data["designs"]),
+        "card": card,
         **limits,
     }
     return render(request, "surveys/builder.html", context)

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from dpcore.local import browser as rr_browser
+from dpcore.local.designs import registered as registered_designs
 from surveys.collection import respond_memo
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of, kinds
@@ -61,6 +62,16 @@ def question_data(q: Question, labels: Mapping[str, str]) -> dict[str, Any]:
 def kind_modules() -> dict[str, str]:
     """Each registered kind's ES module (its ``js_module``) by the kind's name, as an address."""
     return {kind.name: static(f"js/{kind.js_module}") for kind in kinds()}
+
+
+def design_modules() -> dict[str, str]:
+    """Each one-report design's ES module (its registry entry's ``js_module``: the designs the
+    page's randomizer draws) by the design's name, as an address."""
+    return {
+        entry.name: static(f"js/{entry.js_module}")
+        for entry in registered_designs()
+        if entry.js_module is not None
+    }
 
 
 def respond_page(
@@ -127,6 +138,9 @@ def respond_page(
         # Every kind's page module, from the registry (static/js/respond/kinds/index.js imports
         # them; the offline worker keeps them all): the page names no kind itself.
         "kind_modules": kind_modules(),
+        # Every one-report design's draw, from the design registry (each registers itself with
+        # static/js/rr/randomizer.js, which names no design; the offline worker keeps them all).
+        "design_modules": design_modules(),
         "questions": [question_data(q, language.labels.get(q.key, {})) for q in questions],
     }
     context = {

@@ -67,24 +67,48 @@ describe("checkStatement: a library statement in that language with its source p
   });
 });
 
+// The designs as the builder's data island describes them (surveys.definitions.question_designs
+// builder_designs, each from its registry entry's describe()), reduced to what is read here:
+// tests/surveys/pages/test_researcher.py checks the registry gives these params and flags.
+const param = (name) => ({ name });
+const DESIGNS = {
+  crosswise: { name: "crosswise", paired: true, params: [param("innocuous_prevalence"), param("innocuous_text")] },
+  unrelated_question: { name: "unrelated_question", paired: false, params: [param("p"), param("innocuous_prevalence")] },
+  warner: { name: "warner", paired: false, params: [param("p")] },
+  forced_response: {
+    name: "forced_response",
+    paired: false,
+    params: [param("p_truth"), param("p_yes"), param("p_no")],
+  },
+  unrelated_question_unknown: {
+    name: "unrelated_question_unknown",
+    paired: false,
+    params: [param("groups"), param("innocuous_prevalence_min"), param("innocuous_text")],
+  },
+};
+
 describe("prevalenceOnDesignChange (issue 22.9: Crosswise was filled with 0.5)", () => {
   it("fills the chosen statement's prevalence, never the unrelated question's 0.5", () => {
     assert.equal(
-      prevalenceOnDesignChange("crosswise", { library: LIBRARY, text: LIBRARY[0].text, starting: STARTING }),
+      prevalenceOnDesignChange(DESIGNS.crosswise, { library: LIBRARY, text: LIBRARY[0].text, starting: STARTING }),
       0.25,
     );
     assert.equal(
-      prevalenceOnDesignChange("crosswise", { library: LIBRARY, text: LIBRARY[1].text, starting: STARTING }),
+      prevalenceOnDesignChange(DESIGNS.crosswise, { library: LIBRARY, text: LIBRARY[1].text, starting: STARTING }),
       Math.log10(2),
     );
-    assert.equal(prevalenceOnDesignChange("crosswise", { library: LIBRARY, text: "my own", starting: STARTING }), 0.25);
+    assert.equal(prevalenceOnDesignChange(DESIGNS.crosswise, { library: LIBRARY, text: "my own", starting: STARTING }), 0.25);
   });
   it("gives the unrelated question its own starting value and leaves other designs alone", () => {
     assert.equal(
-      prevalenceOnDesignChange("unrelated_question", { library: LIBRARY, text: "", starting: STARTING }),
+      prevalenceOnDesignChange(DESIGNS.unrelated_question, { library: LIBRARY, text: "", starting: STARTING }),
       0.5,
     );
-    assert.equal(prevalenceOnDesignChange("warner", { library: LIBRARY, text: "", starting: STARTING }), null);
+    assert.equal(prevalenceOnDesignChange(DESIGNS.warner, { library: LIBRARY, text: "", starting: STARTING }), null);
+    // A statement without a known prevalence (its bounds are drawn per group), and no design.
+    const unknown = DESIGNS.unrelated_question_unknown;
+    assert.equal(prevalenceOnDesignChange(unknown, { library: LIBRARY, text: LIBRARY[0].text, starting: STARTING }), null);
+    assert.equal(prevalenceOnDesignChange(undefined, { library: LIBRARY, text: "", starting: STARTING }), null);
   });
 });
 
@@ -98,31 +122,31 @@ describe("deniabilitySentence: about the revealing answer", () => {
     revealing_deniability: 0.075 / 0.3,
   };
   it("names DIFFERENT for a crosswise design with p < ½ (10% → 25%, not 3.6%)", () => {
-    const text = deniabilitySentence("yes_no", "crosswise", crosswise);
+    const text = deniabilitySentence("yes_no", DESIGNS.crosswise, crosswise);
     assert.match(text, /^Deniability: a DIFFERENT answer moves a 10% prior to 25\.0%/);
     assert.match(text, /a SAME answer lowers it to 3\.6%/);
   });
   it("names a recorded YES for the coin (yes is revealing)", () => {
     const coin = { deniability: 0.25, prior: 0.1, revealing_report: true, revealing_deniability: 0.25 };
     assert.equal(
-      deniabilitySentence("yes_no", "forced_response", coin),
+      deniabilitySentence("yes_no", DESIGNS.forced_response, coin),
       "Deniability: a recorded YES moves a 10% prior to 25.0%.",
     );
     assert.equal(
-      deniabilitySentence("multi", "forced_response", coin),
+      deniabilitySentence("multi", DESIGNS.forced_response, coin),
       "Deniability: a ticked box moves a 10% prior to 25.0%.",
     );
   });
   it("keeps the k-RR sentence for choice questions", () => {
     assert.equal(
-      deniabilitySentence("choice", "k_rr", { deniability: 0.5, prior: 1 / 3 }),
+      deniabilitySentence("choice", undefined, { deniability: 0.5, prior: 1 / 3 }),
       "Deniability: a recorded option moves a 33% prior to 50.0%.",
     );
   });
   it("says a recorded option for a kind reporting an option, even when OUE's preview names a revealing report", () => {
     const oue = { deniability: 0.4, prior: 1 / 3, revealing_report: true, revealing_deniability: 0.4 };
     assert.equal(
-      deniabilitySentence("choice", "oue", oue, { reportsAnOption: true }),
+      deniabilitySentence("choice", undefined, oue, { reportsAnOption: true }),
       "Deniability: a recorded option moves a 33% prior to 40.0%.",
     );
   });

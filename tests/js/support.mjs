@@ -3,6 +3,7 @@ import { webcrypto } from "node:crypto";
 import { readdirSync } from "node:fs";
 
 import { kindOf } from "../../static/js/respond/kinds/index.js";
+import { isRegistered } from "../../static/js/rr/randomizer.js";
 
 export const GRID = 2 ** 53;
 
@@ -102,3 +103,29 @@ export async function loadKinds(modules) {
 
 /** Load every kind's page module, as the respondent page does. */
 export const loadAllKinds = () => loadKinds(KIND_MODULES);
+
+/** Every one-report design's page module, name → file address, as the server's data island lists
+ * them (`design_modules`, surveys/pages/respond_page.py: the registry's designs with a
+ * `page_module`, tests/surveys/pages/test_respondent_kind_modules.py checks the two lists agree):
+ * one per module of static/js/rr/designs/. */
+const DESIGNS_JS = new URL("../../static/js/rr/designs/", import.meta.url);
+export const DESIGN_MODULES = Object.fromEntries(
+  readdirSync(DESIGNS_JS)
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => f.slice(0, -3))
+    .map((name) => [name, new URL(name + ".js", DESIGNS_JS).href]),
+);
+
+/** Import the design modules of `modules` (name → address), as the page's module scripts load
+ * them: each registers its design with rr/randomizer.js; one that does not register the name it
+ * is listed under throws. */
+export async function loadDesigns(modules) {
+  for (const [name, address] of Object.entries(modules)) {
+    const module = await import(address);
+    if (module.name !== name || !isRegistered(name)) throw new Error(`${address} is not the module of design ${name}`);
+  }
+}
+
+// The page loads every design's module before any question is drawn: so do the tests that import
+// this file (a draw of a design no module registered throws, as it would on the page).
+await loadDesigns(DESIGN_MODULES);

@@ -148,6 +148,11 @@ class DesignEntry:
     #: its exact ``(P(yes | trait), P(yes | no trait))`` from the spec values.
     no_randomizer: Callable[[Mapping[str, float]], tuple[Fraction, Fraction]] | None = None
     browser: BrowserHooks | None = None
+    #: The respondent page draws this design's report with its own ES module (:attr:`js_module`),
+    #: which registers the design's threshold names, their check and its draw with
+    #: ``static/js/rr/randomizer.js``; the page loads every such module. False: nothing is drawn,
+    #: or the module of the design's question kind draws (``static/js/respond/kinds/``).
+    page_module: bool = False
     #: The field to name when ε exceeds the cap, from the spec values (default: the first number).
     cap_field: Callable[[Mapping[str, float]], str] | None = None
     #: Keys a spec may carry besides its parameters (k-RR: ``k``, if it agrees).
@@ -172,6 +177,11 @@ class DesignEntry:
         return self.cap_field(params) if self.cap_field else self.numbers[0]
 
     @property
+    def js_module(self) -> str | None:
+        """The page's ES module of a design with a :attr:`page_module` (under ``static/js/``)."""
+        return f"rr/designs/{self.name}.js" if self.page_module else None
+
+    @property
     def texts(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.type == "text")
 
@@ -188,13 +198,16 @@ class DesignEntry:
         }
 
     def describe(self) -> dict[str, Any]:
-        """What the builder reads: name, title, parameters, shapes served, starting spec."""
+        """What the builder reads: name, title, parameters, shapes served, whether it is grouped
+        or paired (no randomizer: SAME/DIFFERENT reports)."""
         return {
             "name": self.name,
             "title": self.title,
             "params": [p.describe() for p in self.params],
             "serves": sorted(self.serves),
             "grouped": self.grouped,
+            # Its report is SAME or DIFFERENT: no randomizer, the respondent pairs the two facts.
+            "paired": self.no_randomizer is not None,
         }
 
 

@@ -148,6 +148,7 @@ ENTRY: Final = register(
         starting=DEFAULT_YES_NO_SPEC,
         build=_build,
         binary=True,
+        page_module=True,
         p_no_given_trait=lambda params: float(params["p_no"]),
         browser=BrowserHooks(_nominal, realise_truth_yes, _sectors),
         cap_field=_cap_field,

@@ -115,5 +115,6 @@ ENTRY: Final = register(
         # A "k" key in the spec is accepted if it agrees with the question's option count.
         build=lambda spec, k: k_rr(_spec_k(spec, k), spec["epsilon"]),
         extra_keys=("k",),
+        page_module=True,
     )
 )

@@ -110,6 +110,7 @@ ENTRY: Final = register(
         starting={"name": NAME, "p_yes_if_trait": 0.75, "p_yes_if_not": 0.25},
         build=_build,
         binary=True,
+        page_module=True,
         p_no_given_trait=lambda q: 1.0 - float(q["p_yes_if_trait"]),
         browser=BrowserHooks(_nominal, realise_truth_yes, _sectors),
         cap_field=_cap_field,

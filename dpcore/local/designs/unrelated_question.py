@@ -106,6 +106,7 @@ ENTRY: Final = register(
         starting={"name": NAME, "p": 0.75, "innocuous_prevalence": 0.5},
         build=_build,
         binary=True,
+        page_module=True,
         p_no_given_trait=lambda q: (1.0 - q["p"]) * (1.0 - q["innocuous_prevalence"]),
         browser=BrowserHooks(_nominal, _realise, _sectors),
         cap_field=_cap_field,

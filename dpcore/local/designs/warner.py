@@ -77,6 +77,7 @@ ENTRY: Final = register(
         starting={"name": NAME, "p": 0.75},  # ε = ln(p/(1 − p)) = ln 3, like the coin design
         build=lambda spec, k: warner(spec["p"]),
         binary=True,
+        page_module=True,
         browser=BrowserHooks(lambda params: (on_grid("p", params["p"]),), _realise, _sectors),
         simulate=_simulate,
         device=_device,

@@ -8,6 +8,8 @@
  *   the chosen statement's, never the unrelated question's 0.5).
  * - `deniabilitySentence`: the preview's deniability words, about the revealing answer
  *   (DIFFERENT for a crosswise design with p < ½), from the server's `revealing_*` fields.
+ * Designs are the builder data's descriptions (`data.designs`, from the server's registry): what
+ * they take and report decides, never their names.
  */
 
 const normal = (text) =>
@@ -54,33 +56,36 @@ export function checkStatement(library, { text, language, prevalence }) {
   return { verified: true, entry, reason: `Library statement. Source: ${entry.source}. ${entry.note || ""}`.trim() };
 }
 
-/** The innocuous prevalence to fill in when the design `name` is chosen; null leaves the field. */
-export function prevalenceOnDesignChange(name, { library, text, starting }) {
-  if (name === "crosswise") {
-    const entry = libraryEntry(library, text);
-    return entry ? Number(entry.prevalence) : Number(starting.crosswise.innocuous_prevalence);
-  }
-  if (name === "unrelated_question") return Number(starting.unrelated_question.innocuous_prevalence);
-  return null;
+const takes = (design, name) => Boolean(design?.params?.some((p) => p.name === name));
+
+/** The innocuous prevalence to fill in when `design` (its description) is chosen; null leaves the
+ * field. A design taking the statement too (crosswise) gets the statement's own prevalence when it
+ * is the library's, else its starting one; one taking only the prevalence (the unrelated
+ * question), its starting one. */
+export function prevalenceOnDesignChange(design, { library, text, starting }) {
+  if (!takes(design, "innocuous_prevalence")) return null;
+  const entry = takes(design, "innocuous_text") ? libraryEntry(library, text) : null;
+  return entry ? Number(entry.prevalence) : Number(starting[design.name].innocuous_prevalence);
 }
 
 const REPORT_WORDS = {
-  crosswise: { true: "a SAME answer", false: "a DIFFERENT answer" },
+  paired: { true: "a SAME answer", false: "a DIFFERENT answer" },
   yes_no: { true: "a recorded YES", false: "a recorded NO" },
   multi: { true: "a ticked box", false: "an unticked box" },
 };
 
-/** "Deniability: a DIFFERENT answer moves a 10% prior to 25.0% (…)" from a preview payload.
+/** "Deniability: a DIFFERENT answer moves a 10% prior to 25.0% (…)" from a preview payload;
+ * `design`: the chosen design's description (a paired one reports SAME or DIFFERENT).
  * `reportsAnOption`: the card's kind reports one of its options (the builder data's
  * `kinds[kind].reports_an_option`, from the registry): its words are about a recorded option,
  * whatever the payload says of a revealing report (an OUE preview names one). */
-export function deniabilitySentence(kind, designName, payload, { reportsAnOption = false } = {}) {
+export function deniabilitySentence(kind, design, payload, { reportsAnOption = false } = {}) {
   if (payload.deniability == null) return "";
   const prior = `${(100 * payload.prior).toFixed(0)}%`;
   if (reportsAnOption || payload.revealing_report == null) {
     return `Deniability: a recorded option moves a ${prior} prior to ${(100 * payload.deniability).toFixed(1)}%.`;
   }
-  const words = REPORT_WORDS[designName === "crosswise" ? "crosswise" : kind] || REPORT_WORDS.yes_no;
+  const words = REPORT_WORDS[design?.paired ? "paired" : kind] || REPORT_WORDS.yes_no;
   const revealing = words[String(payload.revealing_report)];
   const sentence = `Deniability: ${revealing} moves a ${prior} prior to ${(100 * payload.revealing_deniability).toFixed(1)}%`;
   if (payload.revealing_report) return `${sentence}.`;

@@ -40,7 +40,8 @@ export function setupInnocuousPick(card, data) {
   // Choosing a design fills the prevalence it starts with (Crosswise: the statement's own, not
   // the unrelated question's 0.5, which the crosswise model refuses).
   field(card, "design.name").addEventListener("change", (event) => {
-    const p = prevalenceOnDesignChange(event.target.value, {
+    const design = (data.designs || []).find((d) => d.name === event.target.value);
+    const p = prevalenceOnDesignChange(design, {
       library,
       text: text.value,
       starting: data.starting_designs,

@@ -27,7 +27,8 @@ async function post(entry) {
 }
 
 /** Register the respondent pages' worker and hand it the files this page loaded, every question
- * kind's module among them (`data.kind_modules`, from the server's registry). */
+ * kind's module and every one-report design's module among them (`data.kind_modules`,
+ * `data.design_modules`, from the server's registries). */
 export function registerWorker(data, win = globalThis.window) {
   const workers = win?.navigator?.serviceWorker;
   if (!workers || data?.preview || !data?.worker_url) return;
@@ -36,9 +37,9 @@ export function registerWorker(data, win = globalThis.window) {
     .then(() => workers.ready)
     .then((registration) => {
       const loaded = win.performance.getEntriesByType("resource").map((entry) => entry.name);
-      // Every kind's module by name, loaded or not: the list the page's kinds came from.
-      const kinds = Object.values(data.kind_modules ?? {});
-      const keep = [win.location.pathname + win.location.search, ...kinds, ...loaded];
+      // Every kind's and design's module, loaded or not: the lists the page's kinds and draws came from.
+      const modules = [...Object.values(data.design_modules ?? {}), ...Object.values(data.kind_modules ?? {})];
+      const keep = [win.location.pathname + win.location.search, ...modules, ...loaded];
       registration.active?.postMessage({ keep: [...new Set(keep)] });
     })
     .catch(() => {

@@ -13,9 +13,11 @@
  * with the server's integers unchanged, so P(U < T) = T/2⁵³ exactly — the probabilities whose ε
  * the server reports (never below the design's nominal ε, privacy/rr_browser.py).
  *
- * The designs of one question kind (cheating detection, crosswise) live in that kind's module
- * (respond/kinds/), which registers them here (`registerDesign`); a multi question draws each option
- * through `randomize` (respond/kinds/multi.js).
+ * No design is named here. Each one registers itself (`registerDesign`) from its own module: the
+ * one-report designs `randomize` draws from rr/designs/<name>.js (the page loads every one the
+ * server's registry lists: the data island's `design_modules`), the designs of one question kind
+ * (cheating detection, crosswise, …) from that kind's module (respond/kinds/). A multi question
+ * draws each option through `randomize` (respond/kinds/multi.js).
  */
 
 export const RANDOM_BITS = 53;
@@ -50,74 +52,69 @@ export function randomBelow(n, fill) {
   return x % n;
 }
 
-// The threshold names each design uses (privacy/rr_browser.py, BrowserPlan).
-const THRESHOLDS = {
-  forced_response: ["truth", "yes"],
-  warner: ["as_asked"],
-  unrelated_question: ["sensitive", "innocuous_yes"],
-  k_rr: ["keep"],
-  // Any P(yes | trait) = a, P(yes | not) = b, run as forced response: truth = T(a) − T(b), yes = T(a).
-  two_probability: ["truth", "yes"],
-};
-// Designs whose thresholds are checked here but which `randomize` refuses to run, with the reason.
-const REFUSALS = {};
+// Every design the page knows, by name: what its `registerDesign` call gave, checked.
+const DESIGNS = new Map();
 
-/** A design that belongs to one question kind (respond/kinds/<name>.js registers it when loaded):
- * its threshold names, checked like every other design's, and why `randomize` must not run it
- * (the kind draws its own way, or not at all). */
-export function registerDesign(name, thresholds, refusal) {
-  THRESHOLDS[name] = thresholds;
-  REFUSALS[name] = refusal;
+/**
+ * Register design `name` (each design's module calls this once when loaded: rr/designs/<name>.js
+ * for the designs `randomize` draws, respond/kinds/<name>.js for a kind's own designs):
+ *  - `thresholds`: the names of its integers (privacy/rr_browser.py, BrowserPlan), each checked
+ *    to be a safe integer strictly inside (0, 2⁵³) before anything is drawn;
+ *  - `check(t)`: what else makes them a valid device (e.g. truth < yes), as the reason they are
+ *    not ("" or nothing when they are);
+ *  - `draw(t, truth, fill, q)`: the report `{ reported, branch }` from the checked thresholds `t`
+ *    (only the names listed), uniform draws (`uint53`, compared with `t` unchanged) and the true
+ *    answer; or `refusal`: why `randomize` must not run it (the kind draws its own way, or not at
+ *    all);
+ *  - `option`: the true answer and the report are options of the question (k-RR), not booleans.
+ * A second registration of a name throws: never two draws for one design.
+ */
+export function registerDesign(name, { thresholds, check, draw, refusal, option = false } = {}) {
+  if (typeof name !== "string" || !name) throw new Error("a design registers under its name");
+  if (DESIGNS.has(name)) throw new Error(`design ${name} registered twice`);
+  if (!Array.isArray(thresholds) || !thresholds.every((key) => typeof key === "string"))
+    throw new Error(`design ${name}: thresholds must be a list of names`);
+  if (typeof draw !== "function" && (typeof refusal !== "string" || !refusal))
+    throw new Error(`design ${name}: a draw or the reason there is none`);
+  DESIGNS.set(name, Object.freeze({ thresholds: Object.freeze([...thresholds]), check, draw, refusal, option }));
 }
 
-/** The question's thresholds, checked: integers strictly inside (0, 2⁵³). Anything else (a
- * design the browser cannot run, a missing or altered value) throws: never guess a probability. */
+/** True when a module has registered design `name` (the page's loader checks each one did). */
+export const isRegistered = (name) => DESIGNS.has(name);
+
+/** The question's thresholds, checked: integers strictly inside (0, 2⁵³), and whatever the
+ * design's `check` adds. Anything else (a design no module registered, a missing or altered value)
+ * throws: never guess a probability. Returns `{ name, t }`, `t` holding the design's names only. */
 export function checkedThresholds(q) {
   const name = q.design?.name;
-  const names = Object.hasOwn(THRESHOLDS, name) ? THRESHOLDS[name] : undefined;
-  if (!names) throw new Error(`unknown design ${name}`);
-  const t = q.thresholds;
-  for (const key of names) {
-    const v = t?.[key];
+  const design = typeof name === "string" ? DESIGNS.get(name) : undefined;
+  if (!design) throw new Error(`unknown design ${name}`);
+  const t = {};
+  for (const key of design.thresholds) {
+    const v = q.thresholds?.[key];
     if (!Number.isSafeInteger(v) || v <= 0 || v >= GRID) throw new Error(`bad threshold ${name}.${key}: ${v}`);
+    t[key] = v;
   }
-  if ((name === "forced_response" || name === "two_probability") && !(t.truth < t.yes))
-    throw new Error("bad thresholds: truth ≥ yes");
-  return { name, t };
+  const problem = design.check?.(t);
+  if (problem) throw new Error(`bad thresholds: ${problem}`);
+  return { name, t: Object.freeze(t) };
 }
 
 /**
- * Randomize one answer. Returns `{ reported, branch }`:
- *  - forced response (and the two-probability device, with the same thresholds): one draw U; U < truth → the true answer ("truth"), U < yes → YES ("yes"),
- *    else NO ("no");
- *  - Warner: U < as_asked → the answer to the statement as asked ("truth"), else to its opposite
- *    ("negation");
- *  - unrelated question: U < sensitive → the true answer ("truth"); else a second draw
- *    U′ < innocuous_yes simulates the harmless question's answer ("innocuous");
- *  - k-RR (choice): U < keep → the true option ("keep"); else one of the other k − 1 options,
- *    uniformly by rejection sampling ("other").
- * Words consumed: 2 per draw of U, plus (k-RR "other") at least one word.
+ * Randomize one answer: the design's registered `draw` (rr/designs/<name>.js says what each
+ * branch means) on the checked thresholds. Returns `{ reported, branch }`. Refused before any
+ * draw: a design no module registered, one that `randomize` must not run, bad thresholds, a true
+ * answer that is not a boolean (an option of the question, for an option design). A report that
+ * is not one of the question's possible reports throws instead of being returned.
  */
 export function randomize(q, truth, fill) {
   const { name, t } = checkedThresholds(q);
-  if (name === "k_rr") {
-    if (!q.options.includes(truth)) throw new Error("the true answer is not an option");
-    if (uint53(fill) < t.keep) return { reported: truth, branch: "keep" };
-    const others = q.options.filter((o) => o !== truth);
-    return { reported: others[randomBelow(others.length, fill)], branch: "other" };
-  }
-  if (Object.hasOwn(REFUSALS, name)) throw new Error(REFUSALS[name]);
-  if (typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
-  const u = uint53(fill); // one draw against cumulative thresholds: exact proportions
-  if (name === "forced_response" || name === "two_probability") {
-    if (u < t.truth) return { reported: truth, branch: "truth" };
-    return u < t.yes ? { reported: true, branch: "yes" } : { reported: false, branch: "no" };
-  }
-  if (name === "warner") {
-    // The report is the answer to whichever statement chance picked.
-    return u < t.as_asked ? { reported: truth, branch: "truth" } : { reported: !truth, branch: "negation" };
-  }
-  if (u < t.sensitive) return { reported: truth, branch: "truth" };
-  // The harmless question's answer is simulated with its known prevalence.
-  return { reported: uint53(fill) < t.innocuous_yes, branch: "innocuous" };
+  const design = DESIGNS.get(name);
+  if (!design.draw) throw new Error(design.refusal);
+  if (design.option && !q.options.includes(truth)) throw new Error("the true answer is not an option");
+  if (!design.option && typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
+  const out = design.draw(t, truth, fill, q);
+  const possible = design.option ? q.options.includes(out?.reported) : typeof out?.reported === "boolean";
+  if (!possible) throw new Error(`design ${name} drew no possible report`);
+  return out;
 }

@@ -291,3 +291,40 @@ def test_the_builder_card_names_its_kinds_from_the_registry(client, alice) -> No
         names = re.findall(r'<option value="([^"]+)">', listed[1]) if listed else []
         wanted = "yes_no" if select == "design.name" else "choice"
         assert names == [d["name"] for d in described if wanted in d["kinds"]], select
+
+
+def test_builder_number_inputs_are_the_one_group_designs_numbers(client, alice) -> None:
+    # builder.html once wrote each design's inputs itself (issue 23's ratchet): one input per
+    # number parameter of the design select's one-group designs, shown for each design taking it.
+    from surveys.pages.researcher import builder_card, builder_number_inputs
+
+    offered = builder_card(designs.builder_designs())["designs"]
+    inputs = builder_number_inputs(offered)
+    by_path = {i["path"]: (i["design"], i["label"], i["maximum"]) for i in inputs}
+    assert by_path == {
+        "design.p_truth": ("forced_response", "P(answer truthfully)", 1),
+        "design.p_yes": ("forced_response", "P(forced YES)", 1),
+        "design.p_no": ("forced_response", "P(forced NO)", 1),
+        "design.p": ("warner unrelated_question", "P(the real question)", 1),
+        "design.innocuous_prevalence": (
+            "unrelated_question crosswise",
+            "Prevalence of the innocuous “yes”",
+            1,
+        ),
+        "design.p_yes_if_trait": ("two_probability", "P(YES | trait)", 1),
+        "design.p_yes_if_not": ("two_probability", "P(YES | no trait)", 1),
+    }
+    # Every number of every one-group design has its input: none is left without a field.
+    for design in offered:
+        for param in design["params"]:
+            if not design["grouped"] and param["type"] == "probability":
+                assert design["name"] in by_path[f"design.{param['name']}"][0].split()
+    client.force_login(alice)
+    html = client.get(reverse("survey-new")).content.decode()
+    for path, (names, label, _) in by_path.items():
+        found = re.search(
+            rf'<div data-design="([^"]*)"><label data-for="{re.escape(path)}">([^<]*)</label>', html
+        )
+        assert found and (found[1], found[2]) == (names, label), path
+    # Only the crosswise model reports SAME/DIFFERENT (static/js/builder/crosswise.js reads it).
+    assert [d["name"] for d in designs.builder_designs() if d["paired"]] == ["crosswise"]

@@ -12,6 +12,7 @@ import pytest
 from django.templatetags.static import static
 from django.urls import reverse
 
+from dpcore.local.designs import registered as registered_designs
 from surveys.definitions.innocuous import INNOCUOUS_STATEMENTS
 from surveys.kinds import kind_named, kinds
 from tests.surveys.cheater.support import DESIGN as CHEATER_DESIGN
@@ -98,10 +99,36 @@ def test_the_page_loads_every_kinds_module_from_the_registry(client, alice) -> N
     assert data["kind_modules"] == {kind.name: static(f"js/{kind.js_module}") for kind in kinds()}
     html = client.get(reverse("respond", args=[survey.slug])).content.decode()
     scripts = re.findall(r'<script type="module" src="([^"]+)"></script>', html)
-    assert scripts == [*data["kind_modules"].values(), static("js/respond.js")]
+    # The designs' draws first (a kind's draw runs through them), then the kinds, then the page.
+    assert scripts == [
+        *data["design_modules"].values(),
+        *data["kind_modules"].values(),
+        static("js/respond.js"),
+    ]
     for name, address in data["kind_modules"].items():
         assert address == f"/static/js/respond/kinds/{name}.js"
         assert (STATIC_JS / "respond" / "kinds" / f"{name}.js").is_file(), address
+
+
+def test_the_page_loads_every_one_report_designs_module_from_the_registry(client, alice) -> None:
+    # static/js/rr/randomizer.js names no design: each design `randomize` draws registers itself
+    # from static/js/rr/designs/<name>.js, and the page loads the registry's list of them. The
+    # directory holds those modules and no other.
+    _, data = page(client, make_survey(alice, QUESTIONS[:1]))
+    with_module = [e for e in registered_designs() if e.page_module]
+    assert data["design_modules"] == {e.name: static(f"js/{e.js_module}") for e in with_module}
+    assert {"forced_response", "k_rr"} <= set(data["design_modules"])
+    for name, address in data["design_modules"].items():
+        assert address == f"/static/js/rr/designs/{name}.js"
+    on_disk = {p.stem for p in (STATIC_JS / "rr" / "designs").glob("*.js")}
+    assert on_disk == set(data["design_modules"])
+    # Only a design drawn by `randomize` has one: grouped, no-randomizer and k-bit designs draw
+    # in their kind's module, which registers them.
+    assert all(e.browser is not None or "options" in e.serves for e in with_module)
+    assert not any(e.grouped or e.no_randomizer for e in with_module)
+    randomizer = (STATIC_JS / "rr" / "randomizer.js").read_text(encoding="utf-8")
+    for entry in registered_designs():
+        assert f'"{entry.name}"' not in randomizer, entry.name
 
 
 def test_no_page_module_lists_the_kinds_by_hand() -> None:

@@ -12,12 +12,17 @@ import * as thisKind from "./cheater_detection.js"; // this module, registered b
 
 export const name = "cheater_detection";
 
-// Each group's forced-response thresholds (dpcore/local/cheater.py); drawn here, never by `randomize`.
-registerDesign(
-  name,
-  ["group_1_truth", "group_1_yes", "group_2_truth", "group_2_yes"],
-  "use randomizeCheater: the report carries its group",
-);
+// Each group's forced-response thresholds (dpcore/local/cheater.py), checked like every design's
+// (truth < yes in each group); drawn here, never by `randomize`.
+registerDesign(name, {
+  thresholds: ["group_1_truth", "group_1_yes", "group_2_truth", "group_2_yes"],
+  check: (t) =>
+    [1, 2]
+      .filter((g) => !(t[`group_${g}_truth`] < t[`group_${g}_yes`]))
+      .map((g) => `group ${g} truth ≥ yes`)
+      .join(", "),
+  refusal: "use randomizeCheater: the report carries its group",
+});
 
 /**
  * The group is drawn first, uniformly by rejection (exactly ½ each; one word), then one draw U
@@ -28,9 +33,6 @@ registerDesign(
 export function randomizeCheater(q, truth, fill) {
   const { name: design, t } = checkedThresholds(q);
   if (design !== name) throw new Error(`not a cheater-detection question: ${design}`);
-  for (const g of [1, 2]) {
-    if (!(t[`group_${g}_truth`] < t[`group_${g}_yes`])) throw new Error(`bad thresholds: group ${g} truth ≥ yes`);
-  }
   if (typeof truth !== "boolean") throw new Error("a yes/no answer must be true or false");
   const group = 1 + randomBelow(2, fill);
   const u = uint53(fill);

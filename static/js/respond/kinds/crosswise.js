@@ -11,7 +11,10 @@ import * as thisKind from "./crosswise.js"; // this module, registered below und
 export const name = "crosswise";
 
 // Its design has no thresholds, and nothing to draw.
-registerDesign(name, [], "the crosswise model has no randomizer: the respondent reports same/different");
+registerDesign(name, {
+  thresholds: [],
+  refusal: "the crosswise model has no randomizer: the respondent reports same/different",
+});
 
 export const draw = randomize; // refuses (registered above): a crosswise report is never drawn
 export const possibleReports = () => [true, false];

@@ -15,7 +15,7 @@ export const name = "oue";
 
 // Its thresholds (dpcore/local/oue.py `browser_plan`) are checked like every design's; only
 // `randomizeOUE` draws them (the report is a box per option, not one answer).
-registerDesign(name, ["keep", "flip"], "use randomizeOUE: the report is one box per option");
+registerDesign(name, { thresholds: ["keep", "flip"], refusal: "use randomizeOUE: the report is one box per option" });
 
 /**
  * One draw U per option, in option order (two words each): the true option's box is ticked

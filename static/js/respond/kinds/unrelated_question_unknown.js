@@ -15,11 +15,10 @@ import * as thisKind from "./unrelated_question_unknown.js"; // this module, reg
 export const name = "unrelated_question_unknown";
 
 // Each group's threshold (dpcore/local/designs/unrelated_question_unknown.py); drawn here only.
-registerDesign(
-  name,
-  ["group_1_sensitive", "group_2_sensitive"],
-  "use randomizeUnknownUQT: the report carries its group",
-);
+registerDesign(name, {
+  thresholds: ["group_1_sensitive", "group_2_sensitive"],
+  refusal: "use randomizeUnknownUQT: the report carries its group",
+});
 
 /**
  * `truth`: `{ sensitive, innocuous }`, the respondent's answers to both questions. The group is
