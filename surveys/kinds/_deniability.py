@@ -167,9 +167,10 @@ def is_coin_design(spec: Mapping[str, Any]) -> bool:
 def randomizer(options: Sequence[str], design: rr.BinaryDesign | rr.KRRDesign) -> dict[str, Any]:
     """One visual per design: two coins for the coin design, a spinner for every other one.
 
-    ``sectors`` are the spinner's slices (branch names as ``static/js/rr/randomizer.js`` returns
-    them) with their shares and the percentages the legend prints; the page only draws and labels
-    them, the draw itself compares the server's integer thresholds (``dpcore.local.browser``).
+    ``sectors`` are the spinner's slices (branch names as the design's page module returns them,
+    ``static/js/rr/designs/``) with their shares and the percentages the legend prints; the page
+    only draws and labels them, the draw itself compares the server's integer thresholds
+    (``dpcore.local.browser``).
     """
     spec = design.to_spec()
     if is_coin_design(spec):

@@ -116,8 +116,9 @@ class BrowserHooks:
     ``nominal(params)``: each probability rounded to the grid (refusing one that rounds to 0 or
     1); ``realise(t)``: the thresholds by name and the exact ``P(yes | trait)``,
     ``P(yes | no trait)`` they give, or None if the thresholds are not a valid device;
-    ``sectors(params)``: the branches the page's draw may take (as ``static/js/rr/randomizer.js``
-    names them, the spinner's slices) and each one's share, from the spec values.
+    ``sectors(params)``: the branches the page's draw may take (as the design's page module,
+    ``static/js/rr/designs/<name>.js``, names them, the spinner's slices) and each one's share,
+    from the spec values.
     """
 
     nominal: Callable[[Mapping[str, float]], tuple[int, ...]]
