@@ -22,7 +22,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from audit.models import Entry as AuditEntry
-from dpcore.central import shuffle
+from dpcore.central import shuffle, shuffle_compose
 from surveys import services
 from surveys.analysis import shuffled
 from surveys.definitions import question_designs as designs
@@ -269,7 +269,7 @@ def test_the_shuffle_is_uniform_over_the_permutations():
     assert chi2 < 70.55, (chi2, counts)
 
 
-def test_the_guarantee_is_per_question_and_summed():
+def test_the_guarantee_is_per_question_and_composed():
     owner = make_user("owner")
     survey = _survey(owner, 400)
     g = _api(owner).get(_url(survey)).json()["guarantee"]
@@ -291,7 +291,17 @@ def test_the_guarantee_is_per_question_and_summed():
     assert per["cheated"]["method"] == "histogram-splits"
     assert per["party"]["method"] == "clones-2023"
     assert g["method"] == "+".join(sorted({q["method"] for q in g["questions"]}))
-    assert g["epsilon"] == pytest.approx(sum(q["epsilon"] for q in g["questions"]))
+    # The file: the sections' profiles composed at the total δ, well below the basic sum.
+    basic = sum(q["epsilon"] for q in g["questions"])
+    parts = [
+        shuffle_compose.Section(
+            q["n"], q["local_epsilon"], designs.report_arity(survey.questions.get(key=q["key"]))
+        )
+        for q in g["questions"]
+    ]
+    assert g["epsilon"] == shuffle_compose.composed_epsilon(parts, survey.budget_delta)
+    assert g["epsilon"] < 0.8 * basic
+    assert g["composition"] == shuffled.COMPOSED
     assert g["delta"] == pytest.approx(survey.budget_delta)
     assert g["local_epsilon"] == pytest.approx(sum(q["local_epsilon"] for q in g["questions"]))
     assert g["gain"] is True and g["epsilon"] < g["local_epsilon"]
@@ -339,6 +349,8 @@ def test_the_results_page_links_the_file_and_shows_a_gain_only():
         "bound over every split of the others' answers" in item
     )  # the yes/no question's, in words
     assert "copied" in item  # left out, with its reason
+    # The file's ε is the composed one (the guarantee's "composition"), and the words say so.
+    assert "privacy profiles composed" in item and "summed over its questions" not in item
 
 
 def test_no_gain_is_not_announced():
