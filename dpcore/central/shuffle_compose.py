@@ -11,19 +11,22 @@ composition of mechanisms with the sections' privacy profiles allows, never more
    otherwise) and of randomized response's profile (e^{ε₀} − e^ε)/(e^{ε₀} + 1), which dominates
    every ε₀-DP mechanism (Kairouz, Oh & Viswanath 2015, Thm. 2.1) — the shuffled section is one.
    Each is the max over both directions and every dataset of the others.
-2. **A dominating pair from the profile ("connect the dots").** On the grid ±ε_j, 0 = ε₀ < ε₁ <
-   … < ε_m (m = :data:`POINTS`, up to ε_m where δ_q ≤ δ·:data:`TAIL`/d), the privacy-loss
-   distribution ω with atoms at the ±ε_j and at ∞ (ω_∞ = δ_q(ε_m)) has
-   δ_ω(ε) = Σ_j ω_j(1 − e^{ε−ℓ_j})₊ + ω_∞ equal to δ_q(ε_j) at ε_j and to the symmetric
-   profile's 1 − e^{−ε_j}(1 − δ_q(ε_j)) at −ε_j — the masses are solved from the top down,
-   negative ones raised to 0, all raised by the largest shortfall found when δ_ω is re-summed
-   (non-negative terms only), the lowest atom taking the rest — and δ_ω is linear in γ = e^ε
-   between grid points. For every pair (P, Q) of the section's outputs (any dataset, either
-   direction), δ_{P‖Q}(ε) ≤ δ_q(ε) for ε ≥ 0 and δ_{P‖Q}(−ε) = 1 − e^{−ε}(1 − δ_{Q‖P}(ε)) ≤ the
-   symmetric value; δ_{P‖Q} is convex in γ (it is E_P[(1 − γe^{−L})₊]), so the chords lie above
-   it; below −ε_m, δ_ω(ε) = 1 − e^ε(1 − ω_∞) ≥ δ_{P‖Q}(ε). So the pair dominates the section in
-   both directions at every ε (Zhu, Dong & Wang 2022, Lemma 5; Doroshenko, Ghazi, Kamath, Kumar
-   & Manurangsi 2022, "connect the dots").
+2. **A dominating pair from the profile ("connect the dots").** On the grid 0 = ε₀ < ε₁ < … < ε_m
+   (m = :data:`POINTS`, up to ε_m where δ_q ≤ δ·:data:`TAIL`/d), the masses ω_j at loss +ε_j and
+   ω_∞ = δ_q(ε_m) are solved from the top down so that δ_ω(ε) = Σ ω(1 − e^{ε−ℓ})₊ + ω_∞ equals
+   δ_q(ε_j) at every ε_j (negative ones raised to 0, then all raised by the largest shortfall
+   found when δ_ω is re-summed — non-negative terms only); the pair is symmetric, so loss −ε_j
+   has mass e^{−ε_j}·ω_j (P at −ℓ is Q at +ℓ) and loss 0 the rest. Then δ_ω(−ε) =
+   1 − e^{−ε}(1 − δ_ω(ε)), and δ_ω is linear in γ = e^ε between atoms. For every pair (P, Q) of
+   the section's outputs (any dataset, either direction), δ_{P‖Q}(ε) ≤ δ_q(ε) for ε ≥ 0,
+   δ_{P‖Q}(−ε) = 1 − e^{−ε}(1 − δ_{Q‖P}(ε)) ≤ δ_ω(−ε), δ_{P‖Q} is convex in γ (it is
+   E_P[(1 − γe^{−L})₊]) so it lies under the chords, and below −ε_m δ_ω(ε) = 1 − e^ε(1 − ω_∞).
+   So the pair dominates the section in both directions at every ε (Zhu, Dong & Wang 2022,
+   Lemma 5; Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022, "connect the dots").
+   Special cases: a section of one report — or whose dots would need more than all the mass
+   (a profile at randomized response's own: n ≈ 3) — is randomized response's pair (atoms ±ε₀),
+   which dominates every ε₀-DP section; one with δ_q(0) ≤ the floor is the atom 0 with
+   ω_∞ = δ_q(0) (what it may leak, charged at every ε).
 3. **Composition.** Dominance survives products (Dong, Roth & Su 2019, Lemma C.3), so the file is
    dominated by the product of the sections' pairs, whose loss is the sum of independent losses:
    the ω's are moved *up* onto one lattice of step h (a larger loss only raises δ) and convolved
@@ -38,6 +41,7 @@ returns None when nothing is to be composed.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -119,33 +123,38 @@ def _top(log_delta: Callable[[float], float], eps0: float, log_target: float) ->
 
 
 def _dots(grid: FloatArray, delta: FloatArray) -> tuple[FloatArray, FloatArray, float]:
-    """The atoms (losses, masses) and ω_∞ of the pair whose δ_ω meets ``delta`` (given at
-    ``grid``, 0 = ε₀ < … < ε_m) at ±every grid point (module notes, 2). At −ε the target is the
-    symmetric profile's 1 − e^{−ε}(1 − δ(ε)); the lowest atom, at −ε_m, takes the rest of the
-    mass."""
-    losses = np.concatenate((-grid[:0:-1], grid))
-    values = np.concatenate((-np.expm1(-grid[:0:-1]) + np.exp(-grid[:0:-1]) * delta[:0:-1], delta))
-    top = len(losses) - 1
-    omega = np.zeros(top + 1)
-    infinite = float(values[top])
-    for j in range(top, 0, -1):
-        # δ_ω(ℓ_{j−1}) from the atoms already placed above ℓ_j, then ω_j closes the gap.
-        reached = infinite + float(np.dot(omega[j:], -np.expm1(losses[j - 1] - losses[j:])))
-        gap = float(values[j - 1]) - reached
-        omega[j] = max(0.0, gap / -math.expm1(losses[j - 1] - losses[j]))
+    """The atoms (losses, masses) and ω_∞ of the symmetric pair whose δ_ω meets ``delta``
+    (given at ``grid``, 0 = ε₀ < … < ε_m) at every grid point (module notes, 2).
+
+    The masses ω_j at +ε_j are solved from the top down; the pair is symmetric, so the mass at
+    −ε_j is e^{−ε_j}·ω_j (P at −ℓ is Q at +ℓ), which makes δ_ω(−ε) = 1 − e^{−ε}(1 − δ_ω(ε))
+    without a cancellation-prone solve, and the atom at 0 takes the rest of the mass."""
+    m = len(grid) - 1
+    omega = np.zeros(m + 1)
+    infinite = float(delta[m])
+    for j in range(m, 0, -1):
+        # δ_ω(ε_{j−1}) from the atoms already placed above ε_j, then ω_j closes the gap.
+        reached = infinite + float(np.dot(omega[j:], -np.expm1(grid[j - 1] - grid[j:])))
+        gap = float(delta[j - 1]) - reached
+        omega[j] = max(0.0, gap / -math.expm1(grid[j - 1] - grid[j]))
     # Re-summed (non-negative terms only): raise every mass by the largest shortfall.
     worst = 1.0
-    for j in range(top + 1):
-        got = infinite + float(np.dot(omega[j + 1 :], -np.expm1(losses[j] - losses[j + 1 :])))
-        if values[j] > 0.0:
-            worst = max(worst, float(values[j]) / got if got > 0.0 else math.inf)
-    omega *= worst
+    for j in range(m + 1):
+        got = infinite + float(np.dot(omega[j + 1 :], -np.expm1(grid[j] - grid[j + 1 :])))
+        if delta[j] > 0.0:
+            worst = max(worst, float(delta[j]) / got if got > 0.0 else math.inf)
+    if not math.isfinite(worst):
+        raise ArithmeticError("profile not representable")
+    up = omega[1:] * worst
+    down = up * np.exp(-grid[1:])
     infinite *= worst
-    omega[0] = 1.0 - infinite - float(omega[1:].sum())
-    if not (math.isfinite(worst) and omega[0] >= -1e-12):
-        raise ArithmeticError("profile not representable")  # never seen; basic is stated
-    omega[0] = max(omega[0], 0.0)
-    return losses, omega, infinite
+    rest = 1.0 - infinite - float(up.sum()) - float(down.sum())
+    if rest < 0.0:
+        # More than all the mass: no pair has this profile (the caller states basic).
+        raise ArithmeticError("profile not representable")
+    losses = np.concatenate((-grid[:0:-1], [0.0], grid[1:]))
+    masses = np.concatenate((down[::-1], [rest], up))
+    return losses, masses, infinite
 
 
 @lru_cache(maxsize=64)
@@ -154,14 +163,28 @@ def _section_atoms(
 ) -> tuple[FloatArray, FloatArray, float]:
     """The atoms (losses, masses) and ω_∞ of one section's pair (module notes, 1–2); cached, as
     a file's sections often share n, ε₀ and k (the arrays are never written to)."""
+    e0 = section.local_epsilon
+    keep = 1.0 / (1.0 + math.exp(-e0))
+    # Randomized response itself (atoms ±ε₀): it dominates every ε₀-DP section, and is exact for
+    # one report.
+    rr = np.array([-e0, e0]), np.array([1.0 - keep, keep]), 0.0
+    if section.n < 2:
+        return rr
     floor = delta * TAIL / sections
     log_delta = section_log_delta(section, floor)
     top = _top(log_delta, section.local_epsilon, math.log(floor))
     if top == 0.0:
-        return np.zeros(1), np.ones(1), 0.0
+        # δ_q(0) ≤ the floor, but not 0: that mass leaks at every ε (ω_∞), the rest at loss 0.
+        leak = min(1.0, math.exp(log_delta(0.0)))
+        return np.zeros(1), np.array([1.0 - leak]), leak
     grid = np.linspace(0.0, top, points + 1)
     values = np.exp(np.array([log_delta(float(e)) for e in grid]))
-    return _dots(grid, values)
+    try:
+        return _dots(grid, values)
+    except ArithmeticError:
+        # A profile at randomized response's own (few reports: nothing left at loss 0 but
+        # rounding): RR's pair, which is that profile.
+        return rr
 
 
 def _lattice(losses: FloatArray, masses: FloatArray, step: float) -> tuple[FloatArray, int]:
@@ -193,18 +216,28 @@ def composed_log_delta(
 
 
 def composed_epsilon(
-    sections: Sequence[Section], delta: float, *, points: int = POINTS
+    sections: Sequence[Section],
+    delta: float,
+    *,
+    points: int = POINTS,
+    deadline: float | None = None,
 ) -> float | None:
     """Upper bound on ε of the file of ``sections`` at total δ (module notes); None when fewer
-    than two sections have a report (nothing to compose)."""
+    than two sections have a report (nothing to compose). ``deadline`` (``time.monotonic()``):
+    TimeoutError if a section's profile is still to compute after it (each takes ≈ 0.3–7 s at
+    n = 10⁶; sections alike are computed once)."""
     live = [s for s in sections if s.n >= 1 and s.local_epsilon > 0.0]
     if len(live) < 2:
         return None
-    atoms = [_section_atoms(s, delta, len(live), points) for s in live]
+    atoms = []
+    for section in live:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError("the composition ran out of time")
+        atoms.append(_section_atoms(section, delta, len(live), points))
     infinite = -math.expm1(sum(math.log1p(-w) for _, _, w in atoms))
     tops = [float(g[-1]) for g, _, _ in atoms if g[-1] > 0.0]
-    if not tops:
-        return 0.0
+    if not tops:  # every section below the floor: what leaks is ω_∞ only
+        return 0.0 if infinite * (1.0 + _ROUND) <= delta else None
     step = min(tops) / (points * _SUB)
     while True:
         sizes = [2.0 * g[-1] / step + 2.0 for g, _, _ in atoms]
@@ -218,7 +251,8 @@ def composed_epsilon(
     arrays = [_lattice(losses, masses, step) for losses, masses, _ in atoms]
     log_delta = composed_log_delta(arrays, infinite, step)
     target = math.log(delta)
-    hi = sum(s.local_epsilon for s in live)
+    # Never below the exact Σ ε₀ (a float sum can round below it).
+    hi = math.nextafter(math.fsum(s.local_epsilon for s in live), math.inf)
     if log_delta(0.0) <= target:
         return 0.0
     lo = 0.0

@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import time
 from collections.abc import Iterator, MutableSequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -186,10 +187,16 @@ COMPOSED = (
 BASIC = "basic: the sum of the sections' ε and δ"
 
 
+#: Seconds the composition may take before the file states the basic sum instead (a bound on
+#: the time: each distinct section's profile costs up to a few seconds at 10⁶ reports).
+COMPOSE_SECONDS = 120.0
+
+
 def _composed(sections: list[Section], delta: float) -> float | None:
     """The file's ε at the total δ by composing the sections' profiles
-    (:func:`dpcore.central.shuffle_compose.composed_epsilon`); None with fewer than two sections
-    or when a profile cannot be represented (then basic composition is stated)."""
+    (:func:`dpcore.central.shuffle_compose.composed_epsilon`); None with fewer than two sections,
+    when a profile cannot be represented, or after :data:`COMPOSE_SECONDS` (then basic
+    composition is stated)."""
     parts = [
         shuffle_compose.Section(
             n=len(s.reports), local_epsilon=float(s.design["epsilon"]), k=s.arity
@@ -197,8 +204,10 @@ def _composed(sections: list[Section], delta: float) -> float | None:
         for s in sections
     ]
     try:
-        return shuffle_compose.composed_epsilon(parts, delta)
-    except ArithmeticError:
+        return shuffle_compose.composed_epsilon(
+            parts, delta, deadline=time.monotonic() + COMPOSE_SECONDS
+        )
+    except (ArithmeticError, TimeoutError):
         return None
 
 

@@ -7,6 +7,7 @@ far below the basic sum it replaces."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -109,3 +110,37 @@ def test_the_dots_meet_the_profile_at_every_grid_point():
             got = float(np.sum(masses * np.maximum(0.0, -np.expm1(sign * eps - losses)))) + infinite
             assert got >= target * (1 - 1e-12)
             assert got <= target * (1 + 1e-6) + 1e-15
+
+
+def test_a_section_below_the_floor_still_leaks_its_delta():
+    # Review finding: a section with δ_q(0) ≤ δ·TAIL/d was composed as if it leaked nothing, so
+    # two RR sections plus this one were stated ε = 0 at a δ below the file's true δ(0). Its
+    # δ_q(0) is now charged at every ε (ω_∞).
+    big = Section(10**6, 0.008, 2)
+    losses, masses, leak = shuffle_compose._section_atoms(big, 0.1, 3, shuffle_compose.POINTS)
+    assert len(losses) == 1 and masses[0] == pytest.approx(1.0 - leak)
+    assert leak > 3.19e-6  # the worst split's TV: (p − q)·max pmf ≈ 3.19e-6 (review, exact)
+    a = 0.19865069679528446
+    p = math.exp(a) / (1.0 + math.exp(a))
+    rr_only = p * p * -math.expm1(-2.0 * a)  # δ(0) of the two RR sections, yes → no in both
+    delta = rr_only * (1.0 + 1e-9)
+    assert composed_epsilon([Section(1, a), Section(1, a), big], delta) > 0.0
+
+
+def test_a_deadline_bounds_the_time():
+    with pytest.raises(TimeoutError):
+        composed_epsilon([Section(100, 1.0, 2)] * 2, 1e-6, deadline=time.monotonic() - 1.0)
+
+
+@pytest.mark.parametrize("eps0", [0.5, 1.0])
+def test_a_profile_no_pair_has_falls_back_to_randomized_response(eps0):
+    # Review finding: at n = 3 the profile's dots need more than all the mass (it is randomized
+    # response's own, plus rounding), which raised; such a section now composes as RR's pair
+    # (which dominates any ε₀-DP section), and the file stays sound.
+    grid = np.linspace(0.0, eps0, 65)
+    log_delta = shuffle_compose.section_log_delta(Section(3, eps0, 2), 1e-10)
+    with pytest.raises(ArithmeticError):
+        shuffle_compose._dots(grid, np.exp([log_delta(float(e)) for e in grid]))
+    true = true_file_epsilon(3, eps0, 2, 1e-3)
+    ours = composed_epsilon([Section(3, eps0, 2)] * 2, 1e-3)
+    assert ours is not None and true <= ours <= 2 * eps0

@@ -412,3 +412,22 @@ def test_a_survey_without_randomized_questions_gets_an_empty_file_and_no_claim()
     page.force_login(owner)
     html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
     assert 'id="shuffle-guarantee"' not in html and 'id="shuffle-no-gain"' not in html
+
+
+def test_a_composition_out_of_time_states_the_basic_sum(monkeypatch):
+    # The composition's time is bounded (COMPOSE_SECONDS): past it, the file states the sum of
+    # its sections' ε — sound, only less tight.
+    def sections() -> list[shuffled.Section]:
+        return [
+            shuffled.Section(key, [], {"epsilon": 1.0}, arity=2, reports=[[True]] * 500)
+            for key in ("a", "b", "c")
+        ]
+
+    composed = shuffled.file_guarantee(sections(), 500, 1e-6)
+    assert composed["composition"] == shuffled.COMPOSED
+    monkeypatch.setattr(shuffled, "COMPOSE_SECONDS", -1.0)
+    basic = shuffled.file_guarantee(sections(), 500, 1e-6)
+    assert basic["composition"] == shuffled.BASIC
+    assert basic["epsilon"] == pytest.approx(sum(q["epsilon"] for q in basic["questions"]))
+    assert composed["epsilon"] < 0.7 * basic["epsilon"]
+    assert basic["delta"] == composed["delta"] == pytest.approx(1e-6)
