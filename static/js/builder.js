@@ -213,7 +213,9 @@ async function preview(card) {
         payload.private
           ? `Local ε = ${Number(payload.epsilon).toFixed(3)}${sum}.`
           : "Not differentially private (ε = ∞): it will be refused.",
-        deniabilitySentence(q.kind, DESIGNS[q.design?.name], payload, { reportsAnOption: KINDS[q.kind]?.reports_an_option }),
+        deniabilitySentence(q.kind, DESIGNS[q.design?.name], payload, {
+          reportsAnOption: KINDS[q.kind]?.reports_an_option,
+        }),
         payload.assumption ? `Assumption: ${payload.assumption}` : "",
         payload.group_epsilons
           ? `Group ε: ${payload.group_epsilons.map((e) => e.toFixed(3)).join(" and ")}; ${payload.planned_n_per_group} per group planned, ${payload.sample_size_per_group_for_5pp} per group for ±5 points on the honest share.`

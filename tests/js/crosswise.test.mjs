@@ -73,7 +73,11 @@ describe("checkStatement: a library statement in that language with its source p
 const param = (name) => ({ name });
 const DESIGNS = {
   crosswise: { name: "crosswise", paired: true, params: [param("innocuous_prevalence"), param("innocuous_text")] },
-  unrelated_question: { name: "unrelated_question", paired: false, params: [param("p"), param("innocuous_prevalence")] },
+  unrelated_question: {
+    name: "unrelated_question",
+    paired: false,
+    params: [param("p"), param("innocuous_prevalence")],
+  },
   warner: { name: "warner", paired: false, params: [param("p")] },
   forced_response: {
     name: "forced_response",
@@ -97,7 +101,10 @@ describe("prevalenceOnDesignChange (issue 22.9: Crosswise was filled with 0.5)",
       prevalenceOnDesignChange(DESIGNS.crosswise, { library: LIBRARY, text: LIBRARY[1].text, starting: STARTING }),
       Math.log10(2),
     );
-    assert.equal(prevalenceOnDesignChange(DESIGNS.crosswise, { library: LIBRARY, text: "my own", starting: STARTING }), 0.25);
+    assert.equal(
+      prevalenceOnDesignChange(DESIGNS.crosswise, { library: LIBRARY, text: "my own", starting: STARTING }),
+      0.25,
+    );
   });
   it("gives the unrelated question its own starting value and leaves other designs alone", () => {
     assert.equal(
@@ -107,7 +114,10 @@ describe("prevalenceOnDesignChange (issue 22.9: Crosswise was filled with 0.5)",
     assert.equal(prevalenceOnDesignChange(DESIGNS.warner, { library: LIBRARY, text: "", starting: STARTING }), null);
     // A statement without a known prevalence (its bounds are drawn per group), and no design.
     const unknown = DESIGNS.unrelated_question_unknown;
-    assert.equal(prevalenceOnDesignChange(unknown, { library: LIBRARY, text: LIBRARY[0].text, starting: STARTING }), null);
+    assert.equal(
+      prevalenceOnDesignChange(unknown, { library: LIBRARY, text: LIBRARY[0].text, starting: STARTING }),
+      null,
+    );
     assert.equal(prevalenceOnDesignChange(undefined, { library: LIBRARY, text: "", starting: STARTING }), null);
   });
 });

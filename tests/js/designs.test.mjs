@@ -106,7 +106,11 @@ function exactYes(name, t, truth) {
       return;
     }
     assert.equal(typeof low, "boolean");
-    assert.equal(run(path, (p) => p[1] - 1), low, `${name}: the report changes inside the pieces ${path}`);
+    assert.equal(
+      run(path, (p) => p[1] - 1),
+      low,
+      `${name}: the report changes inside the pieces ${path}`,
+    );
     if (low) {
       const weight = path.reduce((w, j) => w * BigInt(pieces[j][1] - pieces[j][0]), 1n);
       numerator += weight * G ** BigInt(DEPTH - path.length); // over the common denominator G⁴
@@ -126,8 +130,14 @@ const onGrid = (n) => frac(n, G);
 // Thresholds as the server renders them (tests/js/randomizer.test.mjs), and each design's
 // realised (P(YES | trait), P(YES | no trait)) from them, as dpcore's `realise` states it.
 const EXPECTED = {
-  forced_response: [{ truth: 5404319552844595, yes: 8106479329266892 }, (t) => [onGrid(t.yes), onGrid(t.yes - t.truth)]],
-  two_probability: [{ truth: 4503599627370495, yes: 6004799503160661 }, (t) => [onGrid(t.yes), onGrid(t.yes - t.truth)]],
+  forced_response: [
+    { truth: 5404319552844595, yes: 8106479329266892 },
+    (t) => [onGrid(t.yes), onGrid(t.yes - t.truth)],
+  ],
+  two_probability: [
+    { truth: 4503599627370495, yes: 6004799503160661 },
+    (t) => [onGrid(t.yes), onGrid(t.yes - t.truth)],
+  ],
   warner: [{ as_asked: 6305039478318694 }, (t) => [onGrid(t.as_asked), sub(frac(1), onGrid(t.as_asked))]],
   unrelated_question: [
     { sensitive: 5404319552844595, innocuous_yes: 2702159776422298 },
@@ -141,7 +151,12 @@ const EXPECTED = {
 
 describe("each yes/no design's draw gives exactly the server's probabilities", () => {
   it("covers every one-report yes/no design module (k-RR's draw is tested in randomizer.test.mjs)", () => {
-    assert.deepEqual(Object.keys(EXPECTED).sort(), Object.keys(DESIGN_MODULES).filter((n) => n !== "k_rr").sort());
+    assert.deepEqual(
+      Object.keys(EXPECTED).sort(),
+      Object.keys(DESIGN_MODULES)
+        .filter((n) => n !== "k_rr")
+        .sort(),
+    );
   });
   for (const [name, [t, realise]] of Object.entries(EXPECTED)) {
     it(`${name}: P(YES | trait) and P(YES | no trait) are the thresholds' fractions of 2⁵³`, () => {
