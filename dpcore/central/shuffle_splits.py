@@ -49,6 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from dpcore.central.shuffle_pair import log_binom_pmf
+
 __all__ = ["SplitsBound", "splits_bound", "splits_epsilon", "splits_log_delta"]
 
 FloatArray = npt.NDArray[np.float64]
@@ -108,20 +110,6 @@ def _theta_for(a: int, b: int, log_p: float, log_q: float, y: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def _log_binom(n: int, lo: int, hi: int, log_p: float, log_q: float) -> FloatArray:
-    """ln Bin(k; n, p) for k = lo … hi: lgamma at lo, then exact log-ratios."""
-    first = (
-        math.lgamma(n + 1.0)
-        - math.lgamma(lo + 1.0)
-        - math.lgamma(n - lo + 1.0)
-        + lo * log_p
-        + (n - lo) * log_q
-    )
-    k = np.arange(lo, hi, dtype=np.float64)
-    steps = np.log((n - k) / (k + 1.0)) + (log_p - log_q)
-    return np.concatenate(([first], first + np.cumsum(steps)))
-
-
 def _log_kl_tail(n: int, log_p: float, log_q: float, c: float) -> float:
     """ln of the Chernoff bound exp(−n·KL(c/n ‖ p)) on the Bin(n, p) tail beyond c."""
     x = min(max(c / n, 0.0), 1.0)
@@ -151,7 +139,7 @@ def _truncated(n: int, log_p: float, log_q: float) -> tuple[int, FloatArray, flo
         dropped += math.exp(_log_kl_tail(n, log_p, log_q, lo - 1.0))
     if hi < n:
         dropped += math.exp(_log_kl_tail(n, log_p, log_q, hi + 1.0))
-    pmf = np.exp(_log_binom(n, lo, hi, log_p, log_q))
+    pmf = np.exp(log_binom_pmf(lo, hi, n, log_p, log_q))
     dropped += float(np.count_nonzero(pmf == 0.0)) * 1e-307  # underflowed entries (< 5e-324)
     return lo, pmf, dropped
 
