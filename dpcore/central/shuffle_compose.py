@@ -8,9 +8,10 @@ composition of mechanisms with the sections' privacy profiles allows, never more
 
 1. **A profile per section.** δ_q(ε) ≤ the smallest of the section's sound bounds
    (:mod:`dpcore.central.shuffle`: ``histogram-splits`` for a yes/no section, the clone pairs
-   otherwise) and of randomized response's profile (e^{ε₀} − e^ε)/(e^{ε₀} + 1), which dominates
-   every ε₀-DP mechanism (Kairouz, Oh & Viswanath 2015, Thm. 2.1) — the shuffled section is one.
-   Each is the max over both directions and every dataset of the others.
+   and, for one k-ary randomized response, ``privacy-blanket``) and of randomized response's
+   profile (e^{ε₀} − e^ε)/(e^{ε₀} + 1), which dominates every ε₀-DP mechanism (Kairouz, Oh &
+   Viswanath 2015, Thm. 2.1) — the shuffled section is one. Each is the max over both
+   directions and every dataset of the others.
 2. **A dominating pair from the profile ("connect the dots").** On the grid 0 = ε₀ < ε₁ < … < ε_m
    (m = :data:`POINTS`, up to ε_m where δ_q ≤ δ·:data:`TAIL`/d), the masses ω_j at loss +ε_j and
    ω_∞ = δ_q(ε_m) are solved from the top down so that δ_ω(ε) = Σ ω(1 − e^{ε−ℓ})₊ + ω_∞ equals
@@ -50,6 +51,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpcore.central.shuffle import clone_pair
+from dpcore.central.shuffle_blanket import blanket_log_delta
 from dpcore.central.shuffle_pair import pair_log_delta
 from dpcore.central.shuffle_splits import splits_bound, splits_log_delta
 
@@ -104,6 +106,16 @@ def section_log_delta(section: Section, floor_delta: float) -> Callable[[float],
 
         return splits
     pair = clone_pair(n, eps0, k)
+    if k is not None and k >= 3:
+
+        def blanket(eps: float) -> float:
+            return min(
+                blanket_log_delta(n, eps0, k, eps, floor_delta),
+                pair_log_delta(pair, eps),
+                _rr_log_delta(eps0, eps),
+            )
+
+        return blanket
 
     def clones(eps: float) -> float:
         return min(pair_log_delta(pair, eps), _rr_log_delta(eps0, eps))

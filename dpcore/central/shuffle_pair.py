@@ -39,7 +39,16 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ClonePair", "log_binom_pmf", "pair_log_delta"]
+__all__ = [
+    "ClonePair",
+    "binomial_blocks",
+    "binomial_edges",
+    "block_bounds",
+    "block_log_mass",
+    "log_binom_pmf",
+    "log_chernoff",
+    "pair_log_delta",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -80,7 +89,7 @@ def log_binom_pmf(lo: int, hi: int, n: int, log_p: float, log_q: float) -> Float
     return np.concatenate(([first], first + np.cumsum(steps)))
 
 
-def _log_chernoff(m: int, p: float, c: float) -> float:
+def log_chernoff(m: int, p: float, c: float) -> float:
     """ln of the Chernoff bound on P[Bin(m, p) ≤ c] (c ≤ mp) or P[Bin(m, p) ≥ c] (c ≥ mp)."""
     x = min(max(c / m, 0.0), 1.0)
     kl = 0.0
@@ -91,35 +100,34 @@ def _log_chernoff(m: int, p: float, c: float) -> float:
     return -m * max(kl, 0.0)
 
 
-def _edges(m: int, p: float) -> tuple[int, int]:
-    """The narrowest [lo, hi] with Chernoff bounds P[C < lo], P[C > hi] ≤ e^_LOG_TAIL (bisection
+def binomial_edges(m: int, p: float, log_tail: float = _LOG_TAIL) -> tuple[int, int]:
+    """The narrowest [lo, hi] with Chernoff bounds P[C < lo], P[C > hi] ≤ e^log_tail (bisection
     on the monotone bounds), C ~ Bin(m, p)."""
     mean = m * p
     lo, top = 0, max(1, math.floor(mean))
-    if _log_chernoff(m, p, 0.0) <= _LOG_TAIL:  # P[C < 1] is negligible: find the largest such c
+    if log_chernoff(m, p, 0.0) <= log_tail:  # P[C < 1] is negligible: find the largest such c
         lo = 1
-        if _log_chernoff(m, p, top - 1.0) <= _LOG_TAIL:
+        if log_chernoff(m, p, top - 1.0) <= log_tail:
             lo = top
         while top - lo > 1:
             mid = (lo + top) // 2
-            lo, top = (mid, top) if _log_chernoff(m, p, mid - 1.0) <= _LOG_TAIL else (lo, mid)
+            lo, top = (mid, top) if log_chernoff(m, p, mid - 1.0) <= log_tail else (lo, mid)
     hi, bottom = m, min(m - 1, math.ceil(mean))
-    if _log_chernoff(m, p, float(m)) <= _LOG_TAIL:  # P[C > m − 1] is negligible
+    if log_chernoff(m, p, float(m)) <= log_tail:  # P[C > m − 1] is negligible
         hi = m - 1
-        if _log_chernoff(m, p, bottom + 1.0) <= _LOG_TAIL:
+        if log_chernoff(m, p, bottom + 1.0) <= log_tail:
             hi = bottom
         while hi - bottom > 1:
             mid = (bottom + hi) // 2
-            bottom, hi = (bottom, mid) if _log_chernoff(m, p, mid + 1.0) <= _LOG_TAIL else (mid, hi)
+            bottom, hi = (bottom, mid) if log_chernoff(m, p, mid + 1.0) <= log_tail else (mid, hi)
     return lo, max(lo, hi)
 
 
-@lru_cache(maxsize=128)
-def _blocks(m: int, p: float, exact: bool) -> tuple[IntArray, IntArray, FloatArray, float, float]:
-    """Blocks of c for C ~ Bin(m, p): (first c, last c, ln P[block], ln P[C < lo], ln P[C > hi])."""
-    lo, hi = _edges(m, p)
-    log_pmf = log_binom_pmf(lo, hi, m, math.log(p), math.log1p(-p))
-    sd, mean = math.sqrt(m * p * (1.0 - p)), m * p
+def block_bounds(
+    lo: int, hi: int, mean: float, sd: float, exact: bool
+) -> tuple[IntArray, IntArray]:
+    """First and last c of the blocks covering [lo, hi]: one c wide below c = 250, ≈ _BLOCK·c
+    up to mean + _BULK·sd, one sd beyond (module notes); every block one c if ``exact``."""
     starts = [lo]
     while True:
         c = starts[-1]
@@ -131,15 +139,31 @@ def _blocks(m: int, p: float, exact: bool) -> tuple[IntArray, IntArray, FloatArr
         starts.append(c + width)
     first = np.asarray(starts, dtype=np.int64)
     last = np.concatenate((first[1:] - 1, [hi])).astype(np.int64)
-    log_mass = np.array(
+    return first, last
+
+
+def block_log_mass(log_pmf: FloatArray, lo: int, first: IntArray, last: IntArray) -> FloatArray:
+    """ln of each block's mass, log_pmf[i] being ln P[c = lo + i]."""
+    return np.array(
         [
             np.logaddexp.reduce(log_pmf[s - lo : e - lo + 1])
             for s, e in zip(first, last, strict=True)
         ]
     )
-    below = _log_chernoff(m, p, lo - 1) if lo > 0 else -math.inf
-    above = _log_chernoff(m, p, hi + 1) if hi < m else -math.inf
-    return first, last, log_mass, below, above
+
+
+@lru_cache(maxsize=128)
+def binomial_blocks(
+    m: int, p: float, exact: bool, log_tail: float = _LOG_TAIL
+) -> tuple[IntArray, IntArray, FloatArray, float, float]:
+    """Blocks of c for C ~ Bin(m, p): (first c, last c, ln P[block], ln P[C < lo], ln P[C > hi]),
+    lo and hi where the Chernoff bound on what lies beyond reaches e^log_tail."""
+    lo, hi = binomial_edges(m, p, log_tail)
+    log_pmf = log_binom_pmf(lo, hi, m, math.log(p), math.log1p(-p))
+    first, last = block_bounds(lo, hi, m * p, math.sqrt(m * p * (1.0 - p)), exact)
+    below = log_chernoff(m, p, lo - 1) if lo > 0 else -math.inf
+    above = log_chernoff(m, p, hi + 1) if hi < m else -math.inf
+    return first, last, block_log_mass(log_pmf, lo, first, last), below, above
 
 
 def _log_hockey(cs: IntArray, alpha: float, gamma: float) -> FloatArray:
@@ -192,7 +216,7 @@ def pair_log_delta(
     if pair.n < 2:
         return 0.0 if eps < math.log(pair.alpha / (1.0 - pair.alpha)) else -math.inf
     gamma = math.exp(eps)
-    first, last, log_mass, below, above = _blocks(pair.n - 1, pair.p, exact)
+    first, last, log_mass, below, above = binomial_blocks(pair.n - 1, pair.p, exact)
     log_h = _log_hockey(last if lower else first, pair.alpha, gamma)
     terms = log_mass + log_h
     total = float(np.logaddexp.reduce(terms)) if len(terms) else -math.inf

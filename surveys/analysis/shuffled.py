@@ -21,8 +21,10 @@ file sent on cannot promise that about its recipient; designs without a finite l
 (ε_q, δ_q)-DP for whoever receives only it (amplification by shuffling,
 :mod:`dpcore.central.shuffle`: for a yes/no section, the count of yes-reports bounded over every
 split of the others' answers (``histogram-splits``, within ≈ 0.3 % of the exact worst case);
-else the exact divergence of Feldman, McMillan & Talwar's 2023 clone pair when each report is one
-k-ary randomized response, else of their 2021 pair — the smallest sound one is stated), with
+else, when each report is one k-ary randomized response, the exact privacy blanket
+(``privacy-blanket``: what an adversary told which of the others reported uniformly at random
+could learn) or Feldman, McMillan & Talwar's 2023 clone pair, else their 2021 pair — the smallest
+sound one is stated), with
 δ_q = δ / (number of non-empty sections). The sections use independent coins and independent
 shuffles, so the file is (Σ ε_q, Σ δ_q)-DP for a respondent who answered every question (basic
 composition; docs/formulas.md#shuffling) — and (ε, δ)-DP at the same total δ for the ε of the
@@ -86,7 +88,8 @@ def fisher_yates(items: MutableSequence[T]) -> None:
 def _guarantee(*, n: int, local_epsilon: float, delta: float, k: int | None) -> dict[str, Any]:
     """The one call into the accounting: :func:`dpcore.central.shuffle.shuffled_guarantee`, the
     tightest sound (ε, δ) for n shuffled ε₀-DP reports — ``histogram-splits`` for a yes/no
-    column (k = 2), ``clones-2023`` when each report is one k-ary randomized response (``k``:
+    column (k = 2), ``privacy-blanket`` or ``clones-2023`` when each report is one k-ary randomized
+    response (``k``:
     :func:`~surveys.definitions.question_designs.report_arity`), else ``clones-2021`` (any
     randomizer). An empty section protects no one's report: (0, 0)."""
     if n == 0 or local_epsilon <= 0:
@@ -123,8 +126,8 @@ class Section:
     design: dict[str, Any]
     #: What the analysis needs beside the reports: kind, text, options (public, per question).
     about: dict[str, Any] = field(default_factory=dict)
-    #: k when each report is one k-ary randomized response (the 2023 bound applies; k = 2: the
-    #: splits bound too), else None.
+    #: k when each report is one k-ary randomized response (the blanket and 2023 bounds apply;
+    #: k = 2: the splits bound too), else None.
     arity: int | None = None
     reports: list[list[Any]] = field(default_factory=list)
 

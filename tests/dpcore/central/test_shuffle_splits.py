@@ -2,7 +2,7 @@
 (dpcore.central.shuffle_splits, method ``histogram-splits``), against brute force: every split's
 exact δ(ε) in mpmath (small n) or in float64 log space (n = 600, δ down to 1e-100); the removal
 lemma and the reflection it rests on, numerically; soundness (never below the true worst case)
-and tightness (≤ 1.01× it where it amplifies); k ≥ 3 keeps ``clones-2023``."""
+and tightness (≤ 1.01× it where it amplifies); k ≥ 3 has ``privacy-blanket``."""
 
 from __future__ import annotations
 
@@ -172,5 +172,5 @@ def test_shuffled_guarantee_names_the_splits_bound_for_yes_no_only() -> None:
     assert binary.method in shuffle.METHODS
     pair = shuffle.clone_pair(2000, math.log(3), 2)
     assert binary.epsilon < 0.9 * shuffle._epsilon(pair, math.log(3), 1e-6)
-    assert shuffle.shuffled_guarantee(2000, math.log(3), 1e-6, 3).method == "clones-2023"
+    assert shuffle.shuffled_guarantee(2000, math.log(3), 1e-6, 3).method == "privacy-blanket"
     assert shuffle.shuffled_guarantee(2000, math.log(3), 1e-6).method == "clones-2021"

@@ -287,9 +287,9 @@ def test_the_guarantee_is_per_question_and_composed():
         assert 0 < q["epsilon"] <= q["local_epsilon"]
     assert per["party"]["local_epsilon"] == 1.0
     # Each section is one column: a yes/no question gets the bound over every split of the
-    # others' answers, a k-RR question the stronger 2023 clone bound.
+    # others' answers, a k-RR question the privacy blanket (below the 2023 clone bound).
     assert per["cheated"]["method"] == "histogram-splits"
-    assert per["party"]["method"] == "clones-2023"
+    assert per["party"]["method"] == "privacy-blanket"
     assert g["method"] == "+".join(sorted({q["method"] for q in g["questions"]}))
     # The file: the sections' profiles composed at the total δ, well below the basic sum.
     basic = sum(q["epsilon"] for q in g["questions"])
@@ -344,7 +344,10 @@ def test_the_results_page_links_the_file_and_shows_a_gain_only():
     html = page.get(f"/surveys/{survey.slug}/results/").content.decode()
     item = html[html.index('id="shuffle-guarantee"') :][:3000]
     assert "only to that file" in item and "Feldman, McMillan &amp; Talwar" in item
-    assert "cheated ε = " in item and "2023 bound" in item  # each question names its bound
+    assert "cheated ε = " in item and "privacy-blanket bound" in item  # each names its bound
+    assert "drawn at random (the &quot;privacy blanket&quot;)" in item or (
+        'drawn at random (the "privacy blanket")' in item
+    )
     assert "bound over every split of the others&#x27; answers" in item or (
         "bound over every split of the others' answers" in item
     )  # the yes/no question's, in words
@@ -365,8 +368,8 @@ def test_no_gain_is_not_announced():
 
 
 def test_the_seam_to_the_accounting_is_one_function():
-    """One call into dpcore's shuffle accounting: the 2023 bound where each report is one k-ary
-    randomized response (k given), the 2021 one for any randomizer."""
+    """One call into dpcore's shuffle accounting: the blanket (or 2023) bound where each report is
+    one k-ary randomized response (k given), the 2021 one for any randomizer."""
     for k in (None, 2, 4):
         g = shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6, k=k)
         expected = shuffle.shuffled_guarantee(1000, 2.0, 1e-6, k)
@@ -384,7 +387,7 @@ def test_the_seam_to_the_accounting_is_one_function():
         "histogram-splits"
     )
     assert shuffled._guarantee(n=1000, local_epsilon=2.0, delta=1e-6, k=3)["method"] == (
-        "clones-2023"
+        "privacy-blanket"
     )
     assert shuffled._guarantee(n=0, local_epsilon=2.0, delta=1e-6, k=2)["epsilon"] == 0.0
     one = shuffled._guarantee(n=1, local_epsilon=2.0, delta=1e-6, k=2)
