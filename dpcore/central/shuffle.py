@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from dpcore.central.shuffle_blanket import blanket_epsilon
-from dpcore.central.shuffle_pair import ClonePair, pair_log_delta
+from dpcore.central.shuffle_pair import TINY_EPS0, ClonePair, pair_log_delta
 from dpcore.central.shuffle_splits import splits_epsilon
 
 __all__ = [
@@ -112,7 +112,7 @@ def _check(n: int, eps0: float, delta: float) -> None:
 
 def _epsilon(pair: ClonePair, eps0: float, delta: float) -> float:
     """Smallest ε (upper end of a bisection) with the pair's δ(ε) bound ≤ δ; ≤ ε₀."""
-    if pair.n < 2 or eps0 >= _HUGE or pair.p <= 0.0:
+    if pair.n < 2 or eps0 >= _HUGE or eps0 < TINY_EPS0 or pair.p <= 0.0:
         return eps0
     target = math.log(delta)
     if pair_log_delta(pair, 0.0) <= target:
@@ -129,7 +129,7 @@ def _epsilon(pair: ClonePair, eps0: float, delta: float) -> float:
 
 def shuffled_delta(n: int, eps0: float, eps: float) -> float:
     """Upper bound on δ(ε) of n shuffled ε₀-DP reports (``clones-2021``; module notes)."""
-    if n < 2 or eps0 >= _HUGE:
+    if n < 2 or eps0 >= _HUGE or eps0 < TINY_EPS0:
         return 1.0 if eps < eps0 else 0.0
     return math.exp(pair_log_delta(clone_pair(n, eps0), eps))
 
@@ -152,7 +152,7 @@ def shuffled_guarantee(
     ≈ 0.3 % of the exact worst case). A clone bound is computed in full only when it certifies
     an ε below the splits' (it is then stated): otherwise it could not be stated anyway."""
     _check(n, local_epsilon, delta)
-    if k == 2 and n >= 2 and local_epsilon < _HUGE:
+    if k == 2 and n >= 2 and TINY_EPS0 <= local_epsilon < _HUGE:
         eps = splits_epsilon(n, local_epsilon, delta)
         method, target = "histogram-splits", math.log(delta)
         for name, pair in (

@@ -39,7 +39,9 @@ target's) value, x against x′.
    a₀ = s(γ + (1 − λ)(γ − 1)/(2λ))/(1 + γ) ≥ s/2, so H = κ·Σ_{a ≥ j} b_s(a)(a − a₀),
    j = ⌊a₀⌋ + 1, = κ·(R(j) + (j − a₀)·T(j)) with T(j) = P[Bin(s, ½) ≥ j] and
    R(j) = Σ_{i > j} T(i): sums of positive terms (log-sum-exp), computed once per s₀ for every ε
-   and λ. a₀ is lowered by 10⁻⁹(a₀ + 1) first, which only raises H and covers its rounding. The a
+   and λ. a₀ is lowered by 10⁻¹³(a₀ + 1) first, which only raises H and covers its rounding
+   (e^ε₀ − 1, e^ε − 1 and 1 − λ are computed without cancellation; below ε₀ = 10⁻⁶ nothing is
+   computed and ε₀ is stated). The a
    above the window (Hoeffding: P[Bin(s, ½) ≥ s/2 + t] ≤ e^{−2t²/s}, cut at floor·e^−30) add at most
    κ·s times that. ln b_s and ln P[C = c] carry relative error ≲ 1e-9 (one lgamma plus exact
    log-ratios), covered by multiplying δ by e^{10⁻⁶}.
@@ -58,6 +60,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpcore.central.shuffle_pair import (
+    TINY_EPS0,
     binomial_blocks,
     binomial_edges,
     block_bounds,
@@ -74,8 +77,9 @@ FloatArray = npt.NDArray[np.float64]
 _BELOW = -30.0
 # Multiplier on δ for the log-pmfs' rounding (module notes, 5).
 _LOG_SAFETY = 1e-6
-# a₀ is lowered by this relative amount before j is taken (module notes, 5).
-_A0_SLACK = 1e-9
+# a₀ is lowered by this relative amount before j is taken (module notes, 5): ≈ 50× its rounding
+# (a few operations, each ≤ 2⁻⁵³ relative), and small enough not to swamp δ at large e^ε.
+_A0_SLACK = 1e-13
 # Bisection: stop when hi − lo ≤ _REL·hi + _ABS.
 _REL = 1e-4
 _ABS = 1e-9
@@ -89,6 +93,7 @@ class _Plan:
 
     s0: FloatArray  # s₀ of the pair's S block
     lam: FloatArray  # λ(s₁, o₀)
+    rest: FloatArray  # 1 − λ(s₁, o₀), computed directly (no cancellation)
     log_weight: FloatArray  # ln P[s ∈ S] + ln P[O]
     start: npt.NDArray[np.int64]  # index of T(w₀) of s₀'s window in the flat arrays
     w0: FloatArray  # first a of the window (⌊s₀/2⌋)
@@ -121,7 +126,7 @@ def _o_blocks(
 
 @lru_cache(maxsize=8)
 def _plan(n: int, eps0: float, k: int, log_tail: float) -> _Plan:
-    m, e0 = n - 1, math.exp(eps0)
+    m, e0, e0m1 = n - 1, math.exp(eps0), math.expm1(eps0)
     r = 1.0 / (e0 + k - 1.0)
     q = (k - 2) * r / (1.0 - 2.0 * r)
     lo, hi = binomial_edges(m, 2.0 * r, log_tail)
@@ -138,7 +143,7 @@ def _plan(n: int, eps0: float, k: int, log_tail: float) -> _Plan:
         log_chernoff(m, 2.0 * r, lo - 1.0) if lo > 0 else -math.inf,
         log_chernoff(m, 2.0 * r, hi + 1.0) if hi < m else -math.inf,
     ]
-    rows: list[tuple[FloatArray, FloatArray, int]] = []
+    rows: list[tuple[FloatArray, FloatArray, FloatArray, int]] = []
     windows: dict[int, tuple[int, int, FloatArray, FloatArray]] = {}
     for i, (s0, s1) in enumerate(zip(first.tolist(), last.tolist(), strict=True)):
         if s1 == 0:
@@ -151,7 +156,9 @@ def _plan(n: int, eps0: float, k: int, log_tail: float) -> _Plan:
             o_first, o_mass, below, above = _o_blocks(size, q, log_tail)
             tails += [mass + below, mass + above]
             o = o_first.astype(np.float64) + shift
-            rows.append((s1 * (e0 - 1.0) / (s1 * (e0 + 1.0) + 2.0 * o), mass + o_mass, s0))
+            below_lam = s1 * (e0m1 + 2.0) + 2.0 * o  # s₁(e^ε₀ + 1) + 2o
+            lam, rest = s1 * e0m1 / below_lam, (2.0 * s1 + 2.0 * o) / below_lam
+            rows.append((lam, rest, mass + o_mass, s0))
         if s0 not in windows:
             windows[s0] = _window(s0, log_tail)
     offsets, total = {}, 0
@@ -160,12 +167,13 @@ def _plan(n: int, eps0: float, k: int, log_tail: float) -> _Plan:
         total += len(windows[s][2])
 
     def spread(value: dict[int, float]) -> FloatArray:
-        return np.concatenate([np.full(len(lam), value[s]) for lam, _, s in rows])
+        return np.concatenate([np.full(len(lam), value[s]) for lam, _, _, s in rows])
 
     return _Plan(
         s0=spread({s: float(s) for s in windows}),
-        lam=np.concatenate([lam for lam, _, _ in rows]),
-        log_weight=np.concatenate([w for _, w, _ in rows]),
+        lam=np.concatenate([lam for lam, _, _, _ in rows]),
+        rest=np.concatenate([rest for _, rest, _, _ in rows]),
+        log_weight=np.concatenate([w for _, _, w, _ in rows]),
         start=spread({s: float(offsets[s]) for s in windows}).astype(np.int64),
         w0=spread({s: float(w[0]) for s, w in windows.items()}),
         top=spread({s: float(w[1]) for s, w in windows.items()}),
@@ -184,12 +192,12 @@ def blanket_log_delta(
         raise ValueError("k-ary randomized response needs k ≥ 2")
     if eps < 0.0:  # the windows start at a = ⌊s/2⌋, where a₀ is for ε ≥ 0
         raise ValueError("eps must be ≥ 0")
-    if n < 2 or eps0 >= _HUGE:
+    if n < 2 or eps0 >= _HUGE or eps0 < TINY_EPS0:
         return 0.0 if eps < eps0 else -math.inf
     plan = _plan(n, eps0, k, math.log(floor_delta) + _BELOW)
     gamma = math.exp(eps)
     s, lam = plan.s0, plan.lam
-    a0 = s * (gamma + (1.0 - lam) * (gamma - 1.0) / (2.0 * lam)) / (1.0 + gamma)
+    a0 = s * (gamma + plan.rest * math.expm1(eps) / (2.0 * lam)) / (1.0 + gamma)
     a0 = a0 - _A0_SLACK * (a0 + 1.0)
     j = np.floor(a0) + 1.0
     log_kappa = np.log(2.0 * lam * (1.0 + gamma) / s)
@@ -213,7 +221,7 @@ def blanket_log_delta(
 @lru_cache(maxsize=256)
 def blanket_epsilon(n: int, eps0: float, delta: float, k: int) -> float:
     """The smallest ε (upper end of a bisection, 0.01 %) whose blanket δ(ε) ≤ δ; ≤ ε₀."""
-    if n < 2 or eps0 >= _HUGE:
+    if n < 2 or eps0 >= _HUGE or eps0 < TINY_EPS0:
         return eps0
     target = math.log(delta)
     if blanket_log_delta(n, eps0, k, 0.0, delta) <= target:

@@ -52,7 +52,7 @@ import numpy.typing as npt
 
 from dpcore.central.shuffle import clone_pair
 from dpcore.central.shuffle_blanket import blanket_log_delta
-from dpcore.central.shuffle_pair import pair_log_delta
+from dpcore.central.shuffle_pair import TINY_EPS0, pair_log_delta
 from dpcore.central.shuffle_splits import splits_bound, splits_log_delta
 
 __all__ = ["POINTS", "TAIL", "Section", "composed_epsilon", "section_log_delta"]
@@ -96,7 +96,7 @@ def section_log_delta(section: Section, floor_delta: float) -> Callable[[float],
     """ε ↦ ln of an upper bound on the section's δ(ε) (module notes, 1), sharp down to
     ``floor_delta`` (the splits' windows are cut there; below, still an upper bound)."""
     n, eps0, k = section.n, section.local_epsilon, section.k
-    if n < 2:
+    if n < 2 or eps0 < TINY_EPS0:
         return lambda eps: _rr_log_delta(eps0, eps)
     if k == 2:
         bound = splits_bound(n, eps0, floor_delta)

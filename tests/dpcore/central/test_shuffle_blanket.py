@@ -13,12 +13,13 @@ import itertools
 import math
 from collections import Counter
 
+import mpmath
 import numpy as np
 import pytest
 
 from dpcore.central import shuffle
 from dpcore.central.shuffle_blanket import blanket_epsilon, blanket_log_delta
-from dpcore.central.shuffle_pair import pair_log_delta
+from dpcore.central.shuffle_pair import TINY_EPS0, pair_log_delta
 
 # The bound's own slack: δ·e^(10⁻⁶) for rounding (module notes, 5), plus the a₀ slack.
 SAFETY = 1e-6
@@ -192,3 +193,57 @@ def test_the_app_states_it_for_k_at_least_3() -> None:
         assert g.method == "privacy-blanket" and g.method in shuffle.METHODS
         assert g.epsilon == blanket_epsilon(2000, 1.0, 1e-6, k)
     assert shuffle.shuffled_guarantee(2000, 1.0, 1e-6, 2).method == "histogram-splits"
+
+
+def exact_two_reports_delta(eps0: float, eps: float) -> float:
+    """n = 2, k = 3, the other on the third value: δ(ε) of the histogram, exactly in mpmath."""
+    mpmath.mp.dps = 60
+    e0, g = mpmath.exp(mpmath.mpf(eps0)), mpmath.exp(mpmath.mpf(eps))
+    r = 1 / (e0 + 2)
+
+    def report(value: int) -> list[mpmath.mpf]:
+        return [e0 * r if v == value else r for v in range(3)]
+
+    laws = []
+    for target in (0, 1):
+        law: dict[tuple[int, int], mpmath.mpf] = {}
+        for a, pa in enumerate(report(2)):
+            for b, pb in enumerate(report(target)):
+                key = tuple(sorted((a, b)))
+                law[key] = law.get(key, mpmath.mpf(0)) + pa * pb
+        laws.append(law)
+    p, q = laws
+    return float(sum(max(p[y] - g * q.get(y, 0), 0) for y in p))
+
+
+@pytest.mark.parametrize(
+    ("eps0", "eps"),
+    [(3.1622776601683795e-10, 3.162246037391778e-10), (1.7e-12, 0.0), (3e-8, 0.0)],
+)
+def test_a_tiny_local_epsilon_states_itself(eps0: float, eps: float) -> None:
+    # The adversarial review's case: at ε₀ ≈ 3e-8 and below, e^ε₀ − 1 lost to rounding made the
+    # bound fall 1.7 % below the true δ. Below TINY_EPS0 nothing is computed: ε₀ is stated.
+    assert eps0 < TINY_EPS0
+    true = exact_two_reports_delta(eps0, eps)
+    assert true > 0
+    assert math.exp(blanket_log_delta(2, eps0, 3, eps)) >= true
+    assert blanket_epsilon(2, eps0, true * (1 - 1e-5), 3) == eps0
+    for k in (2, 3, None):
+        assert shuffle.shuffled_guarantee(10, eps0, 1e-6, k).epsilon == eps0
+    # ε₀ so small that e^ε₀ rounds to 1 used to divide by zero
+    assert shuffle.shuffled_guarantee(10, 1e-20, 0.1, 4).epsilon == 1e-20
+
+
+def test_just_above_the_tiny_floor_it_is_still_sound() -> None:
+    eps0 = 2 * TINY_EPS0
+    for eps in (0.0, 0.5 * eps0, 0.999 * eps0):
+        true = exact_two_reports_delta(eps0, eps)
+        assert math.exp(blanket_log_delta(2, eps0, 3, eps)) >= true
+
+
+def test_large_local_epsilon_is_not_swamped_by_the_a0_slack() -> None:
+    # Review: a slack of 10⁻⁹(a₀ + 1) added ≈ 2·10⁻⁹·e^ε to δ, so at ε₀ = 20 the bound was 0.97
+    # against the view's exact 0.0198. With 10⁻¹³ it adds ≈ 2·10⁻¹³·e^ε ≈ 1e-4: within 1 %.
+    exact = view_delta(2, 20.0, 3, 19.98)
+    ours = math.exp(blanket_log_delta(2, 20.0, 3, 19.98))
+    assert exact <= ours <= 1.01 * exact
