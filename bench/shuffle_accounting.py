@@ -69,7 +69,7 @@ def _splits_lower(n: int, eps0: float, delta: float) -> float:
 def _clear() -> None:
     shuffle.shuffled_guarantee.cache_clear()
     shuffle.shuffled_epsilon.cache_clear()
-    shuffle_pair._blocks.cache_clear()  # cold timings
+    shuffle_pair.binomial_blocks.cache_clear()  # cold timings
 
 
 def _ratio(a: float, b: float) -> float:
