@@ -10,7 +10,7 @@ PORT ?= 8000
 RUN_STAMP := $(VENV)/.installed-run-$(shell cat requirements.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 
-.PHONY: install install-run run test test-fast test-js smoke lint lint-js bench bench-quick check clean messages
+.PHONY: install install-run run test test-fast test-js smoke lint lint-js bench bench-quick bench-venv check clean messages
 NODE_STAMP := node_modules/.package-lock.json
 
 install: $(DEV_STAMP)
@@ -121,6 +121,9 @@ $(BENCH_STAMP): requirements.txt requirements-dev.txt constraints.txt bench/requ
 	$(BENCH_VENV)/bin/python -m pip install --quiet -r requirements-dev.txt -r bench/requirements.txt -c constraints.txt
 	@rm -f $(BENCH_VENV)/.installed-*
 	@touch $@
+
+# The benchmarks' venv alone (CI builds it beside the suite, before `make bench-quick` uses it).
+bench-venv: $(BENCH_STAMP)
 
 # BENCH_ARGS e.g. "--only stat_efficiency".
 bench: $(BENCH_STAMP)
