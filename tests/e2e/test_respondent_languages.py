@@ -121,14 +121,19 @@ def test_the_switcher_works_without_javascript(live_server, new_page):
         "Lanza una moneda donde nadie pueda verla."
         in page.locator("#step-cheated_exam").inner_text()
     )
-    page.locator("#language-switcher a", has_text="English").click()
+    # Each switch is a link, so a navigation: wait for the new page to load before reading it
+    # (reading at once raced the load: `document.documentElement` was null mid-navigation).
+    with page.expect_navigation():
+        page.locator("#language-switcher a", has_text="English").click()
     assert page.locator("h1").inner_text() == "Campus life (demo)"
     assert page.evaluate("document.documentElement.lang") == "en"
     assert (
         "Flip a coin, where nobody can see it." in page.locator("#step-cheated_exam").inner_text()
     )
-    page.locator("#language-switcher a", has_text="español").click()
+    with page.expect_navigation():
+        page.locator("#language-switcher a", has_text="español").click()
     assert page.evaluate("document.documentElement.lang") == "es"
+    assert page.locator("h1").inner_text() == "Vida en el campus (demo)"
     assert problems.messages == []
 
 
