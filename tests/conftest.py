@@ -22,6 +22,7 @@ from testsupport.services import (
     redis_url,
     require_service,
 )
+from testsupport.static_index import share_the_finders_index
 from testsupport.xdist import group_items
 
 # No per-example time limit in property tests: Hypothesis' default 200 ms deadline is a timed
@@ -39,6 +40,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     from django.conf import settings
 
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+    # Every test client makes a middleware chain; WhiteNoise's static index is built once per
+    # process instead of once per chain (testsupport/static_index.py says why).
+    share_the_finders_index()
 
 
 # trylast: -m, -k and --deselect see the items' own node ids before the groups are added.
