@@ -261,6 +261,17 @@ class Submission(models.Model):
         ]
 
 
+# A survey's unsealed tail for the ORM, written twice: as equalities (``"sealed" = %s`` with
+# False bound) and as Django writes ``sealed=False`` (``NOT "sealed"``, the partial indexes' own
+# predicate). SQLite finds a tail through the (survey, sealed[, used]) index only by an equality
+# on its columns — with ``NOT "sealed"`` alone the embedded database (never analysed) read every
+# row of the survey on every submission — and uses a partial index only when the WHERE holds
+# its terms as written (tests/surveys/test_query_plans_any_index.py plans with each index).
+# PostgreSQL reads each pair as one term. ``surveys.services.batches`` writes the same in SQL.
+UNSEALED = models.Q(sealed=Value(False)) & models.Q(sealed=False)
+USED_UNSEALED = models.Q(used=Value(True), sealed=Value(False)) & models.Q(used=True, sealed=False)
+
+
 class Tally(models.Model):
     """A sharded counter vector: the sums of ``surveys.collection.tally_layout.submission_vector``
     over the published submissions of one slice that landed in one shard, added to when a batch

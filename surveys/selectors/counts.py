@@ -20,7 +20,7 @@ from surveys.collection.tally_layout import (
     tally_layout,
 )
 from surveys.kinds import kind_of
-from surveys.models import Question, Submission, Survey
+from surveys.models import UNSEALED, Question, Submission, Survey
 from surveys.selectors.sql import slice_totals
 
 
@@ -87,7 +87,7 @@ def _add_unsealed(
     survey: Survey, layout: Any, group_by: str | None, totals: dict[str | None, list[float]]
 ) -> None:
     """Add the unsealed tail's report vectors (not in the tallies yet; releases count them)."""
-    rows = Submission.objects.filter(survey=survey, sealed=False).values_list("answers", flat=True)
+    rows = Submission.objects.filter(UNSEALED, survey=survey).values_list("answers", flat=True)
     for answers in rows:
         vector = submission_vector(layout, answers)
         for group_key, group_value in submission_slices(layout, answers):

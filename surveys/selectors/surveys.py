@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce
 
 from deniable.errors import Forbidden, NotFound
 from deniable.users import RequestUser, signed_in
-from surveys.models import Collaborator, Question, Submission, Survey, Tally
+from surveys.models import UNSEALED, Collaborator, Question, Submission, Survey, Tally
 from surveys.selectors.sql import RespondentsSlot, respondents_subquery
 from surveys.selectors.summaries import budget_remaining
 
@@ -197,4 +197,4 @@ def estimate_batch() -> int:
 
 def unsealed_count(*, survey: Survey) -> int:
     """Stored submissions not yet published into the tallies (fewer than k after every sweep)."""
-    return Submission.objects.filter(survey=survey, sealed=False).count()
+    return Submission.objects.filter(UNSEALED, survey=survey).count()

@@ -43,16 +43,28 @@ from surveys.services.submission_rows import TallyIncrement, survey_tally_layout
 from surveys.services.tally_upsert import tallies_upsert
 from surveys.webhooks.services import webhooks_batch_published
 
-# The tails, written as the partial indexes' own predicates (``submission_unsealed``,
-# ``invitation_used_unsealed``): SQLite uses a partial index only when the query's WHERE contains
-# the index's terms as written, and a bound parameter (``sealed = %s``) never matches one, so the
-# old ``survey_id = %s AND sealed = %s`` went through the survey's foreign-key index, reading
-# every row of the survey once per batch: O(n) per batch, O(n²/k) per survey (issue 29).
-# tests/surveys/test_query_plans.py checks the plan of every statement of the submission and
-# publication paths on both databases.
-_SUBMISSION_TAIL = '"survey_id" = %s AND NOT "sealed"'
+# The tails, each written twice: as the partial indexes' own predicates (``NOT "sealed"``,
+# ``"used"``: SQLite uses a partial index only when the query's WHERE contains the index's terms
+# as written, so ``sealed = %s`` alone never reaches ``submission_unsealed``) and as equalities
+# (``"sealed" = FALSE``: SQLite finds the tail through the (survey, sealed[, used]) index only by
+# an equality on its columns; with ``NOT "sealed"`` alone the embedded database, which has no
+# statistics, counted the tail over all the survey's rows on every submission). Whichever index
+# the planner takes, the tail is its condition; PostgreSQL reads the pairs as one term.
+# SQLite's own statements also name the partial index (``INDEXED BY``): with statistics (an
+# ``ANALYZE`` run by hand) that see every row sealed, SQLite judged a scan of the whole table
+# cheaper than either index for the equalities. tests/surveys/test_query_plans.py and
+# test_query_plans_any_index.py check the plan of every statement of the submission and
+# publication paths on both databases, with and without statistics, with each index.
+_SUBMISSION_TAIL = '"survey_id" = %s AND "sealed" = FALSE AND NOT "sealed"'
 _SUBMISSIONS = '"surveys_submission"'
-_INVITATION_TAIL = '"survey_id" = %s AND "used" AND NOT "sealed"'
+_INVITATION_TAIL = (
+    '"survey_id" = %s AND "sealed" = FALSE AND "used" = TRUE AND "used" AND NOT "sealed"'
+)
+# The partial tail indexes (``submission_unsealed``, ``invitation_used_unsealed``), by model.
+_TAIL_INDEX: dict[type[Submission] | type[Invitation], str] = {
+    model: next(index.name for index in model._meta.indexes if index.condition is not None)
+    for model in (Submission, Invitation)
+}
 # SQLite: rows per multi-row INSERT of the re-write (7 columns: far below its variable limit).
 _INSERT_CHUNK = 500
 
@@ -82,7 +94,7 @@ def _rewrite(
     model: type[Submission] | type[Invitation],
     where: str,
     params: list[Any],
-    order_by: str,
+    order_by: str,  # a column name
     seal: bool,
 ) -> list[Any]:
     """Delete the rows matching ``where`` and insert them back in ``order_by`` order, in the
@@ -95,7 +107,9 @@ def _rewrite(
     lock until the end of the transaction: a long transaction publishing many batches — a bulk
     load, a test — ran out of shared lock memory, "max_locks_per_transaction".)
     SQLite (one writer at a time; the IMMEDIATE transaction holds the write lock): the ≤ k rows
-    are read in key order, deleted, and inserted back by one multi-row INSERT in that order.
+    are read, put in key order here (an ``ORDER BY`` in the SELECT let SQLite's planner, with
+    statistics, prefer a scan of the whole key index to sorting the tail), deleted, and inserted
+    back by one multi-row INSERT in that order (keys are ASCII hex: Python's order is SQLite's).
     With ``secure_delete`` the old cells are zeroed, and the new ones are allocated in key
     order, so the cells' byte offsets in each page say nothing of arrival (issue 21, item 5)."""
     qn = connection.ops.quote_name
@@ -111,15 +125,17 @@ def _rewrite(
             cursor.execute(
                 f"WITH moved AS (DELETE FROM {table} WHERE {where} RETURNING *) "  # noqa: S608
                 f"INSERT INTO {table} ({names}) SELECT {values} FROM moved "
-                f"ORDER BY {order_by}{returning}",
+                f"ORDER BY {qn(order_by)}{returning}",
                 params,
             )
             return _answers(row[0] for row in cursor.fetchall()) if with_answers else []
-        cursor.execute(f"SELECT {names} FROM {table} WHERE {where} ORDER BY {order_by}", params)  # noqa: S608
-        rows = [list(row) for row in cursor.fetchall()]
+        source = f"{table} INDEXED BY {qn(_TAIL_INDEX[model])}"
+        cursor.execute(f"SELECT {names} FROM {source} WHERE {where}", params)  # noqa: S608
+        key = columns.index(order_by)
+        rows = sorted((list(row) for row in cursor.fetchall()), key=lambda row: row[key])
         if not rows:
             return []
-        cursor.execute(f"DELETE FROM {table} WHERE {where}", params)  # noqa: S608
+        cursor.execute(f"DELETE FROM {source} WHERE {where}", params)  # noqa: S608
         if seal:
             for c, value in _SEALED_VALUES[model].items():
                 at = columns.index(c)
@@ -140,10 +156,10 @@ def _rewrite(
 def _rewrite_tail(survey: Survey, *, seal: bool) -> list[Any]:
     """The survey's unsealed submissions in key order, and its used marks not yet sealed in
     digest order; with ``seal`` both become sealed (published)."""
-    answers = _rewrite(Submission, _SUBMISSION_TAIL, [survey.pk], '"id"', seal=seal)
+    answers = _rewrite(Submission, _SUBMISSION_TAIL, [survey.pk], "id", seal=seal)
     # Only an invite-only survey spends invitations (its access is frozen once open).
     if survey.access == Survey.Access.INVITE:
-        _rewrite(Invitation, _INVITATION_TAIL, [survey.pk], '"digest"', seal=seal)
+        _rewrite(Invitation, _INVITATION_TAIL, [survey.pk], "digest", seal=seal)
     return answers
 
 
@@ -170,8 +186,11 @@ def _lock(survey: Survey) -> None:
 def _tail_count(survey: Survey) -> int:
     """The survey's unsealed submissions, through ``submission_unsealed`` (as
     ``selectors.unsealed_count``, without the ORM)."""
+    source = _SUBMISSIONS
+    if connection.vendor == "sqlite":  # see _SUBMISSION_TAIL
+        source += f' INDEXED BY "{_TAIL_INDEX[Submission]}"'
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {_SUBMISSIONS} WHERE {_SUBMISSION_TAIL}", [survey.pk])  # noqa: S608
+        cursor.execute(f"SELECT count(*) FROM {source} WHERE {_SUBMISSION_TAIL}", [survey.pk])  # noqa: S608
         row = cursor.fetchone()
     return int(row[0]) if row else 0
 

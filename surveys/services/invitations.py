@@ -35,7 +35,7 @@ from deniable import csv_cells
 from deniable.errors import Conflict, ErrorCode
 from surveys import audit_details as audited
 from surveys.definitions.specs import MAX_INVITATIONS
-from surveys.models import Invitation, Survey
+from surveys.models import USED_UNSEALED, Invitation, Survey
 
 __all__ = [
     "MAX_INVITATIONS",  # re-exported: the limit callers have always found here
@@ -117,7 +117,7 @@ def invitations_revoke(*, survey: Survey) -> int:
         revoked = unused.update(used=True, revoked=True, sealed=True)
         # The uses waiting for their batch read as revoked until it is published (see above),
         # and are counted in the answer like the unused ones: nothing tells them apart.
-        waiting = Invitation.objects.filter(survey=survey, used=True, sealed=False)
+        waiting = Invitation.objects.filter(USED_UNSEALED, survey=survey)
         return revoked + waiting.filter(revoked=False).update(revoked=True)
 
 
