@@ -111,14 +111,18 @@ lint-js: $(NODE_STAMP)
 	node_modules/.bin/prettier --check static/js tests/js eslint.config.js
 
 # Benchmarks run in their own venv: OpenDP (a comparison baseline, bench/requirements.txt) must
-# never reach the app's environment or requirements-dev.txt.
+# never reach the app's environment or requirements-dev.txt. The bench venv sees the app's dev set
+# through a .pth file naming .venv's site-packages (searched after its own), so only OpenDP is
+# installed into it: one copy of the dev set on disk, and CI's bench venv takes seconds instead of
+# a second full install beside the suite. pip itself comes from .venv the same way.
 BENCH_VENV := .venv-bench
 BENCH_STAMP := $(BENCH_VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt constraints.txt bench/requirements.txt 2>/dev/null | sha256sum | cut -c1-16)
 
-$(BENCH_STAMP): requirements.txt requirements-dev.txt constraints.txt bench/requirements.txt
-	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade "pip==26.3"
-	$(BENCH_VENV)/bin/python -m pip install --quiet -r requirements-dev.txt -r bench/requirements.txt -c constraints.txt
+$(BENCH_STAMP): $(DEV_STAMP) bench/requirements.txt
+	@test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv --without-pip $(BENCH_VENV)
+	@$(BIN)/python -c "import sysconfig; print(sysconfig.get_path('purelib'))" > \
+		"$$($(BENCH_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_path('purelib'))")/deniable-dev.pth"
+	$(BENCH_VENV)/bin/python -m pip install --quiet -r bench/requirements.txt -c constraints.txt
 	@rm -f $(BENCH_VENV)/.installed-*
 	@touch $@
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import http.client
+import importlib.util
 import json
 import os
 import pwd
@@ -30,7 +31,6 @@ from bench.loadgen import LoadResult, json_body, run_load
 from testsupport.processes import PrivateRedis, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent  # the venv running us has gunicorn and celery too
 PG_BIN = Path(os.environ.get("DENIABLE_PG_BIN", "/usr/lib/postgresql/15/bin"))
 HOST = "127.0.0.1"
 RAMP = (1, 2, 4, 8, 16)
@@ -84,10 +84,13 @@ def _pg_os_user() -> str | None:
 
 def unavailable() -> str | None:
     """Why the scenarios cannot run here (a missing binary), or None."""
-    needed = [PG_BIN / "initdb", PG_BIN / "pg_ctl", BIN / "gunicorn", BIN / "celery"]
-    for path in needed:
+    for path in (PG_BIN / "initdb", PG_BIN / "pg_ctl"):
         if not path.exists():
             return f"{path} is missing"
+    # Run as `python -m`: the bench venv has no console scripts of its own (Makefile, bench venv).
+    for module in ("gunicorn", "celery"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not importable by {sys.executable}"
     if shutil.which("redis-server") is None:
         return "redis-server is missing"
     if _pg_os_user():
@@ -309,7 +312,8 @@ print(json.dumps([survey.slug, token.key]))
         )
         log = self._log("gunicorn")
         self.gunicorn = subprocess.Popen(
-            [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "deniable.wsgi:application"],
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py",
+             "deniable.wsgi:application"],
             cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
@@ -334,7 +338,7 @@ print(json.dumps([survey.slug, token.key]))
         self.worker = subprocess.Popen(
             [
                 # tests/integration/slow_store.py: the store delay without a production hook.
-                str(BIN / "celery"), "-A", app, "worker", "-l", "INFO", "--pool=solo",
+                sys.executable, "-m", "celery", "-A", app, "worker", "-l", "INFO", "--pool=solo",
                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "faults@%h",
             ],
             cwd=ROOT, env=self.env(LOG_LEVEL="INFO", **extra_env), stdout=log.open("wb"),

@@ -1,6 +1,6 @@
 """Labelled exports (issue 25 item 3, DESIGN §8.6): ``?format=dta`` (Stata 118) and ``?format=sav``
 (SPSS) hold the CSV's rows and columns, read back with pyreadstat and, where R is installed, with
-R's haven (CI installs Debian's r-cran-haven, .ci/run)."""
+R's haven (CI installs Debian's r-cran-haven, .ci/system-packages)."""
 
 from __future__ import annotations
 
@@ -221,7 +221,7 @@ cat(attr(d, "variable.labels")[["coin"]], "|", paste(names(attr(d$coin, "value.l
 
 
 def test_r_reads_the_labelled_files(api, survey, tmp_path):
-    # Skips locally without R; CI installs r-base-core and r-cran-haven (.ci/run) and requires it.
+    # Skips locally without R; CI installs r-base-core and r-cran-haven (.ci/system-packages) and requires it.
     require_service(shutil.which("Rscript") is not None, "R (Debian's r-base-core)")
     some_responses(survey, 10)
     paths = [str(_download(api, survey, fmt, tmp_path)) for fmt in FORMATS]
