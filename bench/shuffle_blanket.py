@@ -82,7 +82,7 @@ def _small(quick: bool) -> list[list[Any]]:
     rows = []
     for n, k in SMALL[:1] if quick else SMALL:
         sets = datasets(n, k)
-        for eps0 in EPS0:
+        for eps0 in EPS0[1:2] if quick else EPS0:  # quick: CI keeps it working
             for delta in DELTAS:
                 worst = max(dataset_epsilon(n, k, eps0, delta, d) for d in sets)
                 blanket = blanket_epsilon(n, eps0, delta, k)
@@ -110,7 +110,7 @@ def _large(quick: bool) -> list[list[Any]]:
     delta = 1e-6
     for n in LARGE_N[:2] if quick else LARGE_N:
         for k in LARGE_K:
-            for eps0 in EPS0:
+            for eps0 in EPS0[1:2] if quick else EPS0:
                 blanket_epsilon.cache_clear()
                 start = time.process_time()
                 blanket = blanket_epsilon(n, eps0, delta, k)
