@@ -10,6 +10,10 @@ PORT ?= 8000
 RUN_STAMP := $(VENV)/.installed-run-$(shell cat requirements.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
 
+# Extra flags for pip's install of the dev set: CI passes --no-compile (.ci/run says why). Left
+# empty, pip compiles every module once at install, which keeps a shell with
+# PYTHONDONTWRITEBYTECODE=1 from compiling the app's dependencies in every process.
+PIP_FLAGS ?=
 .PHONY: install install-run run test test-fast test-js smoke lint lint-js bench bench-quick bench-venv check clean messages
 NODE_STAMP := node_modules/.package-lock.json
 
@@ -27,7 +31,7 @@ $(RUN_STAMP): requirements.txt constraints.txt
 $(DEV_STAMP): requirements.txt requirements-dev.txt constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip==26.3"
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
+	$(BIN)/python -m pip install --quiet $(PIP_FLAGS) -r requirements-dev.txt -c constraints.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $@ $(RUN_STAMP)
 
