@@ -2,9 +2,10 @@
 packages on the reports exported from a live server, reproduces the estimates the API shows
 (issue 26, item 6b).
 
-CI installs RRreg 0.7.6 and rr 1.4.2 from the sources vendored in tests/peers/vendor (.ci/system-packages),
-and fails here if they are missing; elsewhere it skips, saying what to install. The same lines
-also run against argument-checking stubs (tests/surveys/analysis/test_export_r_lines.py).
+CI installs RRreg 0.7.6 and rr 1.4.2 from the sources vendored in tests/peers/vendor
+(.ci/system-packages), and fails here if they are missing; elsewhere it skips, saying what to
+install. The same lines also run against argument-checking stubs
+(tests/surveys/analysis/test_export_r_lines.py).
 ``rrreg(y ~ 1)``'s intercept is logit π, so expit of it is compared with our clipped estimate.
 
 Agreement expected: the same closed forms, so the estimates to 1e-9 (RRuni's printed 17 digits);
@@ -53,7 +54,8 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture(autouse=True, scope="module")
 def _peers_installed() -> None:
-    # CI installs both from tests/peers/vendor (.ci/system-packages); elsewhere the test says what is missing.
+    # CI installs both from tests/peers/vendor (.ci/system-packages); elsewhere the test says
+    # what is missing.
     for package in ("RRreg", "rr"):
         require_service(_installed(package), f"R's {package} (tests/peers/vendor/README.md)")
 

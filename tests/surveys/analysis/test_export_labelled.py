@@ -221,7 +221,8 @@ cat(attr(d, "variable.labels")[["coin"]], "|", paste(names(attr(d$coin, "value.l
 
 
 def test_r_reads_the_labelled_files(api, survey, tmp_path):
-    # Skips locally without R; CI installs r-base-core and r-cran-haven (.ci/system-packages) and requires it.
+    # Skips locally without R; CI installs r-base-core and r-cran-haven (.ci/system-packages)
+    # and requires it.
     require_service(shutil.which("Rscript") is not None, "R (Debian's r-base-core)")
     some_responses(survey, 10)
     paths = [str(_download(api, survey, fmt, tmp_path)) for fmt in FORMATS]

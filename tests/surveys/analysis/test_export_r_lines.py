@@ -106,7 +106,8 @@ def _run_r(script: str, tmp_path: Path, env: dict[str, str]) -> subprocess.Compl
 
 
 def test_every_metadata_r_line_runs_on_the_exported_reports(live_server, tmp_path: Path):
-    # Skips locally without R; CI installs Debian's r-base-core (.ci/system-packages) and requires it.
+    # Skips locally without R; CI installs Debian's r-base-core (.ci/system-packages) and
+    # requires it.
     require_service(shutil.which("Rscript") is not None, "R (Debian's r-base-core)")
     user = factories.make_user("rlines")
     token = make_api_token(user)

@@ -261,7 +261,8 @@ def _r_value(cell: str, numeric: bool) -> Any:
 
 
 def test_readme_r_reads_every_hostile_value_exactly(live_server, researcher, tmp_path: Path):
-    # Skips locally without R; CI installs Debian's r-base-core (.ci/system-packages) and requires it.
+    # Skips locally without R; CI installs Debian's r-base-core (.ci/system-packages) and
+    # requires it.
     require_service(shutil.which("Rscript") is not None, "R (Debian's r-base-core)")
     user, token = researcher
     survey = _text_survey(user, HOSTILE)
