@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "shuffle_worst_case": "bench.shuffle_worst_case",  # issue 27: stated vs the enumerated worst
     "shuffle_composition": "bench.shuffle_composition",  # issue 27: a file of several sections
     "shuffle_blanket": "bench.shuffle_blanket",  # issue 27: k-RR sections, the privacy blanket
+    "shuffle_kary_tightness": "bench.shuffle_kary_tightness",  # issue 27: k-RR, stated vs exact
     "http_throughput": "bench.http_throughput",  # item 1 (+ 6: web worker RSS)
     "multi_node": "bench.multi_node",  # issue 24 goal 3: two gunicorn nodes, one PG + Redis
     "estimates_latency": "bench.estimates_latency",  # item 2

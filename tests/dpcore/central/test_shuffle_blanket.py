@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter
 
 import mpmath
 import numpy as np
@@ -20,6 +19,7 @@ import pytest
 from dpcore.central import shuffle
 from dpcore.central.shuffle_blanket import blanket_epsilon, blanket_log_delta
 from dpcore.central.shuffle_pair import TINY_EPS0, pair_log_delta
+from testsupport.kary_exact import histogram_laws, hockey
 
 # The bound's own slack: δ·e^(10⁻⁶) for rounding (module notes, 5), plus the a₀ slack.
 SAFETY = 1e-6
@@ -57,42 +57,6 @@ def view_delta(n: int, eps0: float, k: int, eps: float) -> float:
                 py += w * split
             total += float(np.maximum(px - g * py, 0.0).sum())
     return total
-
-
-def histogram_laws(n: int, eps0: float, k: int, others: tuple[int, ...]) -> tuple[dict, dict]:
-    """Exact laws of the full k-ary histogram: the others' values, the target 0 against 1."""
-    e0 = math.exp(eps0)
-    r = 1.0 / (e0 + k - 1.0)
-
-    def report(value: int) -> list[float]:
-        return [e0 * r if v == value else r for v in range(k)]
-
-    law: Counter[tuple[int, ...]] = Counter({(0,) * k: 1.0})
-    for value in others:
-        nxt: Counter[tuple[int, ...]] = Counter()
-        probs = report(value)
-        for h, w in law.items():
-            for v in range(k):
-                key = (*h[:v], h[v] + 1, *h[v + 1 :])
-                nxt[key] += w * probs[v]
-        law = nxt
-    out = []
-    for target in (0, 1):
-        final: Counter[tuple[int, ...]] = Counter()
-        probs = report(target)
-        for h, w in law.items():
-            for v in range(k):
-                final[(*h[:v], h[v] + 1, *h[v + 1 :])] += w * probs[v]
-        out.append(dict(final))
-    return out[0], out[1]
-
-
-def hockey(p: dict, q: dict, eps: float) -> float:
-    g = math.exp(eps)
-    keys = set(p) | set(q)
-    one = sum(max(p.get(y, 0.0) - g * q.get(y, 0.0), 0.0) for y in keys)
-    two = sum(max(q.get(y, 0.0) - g * p.get(y, 0.0), 0.0) for y in keys)
-    return max(one, two)
 
 
 @pytest.mark.parametrize(("n", "k"), [(2, 3), (12, 3), (12, 4), (20, 7), (30, 3)])
