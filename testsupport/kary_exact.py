@@ -40,7 +40,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import bdtrc, gammaln
+from scipy.special import bdtrc
+
+from dpcore.central.shuffle_pair import log_binom_pmf
 
 
 def histogram_laws(
@@ -86,14 +88,7 @@ _ROUNDING = 1.0 - 1e-6
 
 
 def _log_binom(lo: int, hi: int, n: int, p: float) -> np.ndarray:
-    x = np.arange(lo, hi + 1, dtype=np.float64)
-    return (
-        gammaln(n + 1.0)
-        - gammaln(x + 1.0)
-        - gammaln(n - x + 1.0)
-        + x * math.log(p)
-        + (n - x) * math.log1p(-p)
-    )
+    return log_binom_pmf(lo, hi, n, math.log(p), math.log1p(-p))
 
 
 # Up to this many trials a binomial is summed whole: at small n a window of ±10 sd can cut mass
