@@ -1,4 +1,5 @@
-"""SQLite writers take turns, handed over at once instead of by polling (issue 24, goal 1).
+"""SQLite writers take turns, handed over at once instead of by polling, and a worker's waiting
+submissions share one transaction (issue 24, goal 1).
 
 On SQLite (the embedded default) every write transaction is ``BEGIN IMMEDIATE``: it waits for the
 database's one write lock through SQLite's busy handler, which *sleeps and retries* with growing
@@ -15,17 +16,34 @@ another submission. Other writers (releases, the researcher's pages) still meet 
 as before. PostgreSQL, an in-memory database and a caller already inside a transaction (which
 may hold SQLite's lock: waiting for a turn then could deadlock with the turn's holder) pass
 straight through.
+
+:func:`sqlite_group_commit` is the submission path's use of the turn: *group commit*. A
+submission's work is queued in its worker process; the thread that gets the turn runs every
+queued submission, its own and those of the worker's other threads that queued while it waited
+for the other processes, each in a savepoint, in ONE ``BEGIN IMMEDIATE`` … ``COMMIT``, then
+settles each survey's unpublished tail once (re-written in key order, or published as a batch).
+The per-transaction costs — the rollback journal's create, its ``fdatasync`` calls and unlink,
+and above all re-writing the tail, whose rows lie on ≈ k/2 pages of the key-ordered table — are
+paid once per group instead of once per submission. Each caller still gets its own outcome: a
+submission that fails (a used invitation, a full survey) rolls back its savepoint only, and its
+caller receives that error; if the commit or a settling fails, every submission of the group gets
+the error and none is stored (a 2xx is sent only once its row is committed).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, Generic, TypeVar
 
-from django.db import connection
+from django.db import connection, transaction
+from django.utils import translation
+
+T = TypeVar("T")
 
 _thread_turn = threading.Lock()
 # One descriptor per process (flock belongs to the open file: threads share it, hence the
@@ -40,18 +58,108 @@ def _descriptor(path: str) -> int:
     return _lock_file[pid]
 
 
-@contextlib.contextmanager
-def sqlite_writer_turn() -> Iterator[None]:
-    """Hold the submission writers' turn for the enclosed write transaction (module notes)."""
+def _turn_file() -> str | None:
+    """The database file whose turn this connection takes, or None where turns do not apply."""
     name = str(connection.settings_dict.get("NAME") or "")
     file_backed = name and name != ":memory:" and not name.startswith("file:")
     if connection.vendor != "sqlite" or not file_backed or connection.in_atomic_block:
+        return None
+    return name
+
+
+@contextlib.contextmanager
+def _between_processes(name: str) -> Iterator[None]:
+    fd = _descriptor(name)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def sqlite_writer_turn() -> Iterator[None]:
+    """Hold the submission writers' turn for the enclosed write transaction (module notes)."""
+    name = _turn_file()
+    if name is None:
         yield
         return
+    with _thread_turn, _between_processes(name):
+        yield
+
+
+def sqlite_group_commit_applies() -> bool:
+    """True where :func:`sqlite_group_commit` groups: a SQLite file, outside any transaction."""
+    return _turn_file() is not None
+
+
+@dataclasses.dataclass(eq=False)
+class _Work(Generic[T]):
+    run: Callable[[], T]
+    key: Hashable
+    settle: Callable[[], object]
+    language: str | None
+    done: bool = False
+    result: T | None = None
+    error: BaseException | None = None
+
+
+_queued: list[_Work[Any]] = []
+_queue_lock = threading.Lock()
+
+
+def sqlite_group_commit(run: Callable[[], T], *, key: Hashable, settle: Callable[[], object]) -> T:
+    """Run ``run`` in a write transaction shared with the worker's other queued submissions
+    (module notes); ``settle`` runs once per ``key`` in the group, after every work of that key,
+    if at least one of them returned a true value. Returns ``run``'s value or raises its error.
+
+    Only where :func:`sqlite_group_commit_applies`; the caller handles the other cases.
+    """
+    name = _turn_file()
+    if name is None:
+        raise RuntimeError("sqlite_group_commit needs a SQLite file outside a transaction")
+    # The leader runs the others' work on its own thread: each keeps its request's language.
+    work = _Work(run=run, key=key, settle=settle, language=translation.get_language())
+    with _queue_lock:
+        _queued.append(work)
     with _thread_turn:
-        fd = _descriptor(name)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        if not work.done:
+            # Taken off the queue only once the other processes have let go of the turn: what
+            # the worker's threads queued meanwhile joins this group.
+            with _between_processes(name):
+                with _queue_lock:
+                    group = _queued[:]
+                    _queued.clear()
+                _run_group(group)
+    if work.error is not None:
+        raise work.error
+    return work.result  # type: ignore[return-value]  # set by the group when error is None
+
+
+def _run_group(group: list[_Work[Any]]) -> None:
+    try:
+        with transaction.atomic():
+            settles: dict[Hashable, Callable[[], object]] = {}
+            for work in group:
+                try:
+                    with translation.override(work.language), transaction.atomic():
+                        work.result = work.run()
+                except Exception as exc:  # noqa: BLE001 — this work's own outcome, for its caller
+                    work.error = exc
+                    continue
+                if work.result:
+                    settles.setdefault(work.key, work.settle)
+            for settle in settles.values():
+                settle()
+    except BaseException as exc:
+        # Nothing of the group was committed: every caller gets the error, no result stands.
+        shared = exc if isinstance(exc, Exception) else RuntimeError("write interrupted")
+        for work in group:
+            work.result = None
+            if work.error is None:
+                work.error = shared
+        if shared is not exc:
+            raise
+    finally:
+        for work in group:
+            work.done = True

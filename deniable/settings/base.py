@@ -84,9 +84,11 @@ DATABASES = {
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-if DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
-else:
+# Connections are kept open between requests on both databases. On SQLite a new connection per
+# request re-read the schema and re-registered Django's functions (≈ 1 ms of CPU per request), and
+# its first read could meet a writer's commit and sleep in the busy handler (bench/RESULTS.md §10).
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
+if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # SQLite (the embedded default). IMMEDIATE: every transaction takes the write lock at BEGIN,
     # waiting up to ``timeout`` seconds for it. With SQLite's default DEFERRED transactions a
     # transaction that read first and then wrote had to *upgrade* its lock, and a concurrent

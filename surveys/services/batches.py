@@ -235,6 +235,15 @@ def submissions_publish_if_due(*, survey: Survey) -> int:
     return submissions_publish(survey=survey)
 
 
+def submissions_tail_settle(*, survey: Survey) -> int:
+    """SQLite, in the transaction that stored submissions (``deniable.sqlite_turn``'s group
+    commit): publish the batch if k are waiting, else re-write the tail in key order."""
+    if _tail_count(survey) >= estimate_batch():
+        return submissions_publish(survey=survey)
+    tail_reorder_sqlite(survey=survey)
+    return 0
+
+
 def submissions_shuffle_tail(*, survey: Survey) -> None:
     """Re-write the unsealed tail (and the used invitations) in key order without publishing."""
     with transaction.atomic():

@@ -8,7 +8,8 @@
 * otherwise one transaction: an invitation token is consumed with one conditional ``UPDATE``
   (accepted exactly once even under concurrent posts), a response cap is checked under a lock on
   the survey row — a rejected submission leaves no trace; on SQLite the unpublished tail is then
-  re-written in key order (``batches.tail_reorder_sqlite``: no arrival order in the file's bytes).
+  re-written in key order (``batches.tail_reorder_sqlite``: no arrival order in the file's bytes),
+  once per group of submissions committed together (``deniable.sqlite_turn``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from deniable.errors import Conflict, ErrorCode, InvalidInput
-from deniable.sqlite_turn import sqlite_writer_turn
+from deniable.sqlite_turn import sqlite_group_commit, sqlite_group_commit_applies
 from surveys.models import Invitation, Submission, Survey
 from surveys.selectors.surveys import survey_respondent_count, unsealed_count
-from surveys.services.batches import tail_reorder_sqlite
+from surveys.services.batches import (
+    submissions_publish_if_due,
+    submissions_tail_settle,
+    tail_reorder_sqlite,
+)
 
 # PostgreSQL types of the one-statement path's parameters: the statement text is the same for
 # every survey (parsed and planned once per connection); slices travel as two arrays.
@@ -126,47 +131,62 @@ def submission_store(
     submission_params: list[Any],
     digest: str | None,
 ) -> bool:
-    """The general path (invitations, response caps, SQLite): one transaction, no savepoint.
-    True if stored; False if the conditional insert wrote nothing (see the caller). On SQLite
-    the transaction waits for its turn first (``deniable.sqlite_turn``)."""
-    with sqlite_writer_turn(), transaction.atomic():
-        if survey.response_cap is not None:
-            # Serialize submissions of capped surveys on the survey row (SQLite: the IMMEDIATE
-            # transaction already holds the write lock), then count. A full survey is a 409.
-            Survey.objects.select_for_update().filter(pk=survey.pk).first()
-            if _respondents(survey) >= survey.response_cap:
-                raise Conflict(
-                    _("This survey has reached its number of responses."),
-                    code=ErrorCode.RESPONSE_CAP_REACHED,
-                )
-        with connection.cursor() as cursor:
-            cursor.execute(_submission_insert_sql(), submission_params)
-            if cursor.rowcount != 1:
-                return False
-        if digest is not None:
-            used = Invitation.objects.filter(survey=survey, digest=digest, used=False).update(
-                used=True
+    """The general path (invitations, response caps, SQLite): True if stored; False if the
+    conditional insert wrote nothing (see the caller). The batch is published once k are waiting.
+
+    On a SQLite file the submission joins the worker's group commit
+    (``deniable.sqlite_turn.sqlite_group_commit``): one transaction for the waiting submissions,
+    then each survey's tail settled once in it (re-written in key order, or published). Elsewhere
+    one transaction, no savepoint; the publication follows in its own."""
+    store = functools.partial(_store, survey=survey, submission_params=submission_params,
+                              digest=digest)  # fmt: skip
+    if sqlite_group_commit_applies():
+        return sqlite_group_commit(
+            store, key=survey.pk, settle=functools.partial(submissions_tail_settle, survey=survey)
+        )
+    with transaction.atomic():
+        stored = store()
+        if stored:
+            tail_reorder_sqlite(survey=survey)  # SQLite inside a caller's transaction, or in memory
+    if stored:
+        submissions_publish_if_due(survey=survey)
+    return stored
+
+
+def _store(*, survey: Survey, submission_params: list[Any], digest: str | None) -> bool:
+    """The submission's statements, inside the caller's transaction."""
+    if survey.response_cap is not None:
+        # Serialize submissions of capped surveys on the survey row (SQLite: the IMMEDIATE
+        # transaction already holds the write lock), then count. A full survey is a 409.
+        Survey.objects.select_for_update().filter(pk=survey.pk).first()
+        if _respondents(survey) >= survey.response_cap:
+            raise Conflict(
+                _("This survey has reached its number of responses."),
+                code=ErrorCode.RESPONSE_CAP_REACHED,
             )
-            if used != 1:
-                revoked = (
-                    Invitation.objects.filter(survey=survey, digest=digest)
-                    .values_list("revoked", flat=True)
-                    .first()
-                )
-                if revoked is None:
-                    raise InvalidInput.single("token", _("Unknown invitation token."))
-                if revoked:
-                    raise Conflict(
-                        _(
-                            "This invitation was withdrawn by the researcher, so it can no "
-                            "longer be used."
-                        ),
-                        code=ErrorCode.TOKEN_REVOKED,
-                    )
+    with connection.cursor() as cursor:
+        cursor.execute(_submission_insert_sql(), submission_params)
+        if cursor.rowcount != 1:
+            return False
+    if digest is not None:
+        used = Invitation.objects.filter(survey=survey, digest=digest, used=False).update(used=True)
+        if used != 1:
+            revoked = (
+                Invitation.objects.filter(survey=survey, digest=digest)
+                .values_list("revoked", flat=True)
+                .first()
+            )
+            if revoked is None:
+                raise InvalidInput.single("token", _("Unknown invitation token."))
+            if revoked:
                 raise Conflict(
-                    _("This invitation has already been used."), code=ErrorCode.TOKEN_USED
+                    _(
+                        "This invitation was withdrawn by the researcher, so it can no "
+                        "longer be used."
+                    ),
+                    code=ErrorCode.TOKEN_REVOKED,
                 )
-        tail_reorder_sqlite(survey=survey)
+            raise Conflict(_("This invitation has already been used."), code=ErrorCode.TOKEN_USED)
     return True
 
 

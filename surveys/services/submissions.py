@@ -28,7 +28,7 @@ from deniable.errors import Conflict, ErrorCode, NotFound
 from surveys.definitions.specs import Answer
 from surveys.models import Submission, Survey
 from surveys.selectors.surveys import estimate_batch
-from surveys.services.batches import submissions_publish, submissions_publish_if_due
+from surveys.services.batches import submissions_publish
 from surveys.services.invitations import invitation_digest
 from surveys.services.submission_storage import (
     submission_insert_params,
@@ -146,6 +146,4 @@ def submission_create(
     stored = submission_store(survey=survey, submission_params=submission_params, digest=digest)
     if not stored:
         return _unstored_outcome(survey, submission_id, fingerprint)
-    # Its own transaction, after the submission's: publishes the batch once k are waiting.
-    submissions_publish_if_due(survey=survey)
     return SubmissionOutcome(submission_id=submission_id, status="accepted")

@@ -1,0 +1,253 @@
+"""``deniable.sqlite_turn.sqlite_group_commit``: on a SQLite file, the submissions a worker process
+queues while another process holds the writers' turn are committed together — and each caller
+still gets exactly its own outcome.
+
+The attacks, each a scenario run in a subprocess on a temporary file database (the suite's own
+connection is PostgreSQL, or SQLite in memory in CI's second pass, where nothing groups):
+
+* a group must really form (else nothing is gained): six threads queue while the turn is held
+  elsewhere, and one thread then runs all six in one transaction, each survey's tail settled once;
+* one respondent's failure (a used invitation) must not undo the others' stored rows, nor leave
+  its own row behind, and its error must reach *its* caller, in its caller's language, although
+  another thread ran it;
+* a failure after the rows were written (settling the tail, or the commit) must leave no row of
+  the group and no caller told "stored": a 2xx is sent only for a committed row.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from deniable.sqlite_turn import sqlite_group_commit, sqlite_group_commit_applies
+
+ROOT = Path(__file__).resolve().parents[2]
+N = 6
+
+SCENARIO = """
+import fcntl, json, os, sys, threading, time, django
+django.setup()
+from django.db import connection
+from django.utils import translation
+from django.utils.translation import gettext as _
+from deniable import sqlite_turn
+from deniable.errors import Conflict, ErrorCode
+
+scenario, n = sys.argv[1], int(sys.argv[2])
+with connection.cursor() as c:
+    c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, k INTEGER)")
+    c.execute("CREATE TABLE settled (k INTEGER, n INTEGER)")
+name = connection.settings_dict["NAME"]
+connection.close()
+# Another worker process's hold on the turn: a second open file description of the turn file.
+held = os.open(f"{name}.writer-turn", os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(held, fcntl.LOCK_EX)
+ran_on, in_transaction, results = [], [], {}
+
+def work(i):
+    def run():
+        ran_on.append(threading.get_ident())
+        in_transaction.append(connection.in_atomic_block)
+        with connection.cursor() as c:
+            c.execute("INSERT INTO t VALUES (%s, %s)", [i, i % 2])
+        if scenario == "one_fails" and i == 1:
+            raise Conflict(_("This invitation has already been used."), code=ErrorCode.TOKEN_USED)
+        return 100 + i
+    return run
+
+def settle(k):
+    def run():
+        if scenario == "settle_fails":
+            raise RuntimeError("settling failed")
+        with connection.cursor() as c:
+            c.execute("INSERT INTO settled SELECT %s, count(*) FROM t WHERE k = %s", [k, k])
+    return run
+
+def caller(i):
+    with translation.override("es" if i == 1 else "en"):
+        try:
+            value = sqlite_turn.sqlite_group_commit(work(i), key=i % 2, settle=settle(i % 2))
+            results[i] = ["ok", value, threading.get_ident()]
+        except Exception as exc:
+            results[i] = [type(exc).__name__, str(exc), threading.get_ident()]
+        finally:
+            connection.close()
+
+threads = [threading.Thread(target=caller, args=(i,)) for i in range(n)]
+for t in threads:
+    t.start()
+deadline = time.monotonic() + 30
+while len(sqlite_turn._queued) < n and time.monotonic() < deadline:
+    time.sleep(0.01)
+queued = len(sqlite_turn._queued)
+fcntl.flock(held, fcntl.LOCK_UN)
+for t in threads:
+    t.join(60)
+with connection.cursor() as c:
+    c.execute("SELECT id FROM t ORDER BY id")
+    rows = [r[0] for r in c.fetchall()]
+    c.execute("SELECT k, n FROM settled ORDER BY k")
+    settled = [list(r) for r in c.fetchall()]
+print(json.dumps({"queued": queued, "ran_on": sorted(set(ran_on)), "in_transaction": in_transaction,
+                  "results": results, "rows": rows, "settled": settled}))
+"""
+
+
+def _on_a_sqlite_file(tmp_path: Path, code: str, *args: str, **env: str) -> dict[str, Any]:
+    """Run ``code`` in a new process on a fresh SQLite file (no Redis: the embedded set-up);
+    returns the JSON of its last line."""
+    environ = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    environ.update(
+        DJANGO_SETTINGS_MODULE="deniable.settings.base",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        DENIABLE_VAR_DIR=str(tmp_path),
+        **env,
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _scenario(tmp_path: Path, name: str) -> dict[str, Any]:
+    result = _on_a_sqlite_file(tmp_path, SCENARIO, name, str(N))
+    result["results"] = {int(k): v for k, v in result["results"].items()}
+    return result
+
+
+def test_waiting_submissions_are_committed_together_each_survey_settled_once(tmp_path) -> None:
+    r = _scenario(tmp_path, "all_succeed")
+    assert r["queued"] == N  # all six waited while the turn was held elsewhere
+    assert len(r["ran_on"]) == 1  # one thread ran them all: one group
+    assert r["in_transaction"] == [True] * N  # each inside the group's transaction
+    assert r["rows"] == list(range(N))
+    # Each caller got its own work's value, on its own thread.
+    assert {i: v[:2] for i, v in r["results"].items()} == {i: ["ok", 100 + i] for i in range(N)}
+    assert len({v[2] for v in r["results"].values()}) == N
+    # Settled once per key, after every work of the group (3 rows of each key were there).
+    assert r["settled"] == [[0, N // 2], [1, N // 2]]
+
+
+def test_one_failing_submission_rolls_back_alone_and_its_caller_gets_its_error(tmp_path) -> None:
+    r = _scenario(tmp_path, "one_fails")
+    assert len(r["ran_on"]) == 1
+    assert r["rows"] == [i for i in range(N) if i != 1]  # its row gone, the others stored
+    assert r["results"][1][:2] == ["Conflict", "Esta invitación ya se ha usado."]  # its language
+    assert all(r["results"][i][:2] == ["ok", 100 + i] for i in range(N) if i != 1)
+    # Key 1 was still settled (3 and 5 stored): its count excludes the rolled-back row.
+    assert r["settled"] == [[0, N // 2], [1, N // 2 - 1]]
+
+
+def test_a_failure_after_the_rows_were_written_stores_none_and_tells_everyone(tmp_path) -> None:
+    r = _scenario(tmp_path, "settle_fails")
+    assert r["rows"] == [] and r["settled"] == []
+    assert all(v[:2] == ["RuntimeError", "settling failed"] for v in r["results"].values())
+
+
+def test_outside_a_sqlite_file_it_does_not_apply_and_refuses_to_run() -> None:
+    """The suite's own connection (PostgreSQL, or SQLite in memory in CI's second pass)."""
+    assert connection.vendor == "postgresql" or "memory" in str(
+        connection.settings_dict.get("NAME")
+    )
+    assert not sqlite_group_commit_applies()
+    with pytest.raises(RuntimeError, match="SQLite file"):
+        sqlite_group_commit(lambda: 1, key=0, settle=lambda: None)
+
+
+# The product's own submission path on a migrated SQLite file: 13 respondents of three surveys
+# queue while the turn is held elsewhere, then are committed as one group (k = 3).
+PRODUCT = """
+import fcntl, json, os, threading, time, django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+from django.db import connection
+from deniable import sqlite_turn
+from deniable.errors import DomainError
+from surveys.models import Invitation, Submission
+from surveys.selectors.surveys import survey_respondent_count, unsealed_count
+from testsupport import factories as f
+
+owner = f.make_user()
+surveys = {
+    "open": f.make_survey(owner),
+    "capped": f.make_survey(owner, f.survey_body(response_cap=3)),
+    "invite": f.make_survey(owner, f.survey_body(access="invite")),
+}
+tokens = f.make_invitations(surveys["invite"], 2)
+calls = [("open", None)] * 5 + [("capped", None)] * 5 + [("invite", tokens[0])] * 2
+calls += [("invite", tokens[1])]
+connection.close()
+held = os.open(f"{connection.settings_dict['NAME']}.writer-turn", os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(held, fcntl.LOCK_EX)
+outcomes, ran_on = [], set()
+
+def respond(name, token):
+    try:
+        outcome = f.submit(surveys[name], token=token)
+        outcomes.append([name, token, outcome.status])
+    except DomainError as exc:
+        outcomes.append([name, token, str(exc.code)])
+    finally:
+        connection.close()
+
+threads = [threading.Thread(target=respond, args=call) for call in calls]
+for t in threads:
+    t.start()
+deadline = time.monotonic() + 30
+while len(sqlite_turn._queued) < len(calls) and time.monotonic() < deadline:
+    time.sleep(0.01)
+queued = len(sqlite_turn._queued)
+fcntl.flock(held, fcntl.LOCK_UN)
+for t in threads:
+    t.join(60)
+state = {
+    name: {
+        "rows": Submission.objects.filter(survey=s).count(),
+        "published": survey_respondent_count(survey=s),
+        "unsealed": unsealed_count(survey=s),
+    }
+    for name, s in surveys.items()
+}
+used = sorted(Invitation.objects.filter(survey=surveys["invite"]).values_list("used", "sealed"))
+print(json.dumps({"queued": queued, "outcomes": outcomes, "state": state, "used": used,
+                  "tokens": tokens}))
+"""
+
+
+@pytest.mark.slow
+def test_the_submission_path_in_one_group_keeps_caps_invitations_and_batches(tmp_path) -> None:
+    r = _on_a_sqlite_file(tmp_path, PRODUCT, DENIABLE_ESTIMATE_BATCH="3")
+    assert r["queued"] == 13
+    by: dict[tuple[str, str | None], list[str]] = {}
+    for name, token, status in r["outcomes"]:
+        by.setdefault((name, token), []).append(status)
+    t0, t1 = r["tokens"]
+    assert by[("open", None)] == ["accepted"] * 5
+    # The cap counts the group's earlier rows: exactly 3 of 5 accepted.
+    assert sorted(by[("capped", None)]) == ["accepted"] * 3 + ["response_cap_reached"] * 2
+    # One token twice in one group: accepted exactly once.
+    assert sorted(by[("invite", t0)]) == ["accepted", "token_used"]
+    assert by[("invite", t1)] == ["accepted"]
+    # Rows stored = accepted; each survey's tail settled in the same transaction: ≥ k published
+    # (all of the tail, in one batch), < k left unsealed and unpublished.
+    assert r["state"] == {
+        "open": {"rows": 5, "published": 5, "unsealed": 0},
+        "capped": {"rows": 3, "published": 3, "unsealed": 0},
+        "invite": {"rows": 2, "published": 0, "unsealed": 2},
+    }
+    assert r["used"] == [[True, False], [True, False]]  # spent, not sealed before their batch
