@@ -20,8 +20,10 @@ straight through.
 :func:`sqlite_group_commit` is the submission path's use of the turn: *group commit*. A
 submission's work is queued in its worker process; the thread that gets the turn runs every
 queued submission, its own and those of the worker's other threads that queued while it waited
-for the other processes, each in a savepoint, in ONE ``BEGIN IMMEDIATE`` … ``COMMIT``, then
-settles each survey's unpublished tail once (re-written in key order, or published as a batch).
+for the other processes, each in a savepoint (none for a group of one), in ONE
+``BEGIN IMMEDIATE`` … ``COMMIT``; submissions that queue while it runs join it (up to
+``GROUP_LIMIT``). Then it settles each survey's unpublished tail once (re-written in key order, or
+published as a batch) and commits.
 The per-transaction costs — the rollback journal's create, its ``fdatasync`` calls and unlink,
 and above all re-writing the tail, whose rows lie on ≈ k/2 pages of the key-ordered table — are
 paid once per group instead of once per submission. Each caller still gets its own outcome: a
@@ -104,6 +106,8 @@ class _Work(Generic[T]):
     error: BaseException | None = None
 
 
+# Works per transaction at most: a group that kept taking newcomers would never commit.
+GROUP_LIMIT = 64
 _queued: list[_Work[Any]] = []
 _queue_lock = threading.Lock()
 
@@ -123,33 +127,27 @@ def sqlite_group_commit(run: Callable[[], T], *, key: Hashable, settle: Callable
     with _queue_lock:
         _queued.append(work)
     with _thread_turn:
-        if not work.done:
+        while not work.done:  # FIFO, ``GROUP_LIMIT`` at a time: this one's group comes
             # Taken off the queue only once the other processes have let go of the turn: what
             # the worker's threads queued meanwhile joins this group.
             with _between_processes(name):
                 with _queue_lock:
-                    group = _queued[:]
-                    _queued.clear()
+                    group = _queued[:GROUP_LIMIT]
+                    del _queued[:GROUP_LIMIT]
                 _run_group(group)
     if work.error is not None:
         raise work.error
     return work.result  # type: ignore[return-value]  # set by the group when error is None
 
 
+def _savepoint_unless(alone: bool) -> contextlib.AbstractContextManager[object]:
+    return contextlib.nullcontext() if alone else transaction.atomic()
+
+
 def _run_group(group: list[_Work[Any]]) -> None:
     try:
         with transaction.atomic():
-            settles: dict[Hashable, Callable[[], object]] = {}
-            for work in group:
-                try:
-                    with translation.override(work.language), transaction.atomic():
-                        work.result = work.run()
-                except Exception as exc:  # noqa: BLE001 — this work's own outcome, for its caller
-                    work.error = exc
-                    continue
-                if work.result:
-                    settles.setdefault(work.key, work.settle)
-            for settle in settles.values():
+            for settle in _run_works(group).values():
                 settle()
     except BaseException as exc:
         # Nothing of the group was committed: every caller gets the error, no result stands.
@@ -163,3 +161,31 @@ def _run_group(group: list[_Work[Any]]) -> None:
     finally:
         for work in group:
             work.done = True
+
+
+def _run_works(group: list[_Work[Any]]) -> dict[Hashable, Callable[[], object]]:
+    """Each work in its savepoint, then those queued meanwhile (appended to ``group``), until
+    none is waiting or the group has ``GROUP_LIMIT``. A work alone in the transaction needs no
+    savepoint: its error rolls back the whole, which holds nothing else yet. Returns the settles
+    due: one per key with a work that returned a true value."""
+    settles: dict[Hashable, Callable[[], object]] = {}
+    start = 0
+    while start < len(group):
+        alone = len(group) == 1
+        for work in group[start:]:
+            try:
+                with translation.override(work.language), _savepoint_unless(alone):
+                    work.result = work.run()
+            except Exception as exc:
+                if alone:
+                    raise
+                work.error = exc  # this work's own outcome, for its caller
+                continue
+            if work.result:
+                settles.setdefault(work.key, work.settle)
+        start = len(group)
+        with _queue_lock:
+            joining = _queued[: GROUP_LIMIT - len(group)]
+            del _queued[: len(joining)]
+        group.extend(joining)
+    return settles

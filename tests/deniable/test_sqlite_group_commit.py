@@ -49,7 +49,18 @@ connection.close()
 # Another worker process's hold on the turn: a second open file description of the turn file.
 held = os.open(f"{name}.writer-turn", os.O_RDWR | os.O_CREAT, 0o600)
 fcntl.flock(held, fcntl.LOCK_EX)
-ran_on, in_transaction, results = [], [], {}
+ran_on, in_transaction, results, sizes, late = [], [], {}, [], []
+run_group = sqlite_turn._run_group
+
+def recording(group):
+    try:
+        run_group(group)
+    finally:
+        sizes.append(len(group))  # with the works that joined it
+
+sqlite_turn._run_group = recording
+if scenario == "limit":
+    sqlite_turn.GROUP_LIMIT = 2
 
 def work(i):
     def run():
@@ -57,7 +68,13 @@ def work(i):
         in_transaction.append(connection.in_atomic_block)
         with connection.cursor() as c:
             c.execute("INSERT INTO t VALUES (%s, %s)", [i, i % 2])
-        if scenario == "one_fails" and i == 1:
+        if scenario == "joins" and i == 0:  # a respondent arrives while the group runs
+            late.append(threading.Thread(target=caller, args=(1,)))
+            late[0].start()
+            deadline = time.monotonic() + 30
+            while not sqlite_turn._queued and time.monotonic() < deadline:
+                time.sleep(0.01)
+        if (scenario == "one_fails" and i == 1) or scenario == "alone_fails":
             raise Conflict(_("This invitation has already been used."), code=ErrorCode.TOKEN_USED)
         return 100 + i
     return run
@@ -88,14 +105,15 @@ while len(sqlite_turn._queued) < n and time.monotonic() < deadline:
     time.sleep(0.01)
 queued = len(sqlite_turn._queued)
 fcntl.flock(held, fcntl.LOCK_UN)
-for t in threads:
+for t in threads + late:
     t.join(60)
 with connection.cursor() as c:
     c.execute("SELECT id FROM t ORDER BY id")
     rows = [r[0] for r in c.fetchall()]
     c.execute("SELECT k, n FROM settled ORDER BY k")
     settled = [list(r) for r in c.fetchall()]
-print(json.dumps({"queued": queued, "ran_on": sorted(set(ran_on)), "in_transaction": in_transaction,
+print(json.dumps({"queued": queued, "sizes": sizes, "ran_on": sorted(set(ran_on)),
+                  "in_transaction": in_transaction,
                   "results": results, "rows": rows, "settled": settled}))
 """
 
@@ -123,8 +141,8 @@ def _on_a_sqlite_file(tmp_path: Path, code: str, *args: str, **env: str) -> dict
     return result
 
 
-def _scenario(tmp_path: Path, name: str) -> dict[str, Any]:
-    result = _on_a_sqlite_file(tmp_path, SCENARIO, name, str(N))
+def _scenario(tmp_path: Path, name: str, n: int = N) -> dict[str, Any]:
+    result = _on_a_sqlite_file(tmp_path, SCENARIO, name, str(n))
     result["results"] = {int(k): v for k, v in result["results"].items()}
     return result
 
@@ -132,7 +150,8 @@ def _scenario(tmp_path: Path, name: str) -> dict[str, Any]:
 def test_waiting_submissions_are_committed_together_each_survey_settled_once(tmp_path) -> None:
     r = _scenario(tmp_path, "all_succeed")
     assert r["queued"] == N  # all six waited while the turn was held elsewhere
-    assert len(r["ran_on"]) == 1  # one thread ran them all: one group
+    assert r["sizes"] == [N]  # one group
+    assert len(r["ran_on"]) == 1  # one thread ran them all
     assert r["in_transaction"] == [True] * N  # each inside the group's transaction
     assert r["rows"] == list(range(N))
     # Each caller got its own work's value, on its own thread.
@@ -140,6 +159,23 @@ def test_waiting_submissions_are_committed_together_each_survey_settled_once(tmp
     assert len({v[2] for v in r["results"].values()}) == N
     # Settled once per key, after every work of the group (3 rows of each key were there).
     assert r["settled"] == [[0, N // 2], [1, N // 2]]
+
+
+def test_a_submission_queued_while_the_group_runs_joins_it_before_the_commit(tmp_path) -> None:
+    r = _scenario(tmp_path, "joins", n=1)
+    assert r["sizes"] == [2] and len(r["ran_on"]) == 1
+    assert r["rows"] == [0, 1]
+    assert {i: v[:2] for i, v in r["results"].items()} == {0: ["ok", 100], 1: ["ok", 101]}
+    assert r["settled"] == [[0, 1], [1, 1]]  # both keys settled after both works
+
+
+def test_a_group_takes_at_most_its_limit_and_every_caller_is_served(tmp_path) -> None:
+    """GROUP_LIMIT = 2 with five waiting: groups of 2, 2, 1 in arrival order, none left behind
+    (a leader whose own work is not in the first group keeps leading until it is)."""
+    r = _scenario(tmp_path, "limit", n=5)
+    assert r["sizes"] == [2, 2, 1]
+    assert r["rows"] == list(range(5))
+    assert {i: v[:2] for i, v in r["results"].items()} == {i: ["ok", 100 + i] for i in range(5)}
 
 
 def test_one_failing_submission_rolls_back_alone_and_its_caller_gets_its_error(tmp_path) -> None:
@@ -150,6 +186,15 @@ def test_one_failing_submission_rolls_back_alone_and_its_caller_gets_its_error(t
     assert all(r["results"][i][:2] == ["ok", 100 + i] for i in range(N) if i != 1)
     # Key 1 was still settled (3 and 5 stored): its count excludes the rolled-back row.
     assert r["settled"] == [[0, N // 2], [1, N // 2 - 1]]
+
+
+def test_alone_in_its_group_a_failing_submission_rolls_back_without_a_savepoint(tmp_path) -> None:
+    """A group of one runs its work without a savepoint (two statements fewer): its error must
+    still roll its row back, skip the settling and reach its caller (in English: work 0)."""
+    r = _scenario(tmp_path, "alone_fails", n=1)
+    assert r["queued"] == 1 and r["in_transaction"] == [True]
+    assert r["rows"] == [] and r["settled"] == []
+    assert r["results"][0][:2] == ["Conflict", "This invitation has already been used."]
 
 
 def test_a_failure_after_the_rows_were_written_stores_none_and_tells_everyone(tmp_path) -> None:
