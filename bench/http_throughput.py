@@ -55,6 +55,15 @@ def unavailable() -> str | None:
     return stack.need(postgres=True, tools=("pgbench",)) or stack.ensure_wrk()
 
 
+def _busiest_share(before: dict[int, float]) -> float:
+    """The busiest worker's share of the workers' CPU in a run. wrk's keep-alive connections
+    stay with the worker that accepted them: 0.5 of two workers is an even split, ≈ 1.0 means
+    every connection landed on one worker (one GIL for all requests) — which gunicorn leaves to
+    chance at each run, and which moved both candidates between two speeds (RESULTS.md §10)."""
+    used = [stack.proc_cpu_seconds(pid) - cpu for pid, cpu in before.items()]
+    return max(used) / sum(used) if sum(used) > 0 else math.nan
+
+
 def _wrk(base: str, path: str, template: Path, seconds: float) -> dict[str, Any]:
     out = subprocess.run(
         [
@@ -187,6 +196,7 @@ def _phase(
             for name in order[r % len(order) :] + order[: r % len(order)]:
                 _checkpoint()
                 load0 = stack.loadavg()
+                per_worker = {pid: stack.proc_cpu_seconds(pid) for pid in workers}
                 app.start()
                 db.start()
                 if name == "pgbench":
@@ -201,13 +211,18 @@ def _phase(
                 app_s, db_s = app.stop(), db.stop()
                 n = max(1, res["requests"])
                 res.update(
-                    app_cpu_ms=1000 * app_s / n, db_cpu_ms=1000 * db_s / n, load=load0, round=r
+                    app_cpu_ms=1000 * app_s / n,
+                    db_cpu_ms=1000 * db_s / n,
+                    load=load0,
+                    round=r,
+                    busiest_worker=_busiest_share(per_worker),
                 )
                 runs[name].append(res)
                 print(
                     f"  [{label}] round {r + 1} {name:8s} {res['rps']:8.1f} req/s "
                     f"p50 {res['p50_us'] / 1000:6.2f} ms p99 {res['p99_us'] / 1000:6.2f} ms "
-                    f"non-2xx {res['requests'] - res['s2xx']} load {load0:.2f}"
+                    f"non-2xx {res['requests'] - res['s2xx']} load {load0:.2f} "
+                    f"busiest worker {res.get('busiest_worker', math.nan):.2f}"
                 )
         rss = {pid: stack.proc_status_kib(pid, "VmHWM") for pid in workers}
         exact = _exact_check(base, ours_path, ours_t)
@@ -288,6 +303,9 @@ def _table(phase: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             "db_cpu_ms_per_req": _median(runs[name], "db_cpu_ms"),
             "non_2xx": sum(r["requests"] - r["s2xx"] for r in runs[name]),
             "rps_runs": [round(r["rps"], 1) for r in runs[name]],
+            "busiest_worker_runs": [
+                round(r.get("busiest_worker", math.nan), 2) for r in runs[name]
+            ],
         }
         summary[name] = s
         rows.append(
@@ -302,6 +320,9 @@ def _table(phase: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                 "in app" if stack.SQLITE else f"{s['db_cpu_ms_per_req']:.2f}",
                 s["non_2xx"],
                 ", ".join(f"{x:,.0f}" for x in s["rps_runs"]),
+                "–"
+                if name == "pgbench"
+                else ", ".join(f"{x:.2f}" for x in s["busiest_worker_runs"]),
             ]
         )
     # Paired: ours ÷ baseline within each round (adjacent runs see the same machine state), the
@@ -321,6 +342,7 @@ def _table(phase: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             "db CPU ms/req",
             "non-2xx",
             "req/s per run",
+            "busiest worker's CPU share per run",
         ],
         rows,
     )
