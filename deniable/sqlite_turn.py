@@ -29,7 +29,11 @@ and above all re-writing the tail, whose rows lie on ≈ k/2 pages of the key-or
 paid once per group instead of once per submission. Each caller still gets its own outcome: a
 submission that fails (a used invitation, a full survey) rolls back its savepoint only, and its
 caller receives that error; if the commit or a settling fails, every submission of the group gets
-the error and none is stored (a 2xx is sent only once its row is committed).
+the error and none is stored (a 2xx is sent only once its row is committed), those refused
+included (their refusal may have rested on a rolled-back row; a retry gets the real answer). A
+callback that fails after the COMMIT changes no outcome. Each caller's error is its own object,
+with no traceback through the leader's frames: those hold the other callers' submissions and
+invitation tokens, which a debug page or an error reporter would show.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import logging
 import os
 import threading
 from collections.abc import Callable, Hashable, Iterator
@@ -46,6 +51,7 @@ from django.db import connection, transaction
 from django.utils import translation
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 _thread_turn = threading.Lock()
 # One descriptor per process (flock belongs to the open file: threads share it, hence the
@@ -127,17 +133,50 @@ def sqlite_group_commit(run: Callable[[], T], *, key: Hashable, settle: Callable
     with _queue_lock:
         _queued.append(work)
     with _thread_turn:
-        while not work.done:  # FIFO, ``GROUP_LIMIT`` at a time: this one's group comes
-            # Taken off the queue only once the other processes have let go of the turn: what
-            # the worker's threads queued meanwhile joins this group.
-            with _between_processes(name):
+        try:
+            while not work.done:  # FIFO, ``GROUP_LIMIT`` at a time: this one's group comes
+                _lead(name)
+        finally:
+            if not work.done:  # failed before its group ran: never run it after its caller's error
                 with _queue_lock:
-                    group = _queued[:GROUP_LIMIT]
-                    del _queued[:GROUP_LIMIT]
-                _run_group(group)
+                    if work in _queued:
+                        _queued.remove(work)
+    # Raised from here, with no frame of the leader's (whose locals hold every submission of the
+    # group, invitation tokens included) and none of another caller's.
     if work.error is not None:
         raise work.error
     return work.result  # type: ignore[return-value]  # set by the group when error is None
+
+
+def _lead(name: str) -> None:
+    # Taken off the queue only once the other processes have let go of the turn: what the
+    # worker's threads queued meanwhile joins this group.
+    with _between_processes(name):
+        with _queue_lock:
+            group = _queued[:GROUP_LIMIT]
+            del _queued[:GROUP_LIMIT]
+        _run_group(group)
+
+
+class _LoneFailure(Exception):
+    """Rolls back a group of one whose work failed (its error is already recorded)."""
+
+
+def _detached(exc: BaseException) -> BaseException:
+    """``exc`` without its traceback and chain: those run through the leader's frames, whose
+    locals hold the other callers' submissions (the debug page and error reporters show them)."""
+    exc.__cause__ = exc.__context__ = None
+    exc.__suppress_context__ = True
+    return exc.with_traceback(None)
+
+
+def _fresh(exc: BaseException) -> BaseException:
+    """A new exception like ``exc`` for one caller: the same object raised in several threads
+    would gather every caller's frames in its traceback."""
+    try:
+        return type(exc)(*exc.args) if isinstance(exc, Exception) else RuntimeError(str(exc))
+    except Exception:  # noqa: BLE001 — a constructor that does not take its own args
+        return RuntimeError(str(exc))
 
 
 def _savepoint_unless(alone: bool) -> contextlib.AbstractContextManager[object]:
@@ -145,18 +184,27 @@ def _savepoint_unless(alone: bool) -> contextlib.AbstractContextManager[object]:
 
 
 def _run_group(group: list[_Work[Any]]) -> None:
+    committed: list[bool] = []
     try:
         with transaction.atomic():
+            # Registered first, so it runs first after COMMIT: a later callback that raises
+            # does not turn stored submissions into errors.
+            transaction.on_commit(lambda: committed.append(True))
             for settle in _run_works(group).values():
                 settle()
+    except _LoneFailure:
+        pass  # the lone work's own error is recorded; nothing was written
     except BaseException as exc:
-        # Nothing of the group was committed: every caller gets the error, no result stands.
-        shared = exc if isinstance(exc, Exception) else RuntimeError("write interrupted")
-        for work in group:
-            work.result = None
-            if work.error is None:
-                work.error = shared
-        if shared is not exc:
+        if committed:
+            logger.exception("after a group commit: the submissions are stored")
+        else:
+            # Nothing of the group was stored. Every caller gets the failure, also those refused
+            # (a full survey, a used invitation) on the strength of a row that was rolled back:
+            # their retry gets their real answer.
+            for work in group:
+                work.result = None
+                work.error = _fresh(exc)
+        if not isinstance(exc, Exception):
             raise
     finally:
         for work in group:
@@ -176,10 +224,10 @@ def _run_works(group: list[_Work[Any]]) -> dict[Hashable, Callable[[], object]]:
             try:
                 with translation.override(work.language), _savepoint_unless(alone):
                     work.result = work.run()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 — any error is this work's own outcome
+                work.error = _detached(exc)  # this work's own outcome, for its caller
                 if alone:
-                    raise
-                work.error = exc  # this work's own outcome, for its caller
+                    raise _LoneFailure from None
                 continue
             if work.result:
                 settles.setdefault(work.key, work.settle)

@@ -296,3 +296,128 @@ def test_the_submission_path_in_one_group_keeps_caps_invitations_and_batches(tmp
         "invite": {"rows": 2, "published": 0, "unsealed": 2},
     }
     assert r["used"] == [[True, False], [True, False]]  # spent, not sealed before their batch
+
+
+# An adversarial review's four cases (stop 41). Each: a migrated file, the turn held by another
+# open file description until the group has queued, then (where named) a reader's SHARED lock
+# that makes the group's COMMIT fail with "database is locked" after a 1 s busy timeout.
+FAILURES = """
+import errno, fcntl, json, os, sys, threading, time, sqlite3, django
+django.setup()
+from django.conf import settings
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+from django.db import connection
+from django.views.debug import ExceptionReporter
+from deniable import sqlite_turn
+from surveys.models import Submission
+from surveys.webhooks import services as webhook_services
+from surveys.webhooks.models import Webhook
+from testsupport import factories as f
+
+case = sys.argv[1]
+owner = f.make_user()
+invite = f.make_survey(owner, f.survey_body(access="invite"))
+capped = f.make_survey(owner, f.survey_body(response_cap=1))
+hooked, other = f.make_survey(owner), f.make_survey(owner)
+tokens = f.make_invitations(invite, 3)
+name = connection.settings_dict["NAME"]
+settings.DATABASES["default"]["OPTIONS"]["timeout"] = 1
+connection.close()
+out, ids = {}, {}
+
+def respond(i, survey, token=None):
+    ids[i] = f.new_id()
+    try:
+        out[i] = ["ok", f.submit(survey, submission_id=str(ids[i]), token=token).status, []]
+    except Exception as exc:
+        # What Django's debug page (and an error reporter with locals) would show this caller.
+        frames = ExceptionReporter(None, type(exc), exc, exc.__traceback__).get_traceback_data()
+        shown = " ".join(str(v) for fr in frames["frames"] for (_, v) in fr.get("vars", []))
+        others = [j for j, t in enumerate(tokens) if j != i and t in shown]
+        out[i] = [type(exc).__name__, str(getattr(exc, "code", "")), others]
+    finally:
+        connection.close()
+
+def group(calls, busy):
+    held = os.open(f"{name}.writer-turn", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    threads = []
+    for n, call in enumerate(calls):
+        threads.append(threading.Thread(target=respond, args=call))
+        threads[-1].start()
+        while len(sqlite_turn._queued) < n + 1:
+            time.sleep(0.01)
+    reader = sqlite3.connect(name, isolation_level=None)
+    if busy:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM surveys_submission").fetchall()
+    fcntl.flock(held, fcntl.LOCK_UN)
+    for t in threads:
+        t.join(60)
+    if busy:
+        reader.execute("ROLLBACK")
+    reader.close()
+
+result = {}
+if case == "leak":
+    group([(i, invite, tokens[i]) for i in range(3)], busy=True)
+elif case == "refusal":
+    group([(0, capped), (1, capped), (2, other)], busy=True)
+    result["retry_of_1"] = f.submit(capped, submission_id=str(ids[1])).status
+elif case == "orphan":
+    real = sqlite_turn._descriptor
+    def flaky(path, calls=[0]):
+        calls[0] += 1
+        if calls[0] == 1:
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real(path)
+    sqlite_turn._descriptor = flaky
+    respond("A", other)
+    result["queued_after_A"] = len(sqlite_turn._queued)
+    respond("B", other)
+elif case == "on_commit":
+    Webhook.objects.create(survey=hooked, url="https://example.org/h", secret="x" * 64)
+    def enqueue(*, delivery_ids):
+        raise RuntimeError("can't start new thread")
+    webhook_services.deliveries_enqueue = enqueue
+    group([(0, hooked), (1, hooked), (2, hooked), (3, other)], busy=False)
+stored = {str(i): Submission.objects.filter(pk=s).exists() for i, s in ids.items()}
+result.update(out=out, stored=stored)
+print(json.dumps(result))
+"""
+
+
+def _failure(tmp_path: Path, case: str) -> dict[str, Any]:
+    return _on_a_sqlite_file(tmp_path, FAILURES, case, DENIABLE_ESTIMATE_BATCH="3")
+
+
+@pytest.mark.slow
+def test_a_failed_group_shows_no_caller_another_callers_token(tmp_path) -> None:
+    r = _failure(tmp_path, "leak")
+    assert [v[0] for v in r["out"].values()] == ["OperationalError"] * 3  # the commit failed
+    assert all(v[2] == [] for v in r["out"].values())  # before: [[1, 2], [0, 2], [0, 1]]
+    assert not any(r["stored"].values())
+
+
+@pytest.mark.slow
+def test_no_refusal_rests_on_a_row_that_was_rolled_back(tmp_path) -> None:
+    r = _failure(tmp_path, "refusal")
+    assert r["stored"] == {"0": False, "1": True, "2": False}  # 1 only by its retry, below
+    assert all(v[0] == "OperationalError" for v in r["out"].values())  # not "cap reached" for 1
+    assert r["retry_of_1"] == "accepted"
+
+
+@pytest.mark.slow
+def test_a_caller_told_error_never_has_its_row_committed_later(tmp_path) -> None:
+    r = _failure(tmp_path, "orphan")
+    assert r["out"]["A"][0] == "OSError" and r["out"]["B"][:2] == ["ok", "accepted"]
+    assert r["queued_after_A"] == 0
+    assert r["stored"] == {"A": False, "B": True}
+
+
+@pytest.mark.slow
+def test_stored_submissions_are_accepted_even_if_an_after_commit_hook_fails(tmp_path) -> None:
+    r = _failure(tmp_path, "on_commit")
+    assert all(r["stored"].values())
+    assert all(v[:2] == ["ok", "accepted"] for v in r["out"].values())
