@@ -14,6 +14,10 @@ import os
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
 threads = int(os.environ.get("GUNICORN_THREADS", "2"))
+# Connections one worker holds at most (gunicorn's default, 1000). The submission bench sets
+# it to its connections ÷ workers: a worker at the cap stops accepting, so wrk's keep-alive
+# connections are split evenly instead of by which worker woke first (bench/RESULTS.md §10).
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 timeout = 30
 graceful_timeout = 20
 accesslog = "-"

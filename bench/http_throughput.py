@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,16 @@ DESCRIPTION = (
 LUA = Path(__file__).resolve().parent / "wrk" / "post_uuid.lua"
 WORKERS = int(os.environ.get("BENCH_WEB_WORKERS", "2"))
 THREADS = int(os.environ.get("BENCH_WEB_THREADS", "2"))
-CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", str(WORKERS * THREADS)))
+# wrk's keep-alive connections stay with the worker that accepted them, and gunicorn leaves which
+# one to chance: one worker often took 3 or all 4 of rounds 1–9's four connections (and 15 or all
+# 16 of sixteen), so a run's req/s measured that split, not the code (RESULTS.md §10). From round
+# 10 each worker may hold only its share (``worker_connections`` = connections ÷ workers: a worker
+# at its cap stops accepting), and the share is four connections per thread, so every thread has a
+# request waiting and both candidates run at full load. BENCH_CONNECTIONS=4 BENCH_EVEN_SPLIT=0
+# gives the earlier harness.
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", str(4 * WORKERS * THREADS)))
+EVEN_SPLIT = os.environ.get("BENCH_EVEN_SPLIT", "1") != "0"
+PER_WORKER = -(-CONNECTIONS // WORKERS) if EVEN_SPLIT else 1000
 
 
 def unavailable() -> str | None:
@@ -62,6 +72,11 @@ def _busiest_share(before: dict[int, float]) -> float:
     chance at each run, and which moved both candidates between two speeds (RESULTS.md §10)."""
     used = [stack.proc_cpu_seconds(pid) - cpu for pid, cpu in before.items()]
     return max(used) / sum(used) if sum(used) > 0 else math.nan
+
+
+def _split(base: str, workers: list[int], into: list[str]) -> None:
+    counts = stack.established_per_process(workers, int(base.rsplit(":", 1)[1]))
+    into.append("+".join(str(n) for n in sorted(counts.values(), reverse=True)))
 
 
 def _wrk(base: str, path: str, template: Path, seconds: float) -> dict[str, Any]:
@@ -179,7 +194,9 @@ def _phase(
     counted = {"ours": 0, "baseline": 0}
     # Requests written but unanswered when wrk stopped: the server may still have stored them.
     cut_off = {"ours": 0, "baseline": 0}
-    with stack.gunicorn(workers=WORKERS, threads=THREADS, extra_env=extra_env) as (base, master):
+    with stack.gunicorn(
+        workers=WORKERS, threads=THREADS, extra_env=extra_env, connections_per_worker=PER_WORKER
+    ) as (base, master):
         workers = stack.children(master.pid)
         app = stack.CpuMeter(lambda: stack.children(master.pid))
         db = stack.CpuMeter(stack.postgres_backends)
@@ -195,7 +212,7 @@ def _phase(
         for r in range(rounds):
             for name in order[r % len(order) :] + order[: r % len(order)]:
                 _checkpoint()
-                load0 = stack.loadavg()
+                load0, idle0 = stack.loadavg(), stack.cpu_times()
                 per_worker = {pid: stack.proc_cpu_seconds(pid) for pid in workers}
                 app.start()
                 db.start()
@@ -205,7 +222,13 @@ def _phase(
                     path, tpl = (
                         (ours_path, ours_t) if name == "ours" else ("/bench/baseline/", base_t)
                     )
+                    # Mid-run, how wrk's connections lie over the workers (e.g. "9+7").
+                    split: list[str] = []
+                    probe = threading.Timer(seconds / 2, _split, args=(base, workers, split))
+                    probe.start()
                     res = _wrk(base, path, tpl, seconds)
+                    probe.join()
+                    res["connections_per_worker"] = split[0] if split else "?"
                     counted[name] += res["s2xx"]
                     cut_off[name] += res["sent"] - res["requests"]
                 app_s, db_s = app.stop(), db.stop()
@@ -216,13 +239,16 @@ def _phase(
                     load=load0,
                     round=r,
                     busiest_worker=_busiest_share(per_worker),
+                    idle=stack.idle_share(idle0),
                 )
                 runs[name].append(res)
                 print(
                     f"  [{label}] round {r + 1} {name:8s} {res['rps']:8.1f} req/s "
                     f"p50 {res['p50_us'] / 1000:6.2f} ms p99 {res['p99_us'] / 1000:6.2f} ms "
                     f"non-2xx {res['requests'] - res['s2xx']} load {load0:.2f} "
-                    f"busiest worker {res.get('busiest_worker', math.nan):.2f}"
+                    f"idle {res['idle']:.0%} "
+                    f"busiest worker {res.get('busiest_worker', math.nan):.2f} "
+                    f"connections {res.get('connections_per_worker', '-')}"
                 )
         rss = {pid: stack.proc_status_kib(pid, "VmHWM") for pid in workers}
         exact = _exact_check(base, ours_path, ours_t)
@@ -306,6 +332,9 @@ def _table(phase: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             "busiest_worker_runs": [
                 round(r.get("busiest_worker", math.nan), 2) for r in runs[name]
             ],
+            "connections_per_worker_runs": [
+                r.get("connections_per_worker", "–") for r in runs[name]
+            ],
         }
         summary[name] = s
         rows.append(
@@ -323,6 +352,7 @@ def _table(phase: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                 "–"
                 if name == "pgbench"
                 else ", ".join(f"{x:.2f}" for x in s["busiest_worker_runs"]),
+                "–" if name == "pgbench" else ", ".join(s["connections_per_worker_runs"]),
             ]
         )
     # Paired: ours ÷ baseline within each round (adjacent runs see the same machine state), the
@@ -343,6 +373,7 @@ def _table(phase: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             "non-2xx",
             "req/s per run",
             "busiest worker's CPU share per run",
+            "connections per worker per run",
         ],
         rows,
     )
@@ -358,7 +389,8 @@ def run(quick: bool) -> dict[str, Any]:
 
     rounds, seconds = (1, 2.0) if quick else (5, 10.0)  # quick: CI keeps it working
     print(
-        f"gunicorn {WORKERS} workers × {THREADS} threads; wrk -t1 -c{CONNECTIONS}; pgbench "
+        f"gunicorn {WORKERS} workers × {THREADS} threads, at most {PER_WORKER} connections per "
+        f"worker; wrk -t1 -c{CONNECTIONS}; pgbench "
         f"-c{CONNECTIONS}; {rounds} round(s) × {seconds:g} s per candidate; rate limit off"
     )
     phases: list[tuple[str, dict[str, str]]] = [
@@ -373,6 +405,7 @@ def run(quick: bool) -> dict[str, Any]:
         "workers": WORKERS,
         "threads": THREADS,
         "connections": CONNECTIONS,
+        "connections_per_worker_cap": PER_WORKER,
         "seconds": seconds,
         "rounds": rounds,
     }

@@ -23,7 +23,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from testsupport.processes import free_port
@@ -195,6 +195,29 @@ def proc_status_kib(pid: int, key: str) -> int | None:
     return None
 
 
+def established_per_process(pids: Sequence[int], port: int) -> dict[int, int]:
+    """How many ESTABLISHED TCP connections to local ``port`` each process holds: its fds that
+    are sockets (``/proc/<pid>/fd`` → ``socket:[inode]``) matched against ``/proc/net/tcp{,6}``
+    (state 01; the local address's port is the hex after the colon)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                f = line.split()
+                if f[3] == "01" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(f[9])
+    counts: dict[int, int] = {}
+    for pid in pids:
+        n = 0
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    link = os.readlink(fd)
+                    n += link.startswith("socket:[") and link[8:-1] in inodes
+        counts[pid] = n
+    return counts
+
+
 def children(pid: int) -> list[int]:
     out: list[int] = []
     with contextlib.suppress(OSError):
@@ -238,6 +261,18 @@ def loadavg() -> float:
     return float(Path("/proc/loadavg").read_text().split()[0])
 
 
+def cpu_times() -> tuple[int, int]:
+    """(idle + iowait, all) jiffies of the whole machine (``/proc/stat``'s ``cpu`` line)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return fields[3] + fields[4], sum(fields)
+
+
+def idle_share(before: tuple[int, int]) -> float:
+    """The machine's idle share since ``before`` (:func:`cpu_times`): 0 means every core busy."""
+    idle, total = cpu_times()
+    return (idle - before[0]) / max(1, total - before[1])
+
+
 # --------------------------------------------------------------------------- servers
 
 
@@ -257,14 +292,20 @@ def wait_http(url: str, timeout: float = 30.0) -> None:
 
 @contextlib.contextmanager
 def gunicorn(
-    *, workers: int, threads: int, extra_env: Mapping[str, str] | None = None
+    *,
+    workers: int,
+    threads: int,
+    extra_env: Mapping[str, str] | None = None,
+    connections_per_worker: int = 1000,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """The project's gunicorn.conf.py on a free loopback port; yields (base URL, master)."""
+    """The project's gunicorn.conf.py on a free loopback port; yields (base URL, master).
+    ``connections_per_worker`` caps what one worker accepts (gunicorn's ``worker_connections``)."""
     port = free_port()
     env = bench_env(
         GUNICORN_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY=str(workers),
         GUNICORN_THREADS=str(threads),
+        GUNICORN_WORKER_CONNECTIONS=str(connections_per_worker),
         **dict(extra_env or {}),
     )
     proc = subprocess.Popen(

@@ -28,7 +28,15 @@ from django.conf import settings
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.exception import convert_exception_to_response
 from django.http import HttpRequest, HttpResponse
-from django.urls import get_script_prefix, reverse
+from django.urls import (
+    URLPattern,
+    URLResolver,
+    get_resolver,
+    get_script_prefix,
+    reverse,
+)
+from django.urls.exceptions import Resolver404
+from django.urls.resolvers import RegexPattern, ResolverMatch, RoutePattern
 from django.utils.module_loading import import_string
 
 # The respondent's JSON submission only (its route's name). Other methods (OPTIONS) and every other
@@ -75,11 +83,39 @@ def lane_wanted(request: HttpRequest, path: re.Pattern[str]) -> bool:
     return request.method == "POST" and path.match(request.path_info) is not None
 
 
+def lane_resolver() -> URLResolver:
+    """A root resolver holding only the lane's route, as the URLconf spells it (the same route,
+    view and name). Django's resolver tries the URLconf's patterns in order, and the responses
+    route comes after the accounts API's and most of the surveys API's: ≈ 8 % of a submission's
+    CPU under load went to that walk (py-spy, bench/RESULTS.md §10, round 10)."""
+    match = get_resolver().resolve(reverse(LANE_ROUTE, kwargs={"slug": "slug"}))
+    route = URLPattern(RoutePattern(match.route, name=LANE_ROUTE, is_endpoint=True), match.func,
+                       name=LANE_ROUTE)  # fmt: skip
+    return URLResolver(RegexPattern(r"^/"), [route])
+
+
+class _LaneHandler(BaseHandler):
+    """Django's handler, resolving through :func:`lane_resolver`. A path the lane's pattern
+    takes but the route's converters refuse goes to the whole URLconf, as before."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.resolver = lane_resolver()
+
+    def resolve_request(self, request: HttpRequest) -> ResolverMatch:
+        try:
+            match = self.resolver.resolve(request.path_info)
+        except Resolver404:
+            return super().resolve_request(request)
+        request.resolver_match = match
+        return match
+
+
 def _lean_chain(paths: list[str]) -> Callable[[HttpRequest], Any]:
     """What ``BaseHandler.load_middleware`` builds, for ``paths`` (synchronous middlewares)."""
     # Django's own resolve → process_view → view → process_exception → render, fed the hooks of
     # these middlewares only (the handler's private lists, which its stubs do not declare).
-    inner: Any = BaseHandler()
+    inner: Any = _LaneHandler()
     inner._view_middleware = []
     inner._template_response_middleware = []
     inner._exception_middleware = []

@@ -177,10 +177,29 @@ def _lock(survey: Survey) -> None:
     """One sealer per survey. PostgreSQL: the survey row; SQLite: IMMEDIATE transactions already
     hold the database's write lock. Plain SQL, like :func:`_tail_count`: the ORM's query building
     and model instantiation cost more CPU than the statements themselves (a cProfile of the
-    submission path: ≈ 5 ms and 3.5 ms per batch; bench/RESULTS.md)."""
+    submission path: ≈ 5 ms and 3.5 ms per batch; bench/RESULTS.md).
+
+    The row lock's strength depends on the survey's access (frozen once open):
+
+    * open access: ``FOR NO KEY UPDATE``. It excludes the other sealers and a capped survey's
+      submitter (``FOR UPDATE``), but not the ``FOR KEY SHARE`` that each submission's foreign
+      key check takes on the survey row when it commits. So submissions keep committing while a
+      batch is sealed: with ``FOR UPDATE`` every submitter of the survey waited for the sealing
+      transaction, its fsync included, once per batch (bench/RESULTS.md §10, round 10). The
+      batch's re-write is ONE statement, so the rows it moves are one set whatever commits
+      meanwhile; a row committed after its snapshot stays in the tail.
+    * invite-only: ``FOR UPDATE``. Its two re-writes (submissions, then the used invitations)
+      must see the same submissions. A submission and its invitation's mark commit together;
+      one committing between the two statements would seal the mark with this batch and the
+      response with the next, which tells a database copy which batch that invitation's
+      response is in."""
     if connection.vendor == "postgresql":
+        strength = "FOR UPDATE" if survey.access == Survey.Access.INVITE else "FOR NO KEY UPDATE"
         with connection.cursor() as cursor:
-            cursor.execute('SELECT 1 FROM "surveys_survey" WHERE "id" = %s FOR UPDATE', [survey.pk])
+            cursor.execute(
+                f'SELECT 1 FROM "surveys_survey" WHERE "id" = %s {strength}',  # noqa: S608
+                [survey.pk],
+            )
 
 
 def _tail_count(survey: Survey) -> int:

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.contrib.sessions.models import Session
 from django.test import Client, override_settings
-from django.urls import reverse
+from django.urls import Resolver404, reverse
 
 from deniable.respondent_lane import SKIPPED, lane_path, lane_wanted
 from surveys.collection.public_survey_cache import invalidate
@@ -181,3 +181,34 @@ def test_the_lane_runs_the_setting_s_middlewares(survey):
         client = Client()
         assert "X-Frame-Options" not in _post(client, survey, _body())
         assert client.get("/healthz")["X-Frame-Options"] == "DENY"
+
+
+@pytest.mark.parametrize("slug", ["demo", "a-b_c9", "x" * 60])
+def test_the_lane_resolves_a_submission_as_the_whole_urlconf_does(slug):
+    from django.urls import get_resolver
+
+    from deniable.respondent_lane import lane_resolver
+
+    path = reverse("api-survey-responses", kwargs={"slug": slug})
+    ours, whole = lane_resolver().resolve(path), get_resolver().resolve(path)
+    for attr in ("func", "args", "kwargs", "url_name", "route", "app_names", "namespaces",
+                 "captured_kwargs", "extra_kwargs", "view_name"):  # fmt: skip
+        assert getattr(ours, attr) == getattr(whole, attr), attr
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("slug", ["a.b", "caf%C3%A9"])
+def test_a_slug_the_route_refuses_gets_the_whole_stacks_answer(slug):
+    """The lane's pattern takes any segment; its resolver refuses what ``<slug:…>`` refuses and
+    the whole URLconf answers, as it did before the lane had its own resolver."""
+    from deniable.respondent_lane import lane_resolver
+
+    path = f"/api/v1/surveys/{slug}/responses/"
+    with pytest.raises(Resolver404):
+        lane_resolver().resolve(path)
+    body = json.dumps({"submission_id": new_id(), "randomizer": "browser", "answers": {}})
+    lane = Client().post(path, body, content_type="application/json")
+    with override_settings(MIDDLEWARE=_without_lane()):
+        whole = Client().post(path, body, content_type="application/json")
+    assert lane.status_code == whole.status_code == 404
+    assert lane.content == whole.content

@@ -1,0 +1,142 @@
+"""What a batch's sealing holds up, on real PostgreSQL (``surveys.services.batches._lock``).
+
+* An open-access survey's submissions commit while a batch is being sealed. With the survey row
+  locked ``FOR UPDATE`` they waited (each one's foreign-key check takes ``FOR KEY SHARE`` on the
+  survey row at its commit), so every submitter stalled once per batch.
+* An invite-only survey's submissions still wait: a submission and its invitation's "used" mark
+  commit together, and the sealer's two re-writes must see the same ones.
+* Submissions racing many publications are each sealed once: tallies = sealed rows.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+from django.db import connection, transaction
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from surveys import selectors, services
+from surveys.models import Submission
+from surveys.services import batches
+from testsupport import factories
+from testsupport.factories import full_answers, survey_body
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _body(**extra: object) -> dict:
+    return {"submission_id": str(uuid.uuid4()), "randomizer": "browser",
+            "answers": full_answers(), **extra}  # fmt: skip
+
+
+class _Sealer(threading.Thread):
+    """Holds the survey's sealing lock, in its own connection, until ``release`` is set."""
+
+    def __init__(self, survey: object) -> None:
+        super().__init__(daemon=True)
+        self.survey, self.locked, self.release = survey, threading.Event(), threading.Event()
+
+    def run(self) -> None:
+        try:
+            with transaction.atomic():
+                batches._lock(self.survey)  # type: ignore[arg-type]
+                self.locked.set()
+                self.release.wait(30)
+        finally:
+            connection.close()
+
+
+def _open(django_user_model, **body: object):
+    owner = django_user_model.objects.create_user(username="owner", password="pw-owner-123")
+    survey = factories.survey_create(owner=owner, data=survey_body(**body))
+    services.survey_open(survey=survey)
+    return survey
+
+
+@override_settings(DENIABLE_ESTIMATE_BATCH=10)  # this post does not publish a batch itself
+def test_open_survey_submissions_commit_while_a_batch_is_sealed(
+    require_postgres, django_user_model
+):
+    survey = _open(django_user_model)
+    sealer = _Sealer(survey)
+    sealer.start()
+    try:
+        assert sealer.locked.wait(10)
+        with connection.cursor() as cursor:
+            # Waiting for the sealer would fail this post instead of hanging the test.
+            cursor.execute("SET lock_timeout = '3s'")
+        started = time.monotonic()
+        r = APIClient().post(f"/api/v1/surveys/{survey.slug}/responses/", _body(), format="json")
+        assert r.status_code == 201, r.content
+        assert time.monotonic() - started < 3
+        assert Submission.objects.filter(survey=survey).count() == 1
+    finally:
+        sealer.release.set()
+        sealer.join(30)
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+
+
+@override_settings(DENIABLE_ESTIMATE_BATCH=10)
+def test_invite_only_submissions_wait_for_the_sealer(require_postgres, django_user_model):
+    survey = _open(django_user_model, access="invite")
+    (token,) = factories.invitations_create(survey=survey, count=1)
+    sealer = _Sealer(survey)
+    sealer.start()
+    codes: list[int] = []
+
+    def post() -> None:
+        try:
+            r = APIClient().post(
+                f"/api/v1/surveys/{survey.slug}/responses/", _body(token=token), format="json"
+            )
+            codes.append(r.status_code)
+        finally:
+            connection.close()
+
+    poster = threading.Thread(target=post, daemon=True)
+    try:
+        assert sealer.locked.wait(10)
+        poster.start()
+        poster.join(1.5)
+        assert poster.is_alive() and codes == [], "an invite-only post committed mid-seal"
+    finally:
+        sealer.release.set()
+        sealer.join(30)
+        poster.join(30)
+    assert codes == [201]
+
+
+@override_settings(DENIABLE_ESTIMATE_BATCH=3)
+def test_submissions_racing_publications_are_each_sealed_once(require_postgres, django_user_model):
+    survey = _open(django_user_model)
+    n, barrier, codes = 40, threading.Barrier(8), []
+    lock = threading.Lock()
+
+    def worker(count: int) -> None:
+        try:
+            client = APIClient()
+            barrier.wait()
+            for _ in range(count):
+                r = client.post(f"/api/v1/surveys/{survey.slug}/responses/", _body(), format="json")
+                with lock:
+                    codes.append(r.status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(n // 8,)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert codes == [201] * n
+    batches.submissions_publish(survey=survey)  # whatever is due after the last commit
+    rows = Submission.objects.filter(survey=survey)
+    sealed = rows.filter(sealed=True).count()
+    assert rows.count() == n
+    assert selectors.survey_respondent_count(survey=survey) == sealed
+    assert n - sealed < 3  # what is left waits for its batch of k
