@@ -234,24 +234,62 @@ def _batch_increments(survey: Survey, answers: Iterable[Mapping[str, Any]]) -> l
 def submissions_publish(*, survey: Survey, force: bool = False) -> int:
     """Seal and publish the survey's unsealed submissions if there are at least k of them (or
     any, with ``force``: operations only). Returns how many were published."""
-    k = estimate_batch()
     with sqlite_writer_turn(), transaction.atomic():  # SQLite: in turn with the submissions
         _lock(survey)
-        pending = _tail_count(survey)
-        if pending == 0 or (pending < k and not force):
-            return 0
-        answers = _rewrite_tail(survey, seal=True)
-        tallies_upsert(*_batch_increments(survey, answers))
-        # Webhooks move with the batch, never with a submission (one query if there is none).
-        webhooks_batch_published(survey=survey, published=len(answers))
+        return _seal_locked(survey, force=force)
+
+
+def _seal_locked(survey: Survey, *, force: bool = False) -> int:
+    """Under :func:`_lock`: seal the tail if at least k wait (any, with ``force``)."""
+    pending = _tail_count(survey)
+    if pending == 0 or (pending < estimate_batch() and not force):
+        return 0
+    answers = _rewrite_tail(survey, seal=True)
+    tallies_upsert(*_batch_increments(survey, answers))
+    # Webhooks move with the batch, never with a submission (one query if there is none).
+    webhooks_batch_published(survey=survey, published=len(answers))
     return len(answers)
+
+
+# pg_try_advisory_xact_lock's first key: the sealers' turn (the second is the survey's id).
+_SEALER_TURN = 0x5EA1
+_INT4 = 2**31
+
+
+def submissions_publish_due(*, survey: Survey) -> int:
+    """After a stored submission saw ≥ k waiting (PostgreSQL): seal them, or return at once if
+    another sealer of the survey is at work, instead of queuing behind it to find nothing left.
+
+    Nothing due is left behind by returning: whoever held the sealers' turn counts the tail
+    again *after* its commit and seals again if ≥ k wait. A submission that found the turn taken
+    committed its row before it looked, so before that holder let go, so that count sees it.
+    The turn is an advisory lock that only sealers take; the survey row is still locked as
+    :func:`_lock` says (capped submitters, charges and closing wait for it as before).
+    Returns how many were published."""
+    if connection.vendor != "postgresql" or survey.pk >= _INT4:
+        return submissions_publish(survey=survey)
+    published = 0
+    while True:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_try_advisory_xact_lock(%s, %s)", [_SEALER_TURN, survey.pk]
+                )
+                row = cursor.fetchone()
+            if not (row and row[0]):
+                return published  # the holder counts again after its commit
+            _lock(survey)
+            published += _seal_locked(survey)
+        # The turn is free again: what committed while it was held is visible now.
+        if _tail_count(survey) < estimate_batch():
+            return published
 
 
 def submissions_publish_if_due(*, survey: Survey) -> int:
     """After a stored submission: publish when the tail has reached k (cheap count otherwise)."""
     if _tail_count(survey) < estimate_batch():
         return 0
-    return submissions_publish(survey=survey)
+    return submissions_publish_due(survey=survey)
 
 
 def submissions_tail_settle(*, survey: Survey) -> int:
@@ -264,7 +302,11 @@ def submissions_tail_settle(*, survey: Survey) -> int:
 
 
 def submissions_shuffle_tail(*, survey: Survey) -> None:
-    """Re-write the unsealed tail (and the used invitations) in key order without publishing."""
+    """Re-write the unsealed tail (and the used invitations) in key order without publishing,
+    when the survey closes. A tail of ≥ k is published instead: submissions that commit at the
+    same moment each count the tail without the others' rows, so a batch can come due with no
+    one seeing it; the next submission would publish it, and after closing there is none."""
     with transaction.atomic():
         _lock(survey)
-        _rewrite_tail(survey, seal=False)
+        if not _seal_locked(survey):
+            _rewrite_tail(survey, seal=False)

@@ -28,7 +28,7 @@ from deniable.errors import Conflict, ErrorCode, NotFound
 from surveys.definitions.specs import Answer
 from surveys.models import Submission, Survey
 from surveys.selectors.surveys import estimate_batch
-from surveys.services.batches import submissions_publish
+from surveys.services.batches import submissions_publish_due
 from surveys.services.invitations import invitation_digest
 from surveys.services.submission_storage import (
     submission_insert_params,
@@ -141,7 +141,7 @@ def submission_create(
         if not pending:
             return _unstored_outcome(survey, submission_id, fingerprint)
         if pending >= estimate_batch():
-            submissions_publish(survey=survey)  # re-counts under the survey's lock
+            submissions_publish_due(survey=survey)  # re-counts under the survey's lock
         return SubmissionOutcome(submission_id=submission_id, status="accepted")
     stored = submission_store(survey=survey, submission_params=submission_params, digest=digest)
     if not stored:

@@ -5,7 +5,10 @@
   survey row at its commit), so every submitter stalled once per batch.
 * An invite-only survey's submissions still wait: a submission and its invitation's "used" mark
   commit together, and the sealer's two re-writes must see the same ones.
-* Submissions racing many publications are each sealed once: tallies = sealed rows.
+* A post that finds another sealer at work does not queue behind it: that sealer counts the
+  tail again after its commit and seals what came due meanwhile.
+* Submissions racing many publications are each sealed once: tallies = sealed rows; closing
+  publishes a tail of k or more (a batch can come due with no one seeing it).
 """
 
 from __future__ import annotations
@@ -134,9 +137,82 @@ def test_submissions_racing_publications_are_each_sealed_once(require_postgres, 
     for t in threads:
         t.join(120)
     assert codes == [201] * n
-    batches.submissions_publish(survey=survey)  # whatever is due after the last commit
+    # Closing publishes a batch that came due unseen (posts that committed together each
+    # counted the tail without the others' rows) and leaves < k out of the estimates.
+    services.survey_close(survey=survey)
     rows = Submission.objects.filter(survey=survey)
     sealed = rows.filter(sealed=True).count()
     assert rows.count() == n
     assert selectors.survey_respondent_count(survey=survey) == sealed
-    assert n - sealed < 3  # what is left waits for its batch of k
+    assert n - sealed < 3
+
+
+def _post(survey) -> int:
+    r = APIClient().post(f"/api/v1/surveys/{survey.slug}/responses/", _body(), format="json")
+    return r.status_code
+
+
+@override_settings(DENIABLE_ESTIMATE_BATCH=2)
+def test_a_post_does_not_queue_behind_a_sealer_and_its_batch_is_still_sealed(
+    require_postgres, django_user_model, monkeypatch
+):
+    """A sealer pauses after re-writing its batch, before its commit. Two posts meanwhile each
+    see ≥ k waiting: they return at once (before: they waited for the sealer's lock), and the
+    sealer, once committed, counts again and seals them too."""
+    survey = _open(django_user_model)
+    real, sealed_once, go = batches._seal_locked, threading.Event(), threading.Event()
+    codes: list[int] = []
+
+    def paused(survey_: object, **kw: bool) -> int:
+        n = real(survey_, **kw)  # type: ignore[arg-type]
+        if threading.current_thread().name == "sealer" and not sealed_once.is_set():
+            sealed_once.set()
+            go.wait(30)
+        return n
+
+    monkeypatch.setattr(batches, "_seal_locked", paused)
+    assert _post(survey) == 201  # one waiting: no batch yet
+
+    def second() -> None:
+        try:
+            codes.append(_post(survey))  # two waiting: this thread seals them
+        finally:
+            connection.close()
+
+    sealer = threading.Thread(target=second, name="sealer", daemon=True)
+    sealer.start()
+    try:
+        assert sealed_once.wait(10)
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '3s'")
+        started = time.monotonic()
+        assert [_post(survey), _post(survey)] == [201, 201]
+        assert time.monotonic() - started < 3
+        assert Submission.objects.filter(survey=survey, sealed=True).count() == 0  # uncommitted
+    finally:
+        go.set()
+        sealer.join(30)
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+    assert codes == [201]
+    assert Submission.objects.filter(survey=survey, sealed=False).count() == 0
+    assert selectors.survey_respondent_count(survey=survey) == 4
+
+
+def test_closing_publishes_a_tail_of_k_or_more(require_postgres, django_user_model):
+    survey = _open(django_user_model)
+    with override_settings(DENIABLE_ESTIMATE_BATCH=100):
+        assert [_post(survey) for _ in range(12)] == [201] * 12
+    with override_settings(DENIABLE_ESTIMATE_BATCH=10):
+        services.survey_close(survey=survey)
+    assert Submission.objects.filter(survey=survey, sealed=False).count() == 0
+    assert selectors.survey_respondent_count(survey=survey) == 12
+
+
+@override_settings(DENIABLE_ESTIMATE_BATCH=10)
+def test_closing_keeps_a_tail_under_k_out_of_the_estimates(require_postgres, django_user_model):
+    survey = _open(django_user_model)
+    assert [_post(survey) for _ in range(12)] == [201] * 12
+    services.survey_close(survey=survey)
+    assert Submission.objects.filter(survey=survey, sealed=False).count() == 2
+    assert selectors.survey_respondent_count(survey=survey) == 10
