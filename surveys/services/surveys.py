@@ -233,7 +233,8 @@ def survey_close(*, survey: Survey) -> Survey:
     """open → closed: stop accepting submissions (estimates and exports remain).
 
     The unsealed tail (< k submissions) is re-written in key order but not published: the last
-    change of the estimates still aggregates ≥ k reports; releases count the tail."""
+    change of the estimates still aggregates ≥ k reports; releases count the tail. A tail of k or
+    more (a batch that came due as submissions committed together) is published instead."""
     from surveys.services.batches import submissions_shuffle_tail
     from surveys.services.shuffled_exports import shuffled_export_enqueue
 
