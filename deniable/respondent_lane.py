@@ -88,7 +88,9 @@ def lane_resolver() -> URLResolver:
     view and name). Django's resolver tries the URLconf's patterns in order, and the responses
     route comes after the accounts API's and most of the surveys API's: ≈ 8 % of a submission's
     CPU under load went to that walk (py-spy, bench/RESULTS.md §10, round 10)."""
-    match = get_resolver().resolve(reverse(LANE_ROUTE, kwargs={"slug": "slug"}))
+    # The resolver sees paths without the script prefix (as ``lane_path``).
+    path = reverse(LANE_ROUTE, kwargs={"slug": "slug"}).removeprefix(get_script_prefix())
+    match = get_resolver().resolve("/" + path)
     route = URLPattern(RoutePattern(match.route, name=LANE_ROUTE, is_endpoint=True), match.func,
                        name=LANE_ROUTE)  # fmt: skip
     return URLResolver(RegexPattern(r"^/"), [route])

@@ -212,3 +212,18 @@ def test_a_slug_the_route_refuses_gets_the_whole_stacks_answer(slug):
         whole = Client().post(path, body, content_type="application/json")
     assert lane.status_code == whole.status_code == 404
     assert lane.content == whole.content
+
+
+def test_the_lane_resolver_is_built_under_a_script_prefix():
+    """A deployment under a prefix (``FORCE_SCRIPT_NAME``): the resolver sees paths without it."""
+    from django.urls import get_script_prefix, set_script_prefix
+
+    from deniable.respondent_lane import lane_resolver
+
+    old = get_script_prefix()
+    set_script_prefix("/pfx/")
+    try:
+        match = lane_resolver().resolve("/api/v1/surveys/demo/responses/")
+    finally:
+        set_script_prefix(old)
+    assert match.kwargs == {"slug": "demo"} and match.url_name == "api-survey-responses"

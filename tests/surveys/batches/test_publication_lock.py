@@ -152,6 +152,41 @@ def _post(survey) -> int:
     return r.status_code
 
 
+def _pause_first_seal(monkeypatch, *, then_fail: bool) -> tuple[threading.Event, threading.Event]:
+    """The first seal in the thread named "sealer" pauses after its re-write, before its commit,
+    until ``go`` is set (and then raises, with ``then_fail``). Returns (paused, go)."""
+    real, paused, go = batches._seal_locked, threading.Event(), threading.Event()
+
+    def seal(survey_: object, **kw: bool) -> int:
+        n = real(survey_, **kw)  # type: ignore[arg-type]
+        if threading.current_thread().name == "sealer" and not paused.is_set():
+            paused.set()
+            go.wait(30)
+            if then_fail:
+                raise RuntimeError("the seal failed")
+        return n
+
+    monkeypatch.setattr(batches, "_seal_locked", seal)
+    return paused, go
+
+
+def _start_sealer(survey, outcomes: list[int | str]) -> threading.Thread:
+    """Posts once from a thread named "sealer"; its status code, or the view's error (the test
+    client re-raises it), goes to ``outcomes``."""
+
+    def post() -> None:
+        try:
+            outcomes.append(_post(survey))
+        except RuntimeError as exc:
+            outcomes.append(str(exc))
+        finally:
+            connection.close()
+
+    sealer = threading.Thread(target=post, name="sealer", daemon=True)
+    sealer.start()
+    return sealer
+
+
 @override_settings(DENIABLE_ESTIMATE_BATCH=2)
 def test_a_post_does_not_queue_behind_a_sealer_and_its_batch_is_still_sealed(
     require_postgres, django_user_model, monkeypatch
@@ -160,27 +195,10 @@ def test_a_post_does_not_queue_behind_a_sealer_and_its_batch_is_still_sealed(
     see ≥ k waiting: they return at once (before: they waited for the sealer's lock), and the
     sealer, once committed, counts again and seals them too."""
     survey = _open(django_user_model)
-    real, sealed_once, go = batches._seal_locked, threading.Event(), threading.Event()
-    codes: list[int] = []
-
-    def paused(survey_: object, **kw: bool) -> int:
-        n = real(survey_, **kw)  # type: ignore[arg-type]
-        if threading.current_thread().name == "sealer" and not sealed_once.is_set():
-            sealed_once.set()
-            go.wait(30)
-        return n
-
-    monkeypatch.setattr(batches, "_seal_locked", paused)
+    sealed_once, go = _pause_first_seal(monkeypatch, then_fail=False)
+    codes: list[int | str] = []
     assert _post(survey) == 201  # one waiting: no batch yet
-
-    def second() -> None:
-        try:
-            codes.append(_post(survey))  # two waiting: this thread seals them
-        finally:
-            connection.close()
-
-    sealer = threading.Thread(target=second, name="sealer", daemon=True)
-    sealer.start()
+    sealer = _start_sealer(survey, codes)  # two waiting: that thread seals them
     try:
         assert sealed_once.wait(10)
         with connection.cursor() as cursor:
@@ -216,3 +234,26 @@ def test_closing_keeps_a_tail_under_k_out_of_the_estimates(require_postgres, dja
     services.survey_close(survey=survey)
     assert Submission.objects.filter(survey=survey, sealed=False).count() == 2
     assert selectors.survey_respondent_count(survey=survey) == 10
+
+
+@override_settings(DENIABLE_ESTIMATE_BATCH=2)
+def test_a_sealer_that_fails_once_still_seals_what_others_left_to_it(
+    require_postgres, django_user_model, monkeypatch
+):
+    """The holder's seal fails (once: a deadlock, a timeout) after two posts skipped their turn.
+    It seals once more, waiting for the lock, before its error goes on: nothing due is left."""
+    survey = _open(django_user_model)
+    paused, go = _pause_first_seal(monkeypatch, then_fail=True)
+    errors: list[int | str] = []
+    assert _post(survey) == 201
+    sealer = _start_sealer(survey, errors)
+    try:
+        assert paused.wait(10)
+        assert [_post(survey), _post(survey)] == [201, 201]  # both skip their turn
+    finally:
+        go.set()
+        sealer.join(30)
+    assert errors == ["the seal failed"]
+    assert Submission.objects.filter(survey=survey).count() == 4
+    assert Submission.objects.filter(survey=survey, sealed=False).count() == 0
+    assert selectors.survey_respondent_count(survey=survey) == 4
