@@ -56,7 +56,7 @@ THREADS = int(os.environ.get("BENCH_WEB_THREADS", "2"))
 # gives the earlier harness.
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", str(4 * WORKERS * THREADS)))
 EVEN_SPLIT = os.environ.get("BENCH_EVEN_SPLIT", "1") != "0"
-PER_WORKER = -(-CONNECTIONS // WORKERS) if EVEN_SPLIT else 1000
+PER_WORKER = -(-CONNECTIONS // WORKERS) if EVEN_SPLIT else None  # None: gunicorn.conf.py's
 
 
 def unavailable() -> str | None:
@@ -389,8 +389,8 @@ def run(quick: bool) -> dict[str, Any]:
 
     rounds, seconds = (1, 2.0) if quick else (5, 10.0)  # quick: CI keeps it working
     print(
-        f"gunicorn {WORKERS} workers × {THREADS} threads, at most {PER_WORKER} connections per "
-        f"worker; wrk -t1 -c{CONNECTIONS}; pgbench "
+        f"gunicorn {WORKERS} workers × {THREADS} threads, at most {PER_WORKER or 'any'} "
+        f"connections per worker; wrk -t1 -c{CONNECTIONS}; pgbench "
         f"-c{CONNECTIONS}; {rounds} round(s) × {seconds:g} s per candidate; rate limit off"
     )
     phases: list[tuple[str, dict[str, str]]] = [

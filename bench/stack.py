@@ -296,16 +296,19 @@ def gunicorn(
     workers: int,
     threads: int,
     extra_env: Mapping[str, str] | None = None,
-    connections_per_worker: int = 1000,
+    connections_per_worker: int | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """The project's gunicorn.conf.py on a free loopback port; yields (base URL, master).
-    ``connections_per_worker`` caps what one worker accepts (gunicorn's ``worker_connections``)."""
+    ``connections_per_worker`` caps what one worker accepts (gunicorn's ``worker_connections``;
+    None keeps gunicorn.conf.py's)."""
     port = free_port()
+    cap = {} if connections_per_worker is None else {
+        "GUNICORN_WORKER_CONNECTIONS": str(connections_per_worker)}  # fmt: skip
     env = bench_env(
         GUNICORN_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY=str(workers),
         GUNICORN_THREADS=str(threads),
-        GUNICORN_WORKER_CONNECTIONS=str(connections_per_worker),
+        **cap,
         **dict(extra_env or {}),
     )
     proc = subprocess.Popen(

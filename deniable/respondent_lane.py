@@ -72,11 +72,16 @@ SKIPPED: dict[str, str] = {
 }
 
 
+def _route_path(slug: str) -> str:
+    """The route's path for ``slug`` as the resolver sees it: without the script prefix or the
+    leading slash."""
+    return reverse(LANE_ROUTE, kwargs={"slug": slug}).removeprefix(get_script_prefix())
+
+
 def lane_path() -> re.Pattern[str]:
     """The route's path with any slug, from the URLconf (no path is written by hand)."""
     marker = "SLUG0MARKER"
-    path = reverse(LANE_ROUTE, kwargs={"slug": marker}).removeprefix(get_script_prefix())
-    return re.compile("^/" + re.escape(path).replace(marker, "[^/]+") + "$")
+    return re.compile("^/" + re.escape(_route_path(marker)).replace(marker, "[^/]+") + "$")
 
 
 def lane_wanted(request: HttpRequest, path: re.Pattern[str]) -> bool:
@@ -88,9 +93,7 @@ def lane_resolver() -> URLResolver:
     view and name). Django's resolver tries the URLconf's patterns in order, and the responses
     route comes after the accounts API's and most of the surveys API's: ≈ 8 % of a submission's
     CPU under load went to that walk (py-spy, bench/RESULTS.md §10, round 10)."""
-    # The resolver sees paths without the script prefix (as ``lane_path``).
-    path = reverse(LANE_ROUTE, kwargs={"slug": "slug"}).removeprefix(get_script_prefix())
-    match = get_resolver().resolve("/" + path)
+    match = get_resolver().resolve("/" + _route_path("slug"))
     route = URLPattern(RoutePattern(match.route, name=LANE_ROUTE, is_endpoint=True), match.func,
                        name=LANE_ROUTE)  # fmt: skip
     return URLResolver(RegexPattern(r"^/"), [route])
