@@ -7,7 +7,8 @@ a token inside the view and sets ``request.user`` on the underlying request then
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -32,3 +33,15 @@ class AuditContextMiddleware:
             return self.get_response(request)
         finally:
             _request.reset(token)
+
+
+@contextmanager
+def as_system() -> Iterator[None]:
+    """Entries written inside are the system's (no actor), even during a request: for work a
+    request merely triggers, such as closing other researchers' surveys at their closing time
+    (``surveys.services.closing``), which must not be recorded as that request's user's act."""
+    token = _request.set(None)
+    try:
+        yield
+    finally:
+        _request.reset(token)

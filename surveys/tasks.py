@@ -1,13 +1,13 @@
 """Celery tasks of the surveys app. Thin: the logic lives in
-:mod:`surveys.analysis.regression_jobs`, :mod:`surveys.services.shuffled_exports` and
-:mod:`surveys.webhooks.services`."""
+:mod:`surveys.analysis.regression_jobs`, :mod:`surveys.services.shuffled_exports`,
+:mod:`surveys.services.closing` and :mod:`surveys.webhooks.services`."""
 
 from __future__ import annotations
 
 from celery import Task, shared_task
 
 from surveys.analysis import regression_jobs as analysis_jobs
-from surveys.services import shuffled_exports
+from surveys.services import closing, shuffled_exports
 from surveys.webhooks import services as webhooks
 
 
@@ -71,3 +71,15 @@ def webhook_deliveries_sweep() -> list[int]:
 def shuffled_export_produce(survey_id: int) -> bool:
     """Make a closed survey's shuffled file (idempotent: one that has it is skipped)."""
     return shuffled_exports.shuffled_export_produce(survey_id=survey_id)
+
+
+@shared_task(
+    name="surveys.tasks.surveys_close_due",
+    ignore_result=True,
+    soft_time_limit=50,
+    time_limit=60,
+)
+def surveys_close_due() -> list[int]:
+    """Periodic (beat): close the open surveys whose closing time has passed (their tail
+    shuffled or published, their shuffled file made)."""
+    return closing.surveys_close_due()

@@ -154,6 +154,13 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "surveys.tasks.webhook_deliveries_sweep",
         "schedule": 300.0,
     },
+    # Open surveys whose closing time has passed are closed (their unpublished tail shuffled or
+    # published, their shuffled file made): surveys.services.closing.
+    "surveys-close-due": {
+        "task": "surveys.tasks.surveys_close_due",
+        # Seconds; shorter only in tests (tests/integration/test_beat_sweeper.py).
+        "schedule": env.float("DENIABLE_CLOSE_SWEEP_SECONDS", default=60.0),
+    },
 }
 # Releases: pending longer than this, or running longer than the task's hard time limit (150 s)
 # plus a margin, are re-enqueued by the sweeper.

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from deniable.embedded import embedded_sweep_due
 from privacy.models import Release
 from privacy.services.enqueue import logger, release_enqueue
 
@@ -45,24 +46,10 @@ def releases_sweep(
     return sent
 
 
-# Embedded mode: at most one in-process sweep per this many seconds (per cache).
-EMBEDDED_SWEEP_INTERVAL_SECONDS = 60
-
-
 def releases_sweep_embedded() -> list[str]:
     """Embedded mode (eager tasks, no Celery beat): run :func:`releases_sweep` in-process, at most
-    once a minute, from the researcher's release views. It finishes a release whose process died
-    mid-task (``runserver`` restarted); in eager mode ``release_enqueue`` runs the task inline,
-    and a task that fails there is failed and refunded. With a broker it does nothing: beat
-    schedules the real sweeper."""
-    from django.core.cache import cache
-
-    from privacy.services.enqueue import _eager
-
-    if not _eager():
-        return []
-    try:
-        due = cache.add("privacy:embedded-sweep", 1, EMBEDDED_SWEEP_INTERVAL_SECONDS)
-    except Exception:  # a cache outage must not break the page  # noqa: BLE001
-        due = False
-    return releases_sweep() if due else []
+    once a minute, from the researcher's release views (:mod:`deniable.embedded`). It finishes a
+    release whose process died mid-task (``runserver`` restarted); in eager mode
+    ``release_enqueue`` runs the task inline, and a task that fails there is failed and refunded.
+    With a broker it does nothing: beat schedules the real sweeper."""
+    return releases_sweep() if embedded_sweep_due("privacy:embedded-sweep") else []

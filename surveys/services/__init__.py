@@ -26,6 +26,11 @@ Modules: :mod:`~surveys.services.surveys` (create, update, open, close),
 """
 
 from surveys.definitions.specs import MAX_ABS_NUMBER
+from surveys.services.closing import (
+    survey_close_if_due,
+    surveys_close_due,
+    surveys_close_due_embedded,
+)
 from surveys.services.invitations import (
     MAX_INVITATIONS,
     InvitationCounts,
@@ -89,6 +94,7 @@ __all__ = [
     "submission_create",
     "survey_archive",
     "survey_close",
+    "survey_close_if_due",
     "survey_create",
     "survey_delete",
     "survey_duplicate",
@@ -96,4 +102,6 @@ __all__ = [
     "survey_population_shares_set",
     "survey_unarchive",
     "survey_update",
+    "surveys_close_due",
+    "surveys_close_due_embedded",
 ]

@@ -193,6 +193,7 @@ def beat(celery_broker, tmp_path):
         # Sweep every second, a pending release stale after one (fast tests).
         "DENIABLE_RELEASE_SWEEP_SECONDS": "1",
         "DENIABLE_RELEASE_PENDING_STALE_SECONDS": "1",
+        "DENIABLE_CLOSE_SWEEP_SECONDS": "1",  # and close surveys past their closing time
     }
     env.pop("CI", None)
     log = tmp_path / "beat.log"

@@ -1,4 +1,5 @@
-"""The release sweeper under a real ``celery beat`` and worker (issue 21, item 10).
+"""The sweepers under a real ``celery beat`` and worker: releases (issue 21, item 10) and
+surveys past their closing time (surveys/services/closing.py).
 
 Redis is down (SIGSTOP) when the release is requested, so the enqueue fails and the release
 stays pending; after Redis returns, beat's sweeper must re-enqueue it and the worker compute it —
@@ -10,12 +11,19 @@ second and a release is stale after one.
 from __future__ import annotations
 
 import time
+import uuid
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.test import override_settings
+from django.utils import timezone
 
 from privacy.models import LedgerEntry, Release
-from testsupport.factories import api_client, make_user
+from surveys.models import Survey
+from testsupport import factories
+from testsupport.factories import api_client, make_user, submit
 from testsupport.factories import make_release_survey as make_survey
 from testsupport.processes import wait_until
 
@@ -55,4 +63,30 @@ def test_a_release_requested_while_redis_is_down_completes_after_it_returns(
     assert LedgerEntry.objects.filter(release_id=release_id, refunded=False).count() == 1
     # Beat sends again once Redis is back, so its health check passes again.
     assert wait_until(healthy, 30), Path(log).read_text()[-3000:]
+    assert process.poll() is None
+
+
+def test_a_survey_past_its_closing_time_is_closed_by_beat_and_its_tail_shuffled(workers, beat):
+    """Beat sends ``surveys.tasks.surveys_close_due`` every second (the fixture); the worker
+    closes the survey, re-writing its unpublished tail in one transaction in key order."""
+    process, log, _ = beat
+    owner = make_user("owner")
+    survey = factories.make_survey(owner)  # every kind; submit() answers them all
+    with override_settings(DENIABLE_ESTIMATE_BATCH=10):  # the worker's k (settings.base)
+        for sid in sorted((str(uuid.uuid4()) for _ in range(3)), reverse=True):
+            submit(survey, submission_id=sid)  # each its own transaction: its own xid
+    Survey.objects.filter(pk=survey.pk).update(closes_at=timezone.now() - timedelta(seconds=1))
+    worker = workers.start()
+    assert wait_until(lambda: Survey.objects.get(pk=survey.pk).status == "closed", 60, 0.5), (
+        Path(log).read_text()[-3000:] + worker.output()[-3000:]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, xmin::text FROM surveys_submission WHERE survey_id = %s ORDER BY ctid",
+            [survey.pk],
+        )
+        rows = cursor.fetchall()
+    assert len(rows) == 3 and len({xmin for _, xmin in rows}) == 1
+    assert [sid for sid, _ in rows] == sorted(sid for sid, _ in rows)
+    assert "surveys_close_due" in worker.output()
     assert process.poll() is None
