@@ -103,6 +103,16 @@ if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # Deleted rows are overwritten with zeros, not left in free pages: a batch's re-write
     # (surveys.services.batches) must not leave the old copies readable in the file.
     options.setdefault("init_command", "PRAGMA secure_delete = ON;")
+else:
+    # PostgreSQL: no bitmap scans in the app's sessions. Publishing a batch re-writes its rows, so
+    # each submission leaves a dead entry in the indexes on the survey's rows until VACUUM. A
+    # plain index scan marks the dead entries it meets and later scans skip them; a bitmap scan
+    # never does. Planned as one (a table not yet analyzed), the tail's count on every submission
+    # read every entry dead since the last VACUUM: the bench fell from 614 to 368 req/s in 50 s
+    # (bench/RESULTS.md §10, round 11; tests/surveys/test_dead_tail_entries.py). The planner
+    # then takes a plain index scan or a sequential scan where it would have taken a bitmap.
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    options["options"] = f"{options.get('options', '')} -c enable_bitmapscan=off".strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
