@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+from django.test import override_settings
 from rest_framework.test import APIClient
 
 from dpcore import local as rr
@@ -30,6 +31,10 @@ SEED = 31415
 COIN = {"name": "forced_response", "p_truth": 0.5, "p_yes": 0.25, "p_no": 0.25}
 
 
+# Batches of 10, the production default k: every submission still goes the real way, and its
+# batch is published ten at a time (the test settings' k = 1 sealed a batch per respondent,
+# most of this test's time). The respondent count below is a multiple of 10: all published.
+@override_settings(DENIABLE_ESTIMATE_BATCH=10)
 def test_estimate_through_the_api_matches_privacy_rr_and_covers_pi(django_user_model):
     owner = django_user_model.objects.create_user(username="stats", password="pw-stats-123")
     survey = factories.survey_create(

@@ -9,6 +9,7 @@ import uuid
 
 import numpy as np
 import pytest
+from django.test import override_settings
 
 from dpcore import local as rr
 from tests.surveys.multi.support import (
@@ -160,6 +161,10 @@ def test_estimates_csv_has_a_row_per_option(api, anon):
     assert [row["reported"] for row in rows] == ["0", "1", "0"]
 
 
+# Batches of 10, the production default k: every submission still goes the real way, and its
+# batch is published ten at a time (the test settings' k = 1 sealed a batch per respondent,
+# most of this test's time). The respondent count below is a multiple of 10: all published.
+@override_settings(DENIABLE_ESTIMATE_BATCH=10)
 def test_simulated_respondents_are_debiased_per_option(api):
     """n = 600 respondents with true prevalences (0.1, 0.4, 0.7), each option randomized
     independently by the coin design (truth ½, yes ¼, no ¼). λ = ½π + ¼; SE(π̂) = √(λ(1−λ)/n)/½
