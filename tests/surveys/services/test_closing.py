@@ -72,6 +72,7 @@ def test_a_database_copy_loses_the_tails_arrival_order_at_the_closing_time(requi
     assert estimates_body(survey=survey)["respondents"] == 0  # a tail < k stays unpublished
 
 
+@pytest.mark.both_backends  # make run's SQLite too (CI's SQLite pass)
 @pytest.mark.django_db
 def test_a_due_batch_nobody_saw_is_published_and_the_shuffled_file_can_be_made():
     owner = make_user("owner")
@@ -90,6 +91,7 @@ def test_a_due_batch_nobody_saw_is_published_and_the_shuffled_file_can_be_made()
     assert response.status_code == 200, response.content
 
 
+@pytest.mark.both_backends  # make run's SQLite too (CI's SQLite pass)
 @pytest.mark.django_db
 def test_only_open_surveys_past_their_closing_time_are_closed_once_by_the_system():
     owner = make_user("owner")
@@ -148,6 +150,7 @@ def test_one_failing_survey_leaves_the_others_closed(monkeypatch):
     assert services.surveys_close_due() == [first.pk]
 
 
+@pytest.mark.both_backends  # make run's SQLite too (CI's SQLite pass)
 @pytest.mark.django_db
 def test_embedded_mode_closes_from_the_researchers_pages_at_most_once_a_minute():
     cache.delete("surveys:embedded-close-sweep")
