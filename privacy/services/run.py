@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from dpcore.central.release_noise import Noiser
@@ -53,6 +53,21 @@ def _exact_number_sums(
     }
 
 
+def _hold_published(survey: Survey) -> None:
+    """PostgreSQL: ``FOR SHARE`` on the survey row until the release is stored. No batch is
+    published meanwhile (a sealer's ``FOR NO KEY UPDATE`` waits), so the counts and the exact
+    sums are read from the same batches; submissions keep committing (``FOR KEY SHARE`` does not
+    conflict). SQLite has one writer at a time and no row locks."""
+    if connection.vendor != "postgresql":
+        return
+    qn = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {qn(Survey._meta.db_table)} WHERE {qn('id')} = %s FOR SHARE",  # noqa: S608
+            [survey.pk],
+        )
+
+
 def _store(release: Release, results: dict[str, object]) -> str:
     """The results and ``done``, in the caller's transaction (write-once from here on)."""
     release.results = results
@@ -86,12 +101,18 @@ def release_run(*, release_id: uuid.UUID | str) -> str:
 
     try:
         with transaction.atomic():
+            # The release row only: with select_related, FOR UPDATE also locked the survey row,
+            # and every submission of the survey (its foreign key check takes FOR KEY SHARE on
+            # that row) waited for the whole computation.
             release = (
-                Release.objects.select_for_update().select_related("survey").get(pk=release_id)
+                Release.objects.select_for_update(of=("self",))
+                .select_related("survey")
+                .get(pk=release_id)
             )
             if release.is_final:  # another delivery finished it meanwhile
                 return release.status
             survey = release.survey
+            _hold_published(survey)
             by_key = {q.key: q for q in survey.questions.all()}
             questions = [by_key[k] for k in release.questions]
             if release.mechanism == Release.Mechanism.EXPONENTIAL:
