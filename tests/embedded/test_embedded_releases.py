@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -104,12 +105,27 @@ def _shell(env: dict[str, str], code: str) -> object:
     return json.loads(out.strip().splitlines()[-1])
 
 
-@pytest.fixture
-def embedded_server(tmp_path: Path) -> Iterator[tuple[str, dict, dict[str, str]]]:
-    db = tmp_path / "db.sqlite3"
-    env = _env(db)
+@pytest.fixture(scope="module")
+def embedded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """A migrated database with SETUP's user, token and surveys, made once for the module (two
+    subprocesses: ~10 s of CPU on a slow machine); each test runs on its own copy of it."""
+    var = tmp_path_factory.mktemp("embedded-template")
+    env = _env(var / "db.sqlite3")
     _manage(env, "migrate", "--noinput")
     info = _shell(env, SETUP)
+    return var, info  # type: ignore[return-value]
+
+
+@pytest.fixture
+def embedded_server(
+    embedded_template: tuple[Path, dict], tmp_path: Path
+) -> Iterator[tuple[str, dict, dict[str, str]]]:
+    template, info = embedded_template
+    # The whole var directory: the database (its processes have exited, so SQLite has folded
+    # its WAL back into the file) and whatever else the app keeps there.
+    shutil.copytree(template, tmp_path, dirs_exist_ok=True)
+    db = tmp_path / "db.sqlite3"
+    env = _env(db)
     port = free_port()
     log = (tmp_path / "server.log").open("w")
     proc = subprocess.Popen(
