@@ -75,6 +75,8 @@ class EstimatesView(FormatNegotiationMixin, APIView):
         description="Debiased estimates from the tallies (one aggregate query).",
     )
     def get(self, request: Request, slug: str) -> Response:
+        # Embedded mode: no beat closes surveys past their closing time (surveys.services.closing).
+        services.surveys_close_due_embedded()
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         fmt = self.negotiated_format(request)
         group_by = request.query_params.get("group_by") or None
@@ -155,6 +157,8 @@ class ExportView(FormatNegotiationMixin, APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> StreamingHttpResponse | FileResponse:
+        # Embedded mode: no beat closes surveys past their closing time (surveys.services.closing).
+        services.surveys_close_due_embedded()
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         fmt = self.negotiated_format(request)
         record("export.download", survey=survey, detail={"format": fmt})
@@ -193,6 +197,8 @@ class ExportMetadataView(APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> Response:
+        # Embedded mode: no beat closes surveys past their closing time (surveys.services.closing).
+        services.surveys_close_due_embedded()
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         return Response(export.export_metadata(survey))
 
@@ -222,6 +228,8 @@ class ShuffledExportView(FormatNegotiationMixin, APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
+        # Embedded mode: no beat closes surveys past their closing time (surveys.services.closing).
+        services.surveys_close_due_embedded()
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
         fmt = self.negotiated_format(request)
         try:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
 from django.utils import timezone
 
@@ -71,6 +72,8 @@ def surveys_close_due(*, now: datetime | None = None) -> list[int]:
         try:
             if survey_close_if_due(survey_id=survey_id, now=now):
                 closed.append(survey_id)
+        except SoftTimeLimitExceeded:
+            raise  # the task's time is up: stop here (the next sweep goes on), not survey by survey
         except Exception:
             logger.exception("closing survey %s at its closing time failed", survey_id)
     if closed:

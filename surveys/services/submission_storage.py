@@ -52,12 +52,20 @@ def _submission_insert_sql(types: Sequence[str] | None = None) -> str:
     qn = connection.ops.quote_name
     sub, srv = qn(Submission._meta.db_table), qn(Survey._meta.db_table)
     p = [f"%s::{t}" for t in types] if types else ["%s"] * 8
+    # PostgreSQL: FOR KEY SHARE, the lock the foreign key's check takes anyway. Without it the
+    # WHERE read "open" from the statement's snapshot; an INSERT that then waited for a closing
+    # transaction (FOR UPDATE) was stored in the closed survey after its tail was re-written —
+    # an unsealed row in arrival order for good, or the k-th row of a batch published after the
+    # close. With it, PostgreSQL re-checks the WHERE against the survey row as committed, and
+    # the late INSERT stores nothing (answered "closed"). It does not conflict with a sealer's
+    # FOR NO KEY UPDATE. SQLite has one writer at a time.
+    lock = " FOR KEY SHARE OF s" if connection.vendor == "postgresql" else ""
     return (
         f"INSERT INTO {sub} ({qn('id')}, {qn('survey_id')}, {qn('randomizer')}, "  # noqa: S608
         f"{qn('submitted_on')}, {qn('fingerprint')}, {qn('answers')}) "
         f"SELECT {p[0]}, s.{qn('id')}, {p[1]}, {p[2]}, {p[3]}, {p[4]} FROM {srv} s "
         f"WHERE s.{qn('id')} = {p[5]} AND s.{qn('status')} = {p[6]} "
-        f"AND (s.{qn('closes_at')} IS NULL OR s.{qn('closes_at')} > {p[7]}) "
+        f"AND (s.{qn('closes_at')} IS NULL OR s.{qn('closes_at')} > {p[7]}){lock} "
         f"ON CONFLICT ({qn('id')}) DO NOTHING"
     )
 

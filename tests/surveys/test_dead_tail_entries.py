@@ -18,6 +18,7 @@ entry marked dead is skipped, not returned) for one submission after N others.
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import date
 
@@ -47,6 +48,30 @@ def _entries_returned() -> int:
         )
         row = cursor.fetchone()
     return int(row[0]) if row else 0
+
+
+def _wait_until_no_transaction_sees_the_dead_rows(timeout: float = 120.0) -> None:
+    """A scan marks an index entry dead only once no transaction on the *server* can still see
+    its row: a snapshot's xmin is computed over every backend, other databases' included. Under
+    ``make test`` the other xdist worker's test transactions (a test each, up to tens of
+    seconds) held it back, so no entry was marked and one submission read all N (a flake of
+    this test, not of the app). Wait until every other backend's snapshot began after the last
+    batch was published."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT xid(pg_current_xact_id())::text")  # after every batch's commit
+        mark = cursor.fetchone()[0]
+        deadline = time.monotonic() + timeout
+        while True:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                "AND backend_xmin IS NOT NULL AND age(backend_xmin) >= age(%s::xid)",
+                [mark],
+            )
+            if not cursor.fetchone()[0]:
+                return
+            if time.monotonic() > deadline:
+                pytest.fail(f"another transaction still sees rows older than xid {mark}")
+            time.sleep(0.2)
 
 
 @override_settings(DENIABLE_ESTIMATE_BATCH=K)
@@ -80,6 +105,8 @@ def test_a_submission_reads_about_k_index_entries_however_many_died_before_it(
     try:
         for _ in range(N):
             submit(survey)  # each its own transaction; a batch published every K
+        _wait_until_no_transaction_sees_the_dead_rows()
+        # This count plans as the app's sessions do: an index scan marks what it meets.
         assert Submission.objects.filter(survey=survey, sealed=False).count() == 0
         before = _entries_returned()
         submit(survey)  # one row into an empty tail: no batch, one count of the tail
