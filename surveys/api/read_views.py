@@ -42,6 +42,13 @@ DOWNLOAD = OpenApiParameter(
 )
 
 
+def _survey_read(request: Request, slug: str) -> Any:
+    """The survey, for a member who may view it. Embedded mode (no beat): surveys past their
+    closing time are closed first, at most once a minute (surveys.services.closing)."""
+    services.surveys_close_due_embedded()
+    return selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+
+
 class EstimatesView(FormatNegotiationMixin, APIView):
     @extend_schema(
         parameters=[
@@ -75,9 +82,7 @@ class EstimatesView(FormatNegotiationMixin, APIView):
         description="Debiased estimates from the tallies (one aggregate query).",
     )
     def get(self, request: Request, slug: str) -> Response:
-        # Embedded mode: no beat closes surveys past their closing time (surveys.services.closing).
-        services.surveys_close_due_embedded()
-        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+        survey = _survey_read(request, slug)
         fmt = self.negotiated_format(request)
         group_by = request.query_params.get("group_by") or None
         compare = analysis.wants_compare(request.query_params.get("compare"), group_by)
@@ -157,9 +162,7 @@ class ExportView(FormatNegotiationMixin, APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> StreamingHttpResponse | FileResponse:
-        # Embedded mode: no beat closes surveys past their closing time (surveys.services.closing).
-        services.surveys_close_due_embedded()
-        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+        survey = _survey_read(request, slug)
         fmt = self.negotiated_format(request)
         record("export.download", survey=survey, detail={"format": fmt})
         if fmt in export_labelled.FORMATS:
@@ -197,9 +200,7 @@ class ExportMetadataView(APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> Response:
-        # Embedded mode: no beat closes surveys past their closing time (surveys.services.closing).
-        services.surveys_close_due_embedded()
-        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+        survey = _survey_read(request, slug)
         return Response(export.export_metadata(survey))
 
 
@@ -228,9 +229,7 @@ class ShuffledExportView(FormatNegotiationMixin, APIView):
         ),
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
-        # Embedded mode: no beat closes surveys past their closing time (surveys.services.closing).
-        services.surveys_close_due_embedded()
-        survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+        survey = _survey_read(request, slug)
         fmt = self.negotiated_format(request)
         try:
             stored = services.shuffled_export_get_or_produce(survey=survey)
