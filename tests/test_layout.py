@@ -157,8 +157,6 @@ NOT_YET_MIRRORED = {
     "deniable/healthcheck.py",
     "deniable/input_fields.py",
     "deniable/inputs.py",
-    "deniable/json_input.py",
-    "deniable/locale.py",
     "deniable/log_filters.py",
     "deniable/middleware.py",
     "deniable/not_found.py",

@@ -191,10 +191,11 @@ class ResponseCreateView(APIView):
         # content type, a body that is not a JSON object, non-UTF-8) takes DRF's path unchanged,
         # so error shapes stay DRF's. The schema still comes from ``post`` above.
         if request.method == "POST" and request.content_type == "application/json":
-            data = _json_object(request)
-            if data is not None:
+            parsed = _json_object(request)
+            if parsed is not None:
+                text, data = parsed
                 try:
-                    json_input.check_json_value(data)
+                    json_input.check_utf8_json(text, data)
                     body, code = _submit(kwargs["slug"], data, client_of(request))
                 except DomainError as exc:
                     body, code = exc.as_body(), exc.status_code
@@ -238,16 +239,18 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)  # NaN/Infinity are not JSON (DRF's strict parser refuses them too)
 
 
-def _json_object(request: HttpRequest) -> dict[str, Any] | None:
-    """The body as a JSON object, or None to let DRF parse (and word the error) itself."""
+def _json_object(request: HttpRequest) -> tuple[str, dict[str, Any]] | None:
+    """The body's text and the JSON object it holds, or None to let DRF parse (and word the
+    error) itself."""
     charset = (request.content_params or {}).get("charset", "utf-8").lower()
     if charset not in ("utf-8", "utf8"):
         return None
     try:
-        data = json.loads(request.body.decode("utf-8"), parse_constant=_reject_constant)
+        text = request.body.decode("utf-8")
+        data = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RawPostDataException, RecursionError):
         return None  # DRF's path answers these (deep nesting included) with a 400
-    return data if isinstance(data, dict) else None
+    return (text, data) if isinstance(data, dict) else None
 
 
 def _dumps(body: Any) -> bytes:
