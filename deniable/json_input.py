@@ -83,7 +83,8 @@ def check_json_value(data: Any) -> None:
 def check_utf8_json(text: str, data: Any) -> None:
     """:func:`check_json_value` for ``data = json.loads(text)`` where ``text`` was decoded from
     strict UTF-8, skipped when the text itself rules out both problems (C-speed scans of the
-    text instead of a walk of every node: ≈ 2 % of a submission's CPU, bench/RESULTS.md §10):
+    text instead of a walk of every node: ≈ 2 % of a submission's CPU, bench/RESULTS.md §10,
+    round 13):
 
     * a NUL or a lone surrogate can reach a parsed string only as a ``\\u`` escape — the strict
       parser refuses raw control characters and strict UTF-8 decoding refuses surrogates;

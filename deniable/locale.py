@@ -40,7 +40,8 @@ _MEMO_KEY_MAX = 500
 def _negotiated(cookie: str | None, accept: str) -> str:
     """Django's own ``get_language_from_request`` (no language in the path), memoized: it is a
     function of the language cookie and ``Accept-Language`` alone, and negotiating it on every
-    respondent request was ≈ 5 % of a submission's CPU under load (bench/RESULTS.md §10)."""
+    respondent request was ≈ 7 % of a submission's CPU under load (bench/RESULTS.md §10,
+    round 13)."""
     cookies = {} if cookie is None else {settings.LANGUAGE_COOKIE_NAME: cookie}
     request: Any = SimpleNamespace(COOKIES=cookies, META={"HTTP_ACCEPT_LANGUAGE": accept})
     return translation.get_language_from_request(request, check_path=False)
