@@ -31,8 +31,8 @@ def is_respondent_path(path: str) -> bool:
     return bool(_RESPONDENT.match(path))
 
 
-# Longer headers are negotiated afresh each time (Django ignores Accept-Language past 500
-# characters): the memo's keys stay small whatever a sender puts in them.
+# Longer keys are negotiated afresh each time (by Django's own code), so the memo's keys stay
+# small whatever a sender puts in them.
 _MEMO_KEY_MAX = 500
 
 
@@ -41,7 +41,9 @@ def _negotiated(cookie: str | None, accept: str) -> str:
     """Django's own ``get_language_from_request`` (no language in the path), memoized: it is a
     function of the language cookie and ``Accept-Language`` alone, and negotiating it on every
     respondent request was ≈ 7 % of a submission's CPU under load (bench/RESULTS.md §10,
-    round 13)."""
+    round 13). Cleared with the settings it reads (below); not when a catalogue is added to a
+    running process, which matters only for a listed language with no catalogue at all (Django
+    ships one for each language in ``settings.LANGUAGES``)."""
     cookies = {} if cookie is None else {settings.LANGUAGE_COOKIE_NAME: cookie}
     request: Any = SimpleNamespace(COOKIES=cookies, META={"HTTP_ACCEPT_LANGUAGE": accept})
     return translation.get_language_from_request(request, check_path=False)
@@ -65,7 +67,7 @@ class RespondentLocaleMiddleware(LocaleMiddleware):
             self._negotiate(request)
             # The page's language switcher (and the page's own requests) say ?lang=…: a query
             # parameter, not a cookie, because respondent pages set no cookie at all.
-            wanted = request.GET.get("lang", "") if request.META.get("QUERY_STRING") else ""
+            wanted = request.GET.get("lang", "")
             if wanted in dict(settings.LANGUAGES):
                 translation.activate(wanted)
                 request.LANGUAGE_CODE = wanted

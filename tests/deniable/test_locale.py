@@ -81,3 +81,19 @@ def test_long_headers_are_negotiated_but_not_kept(accept: str) -> None:
 def test_other_paths_stay_in_the_site_language_without_language_headers() -> None:
     chosen, content_language, vary = _with(RespondentLocaleMiddleware, "/surveys/", "es", "es")
     assert (chosen, content_language, vary) == (settings.LANGUAGE_CODE, None, None)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("lang=es", "es"), ("lang=de", "de"), ("lang=zz", "en"), ("LANG=es", "en"), ("lang=", "en")],
+)
+def test_the_page_switcher_overrides_the_negotiated_language(query: str, expected: str) -> None:
+    """``?lang=`` (the switcher's link) wins over Accept-Language when it names a listed
+    language, on the memoized path as on Django's."""
+    request = RequestFactory().get(f"{PATHS[0]}?{query}", HTTP_ACCEPT_LANGUAGE="en")
+    with translation.override(None):
+        middleware = RespondentLocaleMiddleware(lambda r: HttpResponse("ok"))
+        middleware.process_request(request)
+        response = middleware.process_response(request, HttpResponse("ok"))
+    assert request.LANGUAGE_CODE == expected
+    assert response.headers["Content-Language"] == expected
