@@ -106,7 +106,12 @@ while len(sqlite_turn._queued) < n and time.monotonic() < deadline:
     time.sleep(0.01)
 queued = len(sqlite_turn._queued)
 fcntl.flock(held, fcntl.LOCK_UN)
-for t in threads + late:
+# The late caller is appended by work 0 while the group runs: join it only after the first
+# threads, when that list is complete (`threads + late`, built before, could miss it and print
+# before its result was written).
+for t in threads:
+    t.join(60)
+for t in late:
     t.join(60)
 with connection.cursor() as c:
     c.execute("SELECT id FROM t ORDER BY id")
