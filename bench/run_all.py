@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "shuffle_kary_tightness": "bench.shuffle_kary_tightness",  # issue 27: k-RR, stated vs exact
     "http_throughput": "bench.http_throughput",  # item 1 (+ 6: web worker RSS)
     "multi_node": "bench.multi_node",  # issue 24 goal 3: two gunicorn nodes, one PG + Redis
+    "db_statements": "bench.db_statements",  # issue 24 goal 1: the app's SQL in pgbench vs insert
     "estimates_latency": "bench.estimates_latency",  # item 2
     "release_latency": "bench.release_latency",  # item 3 (+ 6: Celery worker RSS)
     "ingest_flat": "bench.ingest_flat",  # issue 29: flat ingestion (opt-in, see OPT_IN)
