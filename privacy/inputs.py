@@ -161,7 +161,10 @@ def _selection_problem(by_key: Mapping[str, Question], keys: Sequence[str], want
         return ""
     if wants == "quantile":
         return f"A median or quantile needs number questions: {', '.join(wrong)}."
-    return f"A mode needs category or choice questions: {', '.join(wrong)}."
+    return (
+        "A mode needs category questions or choice questions with the k-ary design (an OUE "
+        f"question has no mode release): {', '.join(wrong)}."
+    )
 
 
 def released_keys(

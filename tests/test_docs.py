@@ -162,3 +162,30 @@ def test_every_manage_py_command_works_when_pasted(doc):
         for match in BARE_MANAGE.finditer(line):
             before = line[: match.start()]
             assert before.endswith(".venv/bin/python "), f"{doc.name}:{number}: {line.strip()}"
+
+
+# Shell variables the README's and exports.md's snippets set for the reader, not settings.
+SNIPPET_VARIABLES = {"DENIABLE_SURVEY", "DENIABLE_TOKEN", "DENIABLE_URL"}
+READS_ENV = (r'env\.[a-z]+\(\s*"{name}"', r'environ\.get\(\s*"{name}"', r'environ\["{name}"\]')
+
+
+def test_every_setting_the_docs_name_is_read_from_the_environment():
+    """A `DENIABLE_*` name in the docs is something an operator sets; one that the settings only
+    read with a getattr default (DENIABLE_XLSFORM_MAX_BYTES, DENIABLE_REGRESSION_SYNC_LIMIT
+    were) did nothing when set in the environment."""
+    named = set()
+    for doc in DOCS:
+        named |= set(re.findall(r"\bDENIABLE_[A-Z0-9_]+\b", doc.read_text()))
+    sources = [
+        p.read_text()
+        for folder in ("deniable", "surveys", "privacy", "accounts", "audit", "testsupport")
+        for p in (ROOT / folder).rglob("*.py")
+    ]
+    sources.append((ROOT / "tests" / "conftest.py").read_text())
+    code = "\n".join(sources)
+    unread = sorted(
+        name
+        for name in named - SNIPPET_VARIABLES
+        if not any(re.search(pattern.format(name=name), code) for pattern in READS_ENV)
+    )
+    assert unread == []

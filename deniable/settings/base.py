@@ -368,6 +368,11 @@ DENIABLE_LOG_RESPONDENT_REQUESTS = env.bool("DENIABLE_LOG_RESPONDENT_REQUESTS", 
 # Largest request body accepted anywhere (a 100-question survey definition fits well inside).
 DENIABLE_MAX_REQUEST_BYTES = env.int("DENIABLE_MAX_REQUEST_BYTES", default=1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = DENIABLE_MAX_REQUEST_BYTES
+# Largest XLSForm upload (surveys/xlsform/reader.py; docs/input-limits.md#xlsform).
+DENIABLE_XLSFORM_MAX_BYTES = env.int("DENIABLE_XLSFORM_MAX_BYTES", default=1024 * 1024)
+# Above this many published respondents a regression is fitted by a task (202 + progress) instead
+# of in the request (surveys/analysis/regression_jobs.py; docs/analysis.md).
+DENIABLE_REGRESSION_SYNC_LIMIT = env.int("DENIABLE_REGRESSION_SYNC_LIMIT", default=1_000_000)
 # Submissions accepted per survey per window (fixed window, cache-backed, fails open); 0 = off.
 DENIABLE_SUBMISSION_RATE_LIMIT = env.int("DENIABLE_SUBMISSION_RATE_LIMIT", default=6000)
 # Posts that could not be stored (invalid, no/unknown/spent token), per sender and window: they

@@ -26,11 +26,10 @@ from surveys.selectors import survey_respondent_count
 JOB_TTL = 3600
 #: Registered by SurveysConfig.ready; looked up by name (surveys.tasks imports this module).
 REGRESSION_TASK = "surveys.tasks.regression_compute"
-DEFAULT_SYNC_LIMIT = 1_000_000
 
 
 def sync_limit() -> int:
-    return int(getattr(settings, "DENIABLE_REGRESSION_SYNC_LIMIT", DEFAULT_SYNC_LIMIT))
+    return int(settings.DENIABLE_REGRESSION_SYNC_LIMIT)
 
 
 def job_key(

@@ -87,7 +87,10 @@ def parse_sheets(sheets: dict[str, Sheet]) -> Parsed:
 def _unknown_columns(sheet: Sheet, known: set[str], bases: tuple[str, ...], out: Parsed) -> None:
     for column in sheet.columns:
         low = column.lower()
+        # Kobo writes the presentation columns per language too (`media::image::English (en)`).
         if low in known or low in IGNORED or low.startswith("$"):
+            continue
+        if any(low.startswith(ignored + "::") for ignored in IGNORED):
             continue
         if any(low == b or low.startswith(b + "::") for b in bases):
             continue

@@ -46,7 +46,7 @@ class XlsformErrors(Exception):
 
 def max_upload_bytes() -> int:
     """The largest .xlsx accepted (``DENIABLE_XLSFORM_MAX_BYTES``, default 1 MiB)."""
-    return int(getattr(settings, "DENIABLE_XLSFORM_MAX_BYTES", 1024 * 1024))
+    return int(settings.DENIABLE_XLSFORM_MAX_BYTES)
 
 
 @dataclass
@@ -120,11 +120,18 @@ def _check_zip(data: bytes) -> None:
 
 def _read_sheet(name: str, worksheet: Any, errors: dict[str, list[str]]) -> Sheet:
     sheet = Sheet(name)
-    rows = worksheet.iter_rows(max_col=MAX_COLUMNS)
-    _header(sheet, next(rows, ()), errors)
+    # Every column is read (the parts' unzipped size already bounds a sheet), so that a cell past
+    # the last column read is named, not dropped: a design column there would have turned a
+    # randomized question into a direct one without a word.
+    rows = worksheet.iter_rows()
+    header = tuple(next(rows, ()))
+    wide = _beyond_the_columns(name, header, errors)
+    _header(sheet, header[:MAX_COLUMNS], errors)
     letters = {letter: column for column, letter in sheet.columns.items()}
-    for row in rows:
-        number, values = _row_values(name, row, letters, errors)
+    for full_row in rows:
+        row = tuple(full_row)
+        wide = wide or _beyond_the_columns(name, row, errors)
+        number, values = _row_values(name, row[:MAX_COLUMNS], letters, errors)
         if not values:
             continue
         if number > MAX_ROWS:
@@ -134,6 +141,22 @@ def _read_sheet(name: str, worksheet: Any, errors: dict[str, list[str]]) -> Shee
             break
         sheet.rows.append((number, values))
     return sheet
+
+
+def _beyond_the_columns(name: str, row: tuple[Any, ...], errors: dict[str, list[str]]) -> bool:
+    """Name the first filled cell past column MAX_COLUMNS (once per sheet: the caller stops
+    looking once it returns True)."""
+    for cell in row[MAX_COLUMNS:]:
+        value = cell.value
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        errors.setdefault(f"{name}!{cell.column_letter}{cell.row}", []).append(
+            f"The {name} sheet uses more than {MAX_COLUMNS} columns; at most {MAX_COLUMNS} are "
+            "read, so this cell would be ignored. Move what it holds into the first "
+            f"{MAX_COLUMNS} columns."
+        )
+        return True
+    return False
 
 
 def _header(sheet: Sheet, header: Any, errors: dict[str, list[str]]) -> None:

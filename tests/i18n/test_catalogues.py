@@ -131,3 +131,15 @@ def test_english_says_exactly_what_the_code_says():
         if k and v["msgstr"] != (v.get("source") if isinstance(k, tuple) else k)
     }
     assert not wrong, wrong
+
+
+def test_spanish_states_each_likelihood_ratio_as_a_ratio():
+    """English "N times as likely" is a ratio of N; Spanish "N veces más probable" reads as N + 1
+    times. Every such sentence says "tan probable(s) … como" (an OUE sentence said "más")."""
+    entries = _parse_po(LOCALE / "es" / "LC_MESSAGES" / "django.po")
+    ratios = {k: v for k, v in entries.items() if "%(times)s as likely" in str(k)}
+    assert len(ratios) >= 4
+    for key, value in ratios.items():
+        text = " ".join(str(value["msgstr"]).split())
+        assert "%(times)s tan probable" in text and " como " in text, key
+        assert "%(times)s más" not in text, key

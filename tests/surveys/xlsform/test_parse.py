@@ -222,3 +222,33 @@ def test_a_missing_translation_is_named_by_its_cell(api):
     errors = _errors(api, form)
     assert "survey!D3" in errors
     assert "choices!D5" in errors
+
+
+def test_kobo_presentation_columns_in_every_language_are_not_read(api):
+    """Kobo writes its presentation columns per language (``media::image::English (en)``); like
+    the plain ones they are left out, not a reason to refuse the form (docs/xlsform.md)."""
+    form = kobo_form()
+    extra = ["media::image::English (en)", "constraint_message::Español (es)",
+             "required_message::English (en)", "appearance"]  # fmt: skip
+    form["survey"][0] += extra
+    for row in form["survey"][1:]:
+        row += ["photo.jpg", "Entre 18 y 99", "Please answer", "minimal"]
+    response = upload(api, workbook(form))
+    assert response.status_code == 201, response.json()
+    assert len(response.json()["questions"]) == len(form["survey"]) - 1
+
+
+def test_an_unknown_column_with_a_language_is_still_named(api):
+    form = kobo_form()
+    form["survey"][0].append("colour::English (en)")
+    form["survey"][1].append("red")
+    errors = _errors(api, form)
+    assert any(
+        "colour::English (en)" in m for m in errors[f"survey!{_letter(len(form['survey'][0]))}1"]
+    )
+
+
+def _letter(column: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(column)

@@ -150,3 +150,51 @@ def test_a_missing_upload_field_is_named(api):
     response = api.post("/api/v1/surveys/import/xlsform/", {}, format="multipart")
     assert response.status_code == 400
     assert list(response.json()["errors"]) == ["file"]
+
+
+def _padded(row: list, width: int, last: object) -> list:
+    """``row`` then blanks up to column ``width`` - 1, then ``last`` in column ``width``."""
+    return [*row, *([None] * (width - 1 - len(row))), last]
+
+
+def test_a_design_column_past_the_last_column_read_is_named(api):
+    """A `deniable::design` header and cells in column MAX_COLUMNS + 1 were dropped without a
+    word, so the question was imported as a direct one (asked as the respondent answers)."""
+    width = reader.MAX_COLUMNS + 1
+    data = workbook(
+        {
+            "survey": [
+                _padded(["type", "name", "label"], width, "deniable::design"),
+                _padded(["select_one yes_no", "smoker", "Do you smoke?"], width, "forced_response"),
+            ],
+            "choices": [
+                ["list_name", "name", "label"],
+                ["yes_no", "yes", "Yes"],
+                ["yes_no", "no", "No"],
+            ],
+            "settings": SETTINGS,
+        }
+    )
+    errors = _refused(api, data)
+    assert list(errors) == ["survey!CW1"]  # column 101, named once for the sheet
+    assert f"more than {reader.MAX_COLUMNS} columns" in errors["survey!CW1"][0]
+
+
+def test_a_lone_cell_far_past_the_last_column_is_named(api):
+    data = workbook(
+        {
+            "survey": [HEADER, _padded(["integer", "age", "Age"], 150, "forgotten note")],
+            "settings": SETTINGS,
+        }
+    )
+    errors = _refused(api, data)
+    assert list(errors) == ["survey!ET2"]
+
+
+def test_blank_cells_past_the_last_column_are_fine():
+    data = workbook(
+        {"survey": [HEADER, _padded(["integer", "age", "Age"], 150, "  ")], "settings": SETTINGS}
+    )
+    assert reader.read_workbook(data)["survey"].rows == [
+        (2, {"type": "integer", "name": "age", "label": "Age"})
+    ]
