@@ -87,5 +87,20 @@ class TallyAdmin(ReadOnlyAdmin):
 
 @admin.register(Invitation)
 class InvitationAdmin(ReadOnlyAdmin):
-    list_display = ("survey", "digest", "used", "created_on")
-    list_filter = ("used", "survey")
+    """Digests, and a use only once its batch is published: the raw ``used`` flag is set by the
+    submission itself, so a list of it (or a filter on it) named which invitee had just answered,
+    one submission at a time, to any staff account (the attack the invitation check once allowed,
+    issue 21 item 3)."""
+
+    list_display = ("survey", "digest", "state", "created_on")
+    list_filter = ("survey",)
+    fields = ("survey", "digest", "state", "created_on")
+    readonly_fields = fields
+
+    @admin.display(description="state")
+    def state(self, obj: Invitation) -> str:
+        if obj.used and obj.sealed and not obj.revoked:
+            return "used (published with its batch)"
+        if obj.revoked:
+            return "withdrawn"
+        return "not used, or used in a batch not yet published"

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from deniable.errors import Conflict, ErrorCode, InvalidInput
 from deniable.sqlite_turn import sqlite_group_commit, sqlite_group_commit_applies
 from surveys.models import Invitation, Submission, Survey
-from surveys.selectors.surveys import survey_respondent_count, unsealed_count
+from surveys.selectors.surveys import estimate_batch, survey_respondent_count, unsealed_count
 from surveys.services.batches import (
     submissions_publish_if_due,
     submissions_tail_settle,
@@ -165,9 +165,15 @@ def _store(*, survey: Survey, submission_params: list[Any], digest: str | None) 
     """The submission's statements, inside the caller's transaction."""
     if survey.response_cap is not None:
         # Serialize submissions of capped surveys on the survey row (SQLite: the IMMEDIATE
-        # transaction already holds the write lock), then count. A full survey is a 409.
+        # transaction already holds the write lock). A retry and a token that cannot be used
+        # get their own answers first, full or not: only a submission that would be stored
+        # learns that the survey is full (no probe of a spent id or a made-up token reads it).
         Survey.objects.select_for_update().filter(pk=survey.pk).first()
-        if _respondents(survey) >= survey.response_cap:
+        if Submission.objects.filter(pk=submission_params[0]).exists():
+            return False  # the caller answers duplicate (same body) or 409 (another body)
+        if digest is not None and not _token_unused(survey, digest):
+            _refuse_token(survey, digest)
+        if _full(survey):
             raise Conflict(
                 _("This survey has reached its number of responses."),
                 code=ErrorCode.RESPONSE_CAP_REACHED,
@@ -179,25 +185,42 @@ def _store(*, survey: Survey, submission_params: list[Any], digest: str | None) 
     if digest is not None:
         used = Invitation.objects.filter(survey=survey, digest=digest, used=False).update(used=True)
         if used != 1:
-            revoked = (
-                Invitation.objects.filter(survey=survey, digest=digest)
-                .values_list("revoked", flat=True)
-                .first()
-            )
-            if revoked is None:
-                raise InvalidInput.single("token", _("Unknown invitation token."))
-            if revoked:
-                raise Conflict(
-                    _(
-                        "This invitation was withdrawn by the researcher, so it can no "
-                        "longer be used."
-                    ),
-                    code=ErrorCode.TOKEN_REVOKED,
-                )
-            raise Conflict(_("This invitation has already been used."), code=ErrorCode.TOKEN_USED)
+            _refuse_token(survey, digest)
     return True
 
 
-def _respondents(survey: Survey) -> int:
-    """Every stored submission: the published ones (tallies) and the unsealed tail."""
-    return survey_respondent_count(survey=survey) + unsealed_count(survey=survey)
+def _token_unused(survey: Survey, digest: str) -> bool:
+    return Invitation.objects.filter(survey=survey, digest=digest, used=False).exists()
+
+
+def _refuse_token(survey: Survey, digest: str) -> None:
+    """Raise why the token cannot be used: unknown (400), withdrawn or already used (409)."""
+    revoked = (
+        Invitation.objects.filter(survey=survey, digest=digest)
+        .values_list("revoked", flat=True)
+        .first()
+    )
+    if revoked is None:
+        raise InvalidInput.single("token", _("Unknown invitation token."))
+    if revoked:
+        raise Conflict(
+            _("This invitation was withdrawn by the researcher, so it can no longer be used."),
+            code=ErrorCode.TOKEN_REVOKED,
+        )
+    raise Conflict(_("This invitation has already been used."), code=ErrorCode.TOKEN_USED)
+
+
+def _full(survey: Survey) -> bool:
+    """Whether a capped survey takes no more answers, decided by whole batches of k.
+
+    Full once the published respondents reach the cap, or once the unpublished tail holds
+    max(cap − published, k). The tail only reaches k as a batch comes due (it is published
+    right after), so the answer "full" never changes between two batches: a refusal tells no one
+    that a single unpublished submission arrived (a cap of 13 with k = 10 once turned "full" at
+    the 13th arrival while 10 were published). The last batch may take the survey up to k − 1
+    past its cap (docs/api.md)."""
+    assert survey.response_cap is not None
+    published = survey_respondent_count(survey=survey)
+    if published >= survey.response_cap:
+        return True
+    return unsealed_count(survey=survey) >= max(survey.response_cap - published, estimate_batch())

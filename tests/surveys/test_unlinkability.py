@@ -126,12 +126,16 @@ def test_estimates_counts_and_exports_move_only_by_whole_batches(survey) -> None
 
 @pytest.mark.django_db
 @override_settings(DENIABLE_ESTIMATE_BATCH=K)
-def test_a_cap_counts_the_unpublished_tail(alice) -> None:
+def test_a_cap_counts_the_unpublished_tail_by_whole_batches(alice) -> None:
+    """Cap 3, k = 4: the tail counts, but only once it is a batch. Refusing the 4th submission
+    while none was published told anyone probing the survey that 3 had arrived
+    (tests/surveys/services/test_cap_by_batches.py); the survey now takes the whole batch."""
     s = factories.survey_create(owner=alice, data=survey_body(response_cap=3))
     services.survey_open(survey=s)
     s.refresh_from_db()
-    for _ in range(3):
+    for _ in range(K):
         assert submit(s).status == "accepted"
+    assert estimates_body(survey=s)["respondents"] == K
     with pytest.raises(Conflict) as full:
         submit(s)
     assert full.value.code == "response_cap_reached"
