@@ -8,6 +8,7 @@ Services never import DRF; views never build error bodies by hand. Shapes (docs/
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
@@ -135,3 +136,17 @@ class Conflict(DomainError):
 
 if __name__ == "__main__":
     print(error_codes_js(), end="")
+
+
+def refuse_repeated(data: Any, names: Iterable[str]) -> None:
+    """A form or query field sent more than once is a 400 naming it: a ``QueryDict`` keeps the
+    last value (``data[name]``, ``.get``), so ``?predictors=age&predictors=region`` silently
+    dropped ``age``. A plain mapping has no repeats."""
+    getlist = getattr(data, "getlist", None)
+    if getlist is None:
+        return
+    repeated = {
+        name: ["Sent more than once: give it once."] for name in names if len(getlist(name)) > 1
+    }
+    if repeated:
+        raise InvalidInput(repeated)

@@ -15,6 +15,7 @@ from dpcore.local.correlation import DIRECT, Scale, correlation
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
 from surveys.models import Question, Submission, Survey
+from surveys.selectors.surveys import question_by_key
 
 
 def _scale(question: Question) -> Scale | None:
@@ -36,7 +37,7 @@ def correlatable(question: Question) -> bool:
 def _variable(survey: Survey, field: str, key: str | None) -> tuple[Question, Scale]:
     if not key:
         raise InvalidInput.single(field, "Required: a question key.")
-    question = survey.questions.filter(key=key).first()
+    question = question_by_key(survey=survey, key=key)
     if question is None:
         raise InvalidInput.single(field, f"No question with key {key!r}.")
     scale = _scale(question)

@@ -14,6 +14,7 @@ from dpcore.local import joint
 from surveys.definitions import question_designs as designs
 from surveys.kinds import kind_of
 from surveys.models import Question, Submission, Survey
+from surveys.selectors.surveys import question_by_key
 
 #: The query parameter (and the field a 400 names).
 FIELD = "joint"
@@ -27,7 +28,7 @@ def joint_allowed(question: Question) -> bool:
 def joint_question(survey: Survey, key: str) -> Question:
     """The multi question ``key`` names, or a 400 naming ``joint``: unknown, not a multi
     question, or more than ``MAX_JOINT_OPTIONS`` options (2^k cells and a 2^k × 2^k covariance)."""
-    question = survey.questions.filter(key=key).first()
+    question = question_by_key(survey=survey, key=key)
     if question is None:
         raise InvalidInput.single(FIELD, f"No question with key {key!r}.")
     if not kind_of(question).design_per_option:

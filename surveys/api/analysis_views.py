@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from deniable.api import json_object_body
-from deniable.errors import InvalidInput
+from deniable.errors import InvalidInput, refuse_repeated
 from deniable.negotiation import FormatNegotiationMixin, attachment
 from surveys import inputs, selectors
 from surveys.analysis import correlation as correlation_api
@@ -156,6 +156,7 @@ class CorrelationView(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         survey = selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
+        refuse_repeated(request.query_params, ("x", "y", "confidence"))
         confidence = confidence_or_none(request.query_params.get("confidence", "0.95"))
         if confidence is None:
             raise InvalidInput.single("confidence", CONFIDENCE_MESSAGE)

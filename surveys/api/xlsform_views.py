@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.recording import record
-from deniable.errors import InvalidInput
+from deniable.errors import InvalidInput, refuse_repeated
 from deniable.renderers import FiniteJSONRenderer
 from deniable.users import signed_in_user
 from surveys import selectors
@@ -68,6 +68,7 @@ class XlsformImportView(_JsonAnswers):
         "(docs/xlsform.md).",
     )
     def post(self, request: Request) -> Response:
+        refuse_repeated(request.FILES, ("file",))  # two files: the first was dropped unsaid
         upload = request.FILES.get("file")
         if upload is None:
             raise InvalidInput.single("file", "Send the .xlsx as the multipart field file.")

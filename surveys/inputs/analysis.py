@@ -8,6 +8,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from deniable.errors import refuse_repeated
 from deniable.input_fields import StrictFloatField, StrictIntegerField
 from deniable.inputs import validate_input
 from dpcore.validation import CONFIDENCE_MAX, CONFIDENCE_MIN
@@ -82,6 +83,7 @@ def regression_query(data: Any) -> RegressionQuery:
     """A regression query (``request.query_params`` or a plain mapping), validated (raises
     ``InvalidInput`` naming the field)."""
     fields = ("outcome", "predictors", "confidence", "family")
+    refuse_repeated(data, fields)
     plain = {name: data[name] for name in fields if data.get(name) is not None}
     return validate_input(RegressionQuerySerializer, plain, RegressionQuery)
 

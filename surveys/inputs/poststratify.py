@@ -6,6 +6,7 @@ object ``{option: share}``). One serializer for both; a refusal names the field.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -25,16 +26,28 @@ SHARES_SYNTAX = (
 )
 
 
+MAX_SHARE_TEXT = 40
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
+
+
 def _share(text: Any) -> Fraction:
     """A share, exactly (decimal or fraction text, or a JSON number); not NaN or infinite."""
     if isinstance(text, bool):
         raise serializers.ValidationError(SHARES_SYNTAX)
+    spelled = str(text).strip()
+    # Before Fraction: it builds 10**exponent exactly, so "1e10000000" took seconds of CPU, and
+    # "1e400" reached a float conversion that overflowed (a 500).
+    exponent = _EXPONENT.search(spelled)
+    if len(spelled) > MAX_SHARE_TEXT or (exponent and abs(int(exponent.group(1))) > 30):
+        raise serializers.ValidationError(f"A share is a number from 0 to 1 ({spelled[:40]!r}).")
     try:
-        value = Fraction(str(text).strip())
+        value = Fraction(spelled)
     except (ValueError, ZeroDivisionError) as exc:
         raise serializers.ValidationError(f"{text!r} is not a number. {SHARES_SYNTAX}") from exc
     if value < 0:
         raise serializers.ValidationError(f"A share cannot be negative ({text}).")
+    if value > 1:
+        raise serializers.ValidationError(f"A share is at most 1 ({spelled}).")
     return value
 
 

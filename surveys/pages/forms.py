@@ -92,7 +92,9 @@ class RespondForm(forms.Form):
     # DESIGN §8.4 (issue 22 item 3): a one-time id made when the page is rendered, so the same
     # form posted twice (Back, then send again) is stored once — the API's idempotent
     # submission_id. It is a fresh uuid4 per page, stored nowhere until the answers are.
-    submission_id = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    # No max_length: a hidden field's own error is not shown; the API's rule ("Must be a
+    # UUID") is, at the top of the page (_target).
+    submission_id = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(
         self,
@@ -122,6 +124,7 @@ class RespondForm(forms.Form):
         """The answers that parsed are checked by the API's rules (one copy:
         :func:`surveys.inputs.answers_clean`), so a refusal reads the same on both paths."""
         cleaned = super().clean() or {}
+        self._refuse_repeated_fields()
         try:
             answers_clean(self.questions, self.answers())
         except serializers.ValidationError as exc:
@@ -129,6 +132,16 @@ class RespondForm(forms.Form):
             errors = {path: [str(m) for m in messages] for path, messages in detail.items()}
             self.add_domain_errors(errors, skip_fields_with_errors=True)
         return cleaned
+
+    def _refuse_repeated_fields(self) -> None:
+        """A field posted twice (``q-x=yes&q-x=no``) is refused, not read as its last value."""
+        getlist = getattr(self.data, "getlist", None)
+        if getlist is None:
+            return
+        for name in list(self.fields):
+            if len(getlist(name)) > 1:
+                target = None if name == "submission_id" else name
+                self.add_error(target, _("This was sent more than once: send one value."))
 
     def answers(self) -> dict[str, Any]:
         """The answers to send. An answer to a question hidden by its skip logic is dropped here

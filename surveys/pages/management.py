@@ -19,7 +19,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from deniable.errors import Conflict, InvalidInput
+from deniable.errors import Conflict, InvalidInput, refuse_repeated
+from deniable.json_input import string_problem
 from deniable.users import signed_in_user
 from surveys.inputs import collaborator_spec, survey_changes
 from surveys.pages import respond_i18n
@@ -118,8 +119,12 @@ def survey_slug_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def survey_share_page(request: HttpRequest, slug: str) -> HttpResponse:
     survey = survey_or_404(request, slug, "own")
-    data = {"username": request.POST.get("username", "").strip(), "role": request.POST.get("role")}
     try:
+        refuse_repeated(request.POST, ("username", "role"))
+        data = {
+            "username": request.POST.get("username", "").strip(),
+            "role": request.POST.get("role"),
+        }
         spec = collaborator_spec(data)
         _, created = collaborator_set(survey=survey, username=spec.username, role=spec.role)
     except InvalidInput as exc:
@@ -135,7 +140,10 @@ def survey_share_page(request: HttpRequest, slug: str) -> HttpResponse:
 def survey_unshare_page(request: HttpRequest, slug: str) -> HttpResponse:
     survey = survey_or_404(request, slug, "own")
     username = request.POST.get("username", "")
-    if collaborator_remove(survey=survey, username=username):
+    problem = string_problem(username)  # a NUL reached the query: a 500
+    if problem:
+        messages.error(request, f"Not changed: username: {problem}")
+    elif collaborator_remove(survey=survey, username=username):
         messages.success(request, f"{username} no longer has access to this survey.")
     else:
         messages.error(request, f"The survey is not shared with {username}.")
@@ -196,6 +204,7 @@ def survey_import_page(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Choose an .xlsx file first."))
         return redirect("survey-new")
     try:
+        refuse_repeated(request.FILES, ("file",))
         data = upload.read(limit + 1)
         if len(data) > limit:
             raise InvalidInput.single("file", f"The file is over {limit} bytes.")

@@ -179,6 +179,13 @@ def survey_collaborators(*, survey: Survey) -> QuerySet[Collaborator]:
     )
 
 
+def question_by_key(*, survey: Survey, key: str) -> Question | None:
+    """The survey's question ``key`` names, or None. Matched in Python among the survey's (at
+    most 100) questions, not in SQL: a key from a query string may hold a NUL, which PostgreSQL
+    refuses in any text comparison (a 500 on the analysis endpoints)."""
+    return next((q for q in survey.questions.all() if q.key == key), None)
+
+
 def survey_respondent_count(*, survey: Survey) -> int:
     total = Tally.objects.filter(survey=survey, group_key="").aggregate(
         n=Sum(RespondentsSlot("sums"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import re
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,8 +81,15 @@ def read_workbook(data: bytes) -> dict[str, Sheet]:
     try:
         for worksheet in book.worksheets:
             name = str(worksheet.title).strip().lower()
-            if name in SHEETS and name not in sheets:
-                sheets[name] = _read_sheet(name, worksheet, errors)
+            if name not in SHEETS:
+                continue
+            if name in sheets:  # "survey" and "Survey": one would have been dropped unsaid
+                errors.setdefault("file", []).append(
+                    f"Two sheets are named {name!r} (letter case aside); keep one."
+                )
+                continue
+            _merged_cells(data, name, getattr(worksheet, "_worksheet_path", ""), errors)
+            sheets[name] = _read_sheet(name, worksheet, errors)
     except Exception:  # noqa: BLE001 (a sheet's XML damaged past the header: as above)
         raise XlsformErrors({"file": [_NOT_XLSX]}) from None
     finally:
@@ -89,6 +97,29 @@ def read_workbook(data: bytes) -> dict[str, Sheet]:
     if errors:
         raise XlsformErrors(errors)
     return sheets
+
+
+_MERGE = re.compile(rb'<mergeCell\s+ref="([A-Z]{1,3}[0-9]{1,7}(?::[A-Z]{1,3}[0-9]{1,7})?)"')
+
+
+def _merged_cells(data: bytes, name: str, part: str, errors: dict[str, list[str]]) -> None:
+    """Merged cells are a problem named by their first cell: the spreadsheet shows the value on
+    every row of the range, but the file holds it in the first cell only, so a merged `required`
+    or design cell would have applied to one question and silently not to the next. (The part
+    is at most MAX_PART_BYTES: _check_zip.)"""
+    if not part:
+        return
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        try:
+            xml = archive.read(part.lstrip("/"))
+        except KeyError:
+            return
+    for ref in _MERGE.findall(xml):
+        cells = ref.decode()
+        errors.setdefault(f"{name}!{cells.split(':')[0]}", []).append(
+            f"Merged cells ({cells}): the file keeps the value in the first cell only. Unmerge "
+            "them and type the value in each cell."
+        )
 
 
 _NOT_XLSX = "Not a readable .xlsx file (save the form from Excel, LibreOffice or Google Sheets)."

@@ -32,3 +32,28 @@ def test_json_object_for_options_with_commas() -> None:
 def test_malformed_shares_are_refused(value) -> None:
     with pytest.raises(serializers.ValidationError):
         parse_shares(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "North:1e400,South:1",
+        "North:1e10000000,South:1",
+        "North:2,South:-1",
+        "North:" + "9" * 60 + ",South:0",
+        '{"North": 1e400, "South": 0}',
+    ],
+)
+def test_huge_shares_are_refused_at_once(value) -> None:
+    """1e400 reached a float conversion that overflowed (a 500); 1e10000000 first took seconds
+    of CPU, as Fraction builds 10**exponent exactly."""
+    import time
+
+    started = time.process_time()
+    with pytest.raises(serializers.ValidationError):
+        parse_shares(value)
+    assert time.process_time() - started < 0.5
+
+
+def test_small_exponents_still_read() -> None:
+    assert parse_shares("a:2.5e-1,b:7.5E-1") == {"a": Fraction(1, 4), "b": Fraction(3, 4)}

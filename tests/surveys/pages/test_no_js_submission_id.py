@@ -63,3 +63,27 @@ def test_a_post_without_an_id_still_works(client, survey):
     assert client.post(url, physical_post(survey)).status_code == 302
     assert client.post(url, physical_post(survey)).status_code == 302
     assert Submission.objects.filter(survey=survey).count() == 2
+
+
+def test_a_long_id_is_refused_with_its_reason_shown(client, survey):
+    """A 100-character id was a 400 with no message anywhere on the page (the hidden field's own
+    max_length error is never rendered); now the API's rule shows at the top."""
+    data = {**physical_post(survey), "submission_id": "a" * 100}
+    response = client.post(reverse("respond-submit", args=[survey.slug]), data)
+    assert response.status_code == 400
+    assert "UUID" in response.content.decode()
+    assert Submission.objects.count() == 0
+
+
+def test_a_field_posted_twice_is_refused_not_read_as_its_last_value(client, survey):
+    """`q-x=yes&q-x=no` stored `no` (Django's widgets read the last value), and two ids were
+    accepted; each is now the field's error (the id's at the top), and nothing is stored."""
+    single = {**physical_post(survey), "submission_id": _form_id(client, survey)}
+    field = next(name for name in single if name.startswith("q-"))
+    url = reverse("respond-submit", args=[survey.slug])
+    for repeated, extra in ((field, "x"), ("submission_id", str(uuid.uuid4()))):
+        body = {**single, repeated: [single[repeated], extra]}  # the client sends both
+        response = client.post(url, body)
+        assert response.status_code == 400, (repeated, response.status_code)
+        assert "sent more than once" in response.content.decode()
+    assert Submission.objects.count() == 0

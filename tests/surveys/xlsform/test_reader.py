@@ -198,3 +198,47 @@ def test_blank_cells_past_the_last_column_are_fine():
     assert reader.read_workbook(data)["survey"].rows == [
         (2, {"type": "integer", "name": "age", "label": "Age"})
     ]
+
+
+def test_two_sheets_of_the_same_name_are_refused(api):
+    """`survey` and ` Survey ` (names are read trimmed and in any case): the second one's
+    questions were dropped without a word."""
+    data = workbook(
+        {
+            "survey": [HEADER, ["integer", "age", "Age"]],
+            " Survey ": [HEADER, ["integer", "kids", "Children"]],
+            "settings": SETTINGS,
+        }
+    )
+    errors = _refused(api, data)
+    assert any("Two sheets are named 'survey'" in m for m in errors["file"])
+
+
+def test_merged_cells_are_named_by_their_first_cell(api):
+    """`required` = yes merged over two rows shows on both in Excel; the file holds it once."""
+    book = Workbook()
+    assert book.active is not None
+    sheet = book.active
+    sheet.title = "survey"
+    for row in (["type", "name", "label", "required"], ["integer", "a", "A", "yes"],
+                ["integer", "b", "B", None]):  # fmt: skip
+        sheet.append(row)
+    sheet.merge_cells("D2:D3")
+    settings = book.create_sheet("settings")
+    for row in SETTINGS:
+        settings.append(row)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    errors = _refused(api, buffer.getvalue())
+    assert list(errors) == ["survey!D2"] and "D2:D3" in errors["survey!D2"][0]
+
+
+def test_two_files_in_one_upload_are_refused(api):
+    first = workbook({"survey": [HEADER, ["integer", "age", "Age"]], "settings": SETTINGS})
+    response = api.post(
+        "/api/v1/surveys/import/xlsform/",
+        {"file": [io.BytesIO(first), io.BytesIO(first)]},
+        format="multipart",
+    )
+    assert response.status_code == 400 and "file" in response.json()["errors"]
+    assert Survey.objects.count() == 0
