@@ -134,10 +134,6 @@ class Conflict(DomainError):
     code = ErrorCode.CONFLICT
 
 
-if __name__ == "__main__":
-    print(error_codes_js(), end="")
-
-
 def refuse_repeated(data: Any, names: Iterable[str]) -> None:
     """A form or query field sent more than once is a 400 naming it: a ``QueryDict`` keeps the
     last value (``data[name]``, ``.get``), so ``?predictors=age&predictors=region`` silently
@@ -150,3 +146,7 @@ def refuse_repeated(data: Any, names: Iterable[str]) -> None:
     }
     if repeated:
         raise InvalidInput(repeated)
+
+
+if __name__ == "__main__":
+    print(error_codes_js(), end="")
