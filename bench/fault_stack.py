@@ -295,6 +295,15 @@ print(json.dumps([survey.slug, token.key]))
             "print(json.dumps(releases_sweep(pending_after_seconds=0, running_after_seconds=0)))"
         )
 
+    def publish_stranded(self) -> int:
+        """What beat's ``surveys-publish-stranded`` does within a minute (the stack runs no beat):
+        publish the batches that came due unseen; returns how many surveys had one."""
+        out = self.django(
+            "from surveys.services.batches import submissions_publish_stranded; "
+            "print(len(submissions_publish_stranded()))"
+        )
+        return int(out)
+
     def _log(self, stem: str) -> Path:
         self._logs += 1
         return self.workdir / f"{stem}-{self._logs}.log"

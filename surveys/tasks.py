@@ -1,13 +1,14 @@
 """Celery tasks of the surveys app. Thin: the logic lives in
 :mod:`surveys.analysis.regression_jobs`, :mod:`surveys.services.shuffled_exports`,
-:mod:`surveys.services.closing` and :mod:`surveys.webhooks.services`."""
+:mod:`surveys.services.closing`, :mod:`surveys.services.batches` and
+:mod:`surveys.webhooks.services`."""
 
 from __future__ import annotations
 
 from celery import Task, shared_task
 
 from surveys.analysis import regression_jobs as analysis_jobs
-from surveys.services import closing, shuffled_exports
+from surveys.services import batches, closing, shuffled_exports
 from surveys.webhooks import services as webhooks
 
 
@@ -83,3 +84,15 @@ def surveys_close_due() -> list[int]:
     """Periodic (beat): close the open surveys whose closing time has passed (their tail
     shuffled or published, their shuffled file made)."""
     return closing.surveys_close_due()
+
+
+@shared_task(
+    name="surveys.tasks.submissions_publish_stranded",
+    ignore_result=True,
+    soft_time_limit=50,
+    time_limit=60,
+)
+def submissions_publish_stranded() -> dict[int, int]:
+    """Periodic (beat): publish the batches that came due with no submitter seeing it
+    (:func:`surveys.services.batches.submissions_publish_stranded`)."""
+    return batches.submissions_publish_stranded()

@@ -171,6 +171,12 @@ CELERY_BEAT_SCHEDULE: dict = {
         # Seconds; shorter only in tests (tests/integration/test_beat_sweeper.py).
         "schedule": env.float("DENIABLE_CLOSE_SWEEP_SECONDS", default=60.0),
     },
+    # Batches that came due while their last submissions committed together, unseen by each
+    # (PostgreSQL): published instead of waiting for the next submission. surveys.services.batches.
+    "surveys-publish-stranded": {
+        "task": "surveys.tasks.submissions_publish_stranded",
+        "schedule": env.float("DENIABLE_PUBLISH_SWEEP_SECONDS", default=60.0),
+    },
 }
 # Releases: pending longer than this, or running longer than the task's hard time limit (150 s)
 # plus a margin, are re-enqueued by the sweeper.

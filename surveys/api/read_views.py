@@ -45,7 +45,7 @@ DOWNLOAD = OpenApiParameter(
 def _survey_read(request: Request, slug: str) -> Any:
     """The survey, for a member who may view it. Embedded mode (no beat): surveys past their
     closing time are closed first, at most once a minute (surveys.services.closing)."""
-    services.surveys_close_due_embedded()
+    services.surveys_sweep_embedded()
     return selectors.survey_get_for_user(user=request.user, slug=slug, need="view")
 
 

@@ -70,7 +70,7 @@ class SurveyListCreateView(APIView):
     )
     def get(self, request: Request) -> Response:
         query = inputs.survey_list_query(request.query_params)
-        services.surveys_close_due_embedded()  # embedded mode: no beat closes them
+        services.surveys_sweep_embedded()  # embedded mode: no beat closes them
         surveys = selectors.survey_list_sorted(
             user=request.user, ordering=query.ordering, archived=query.archived
         )
@@ -94,7 +94,7 @@ class SurveyDetailView(APIView):
         parameters=[SLUG], responses={200: s.SurveyOutSerializer, 404: ERROR_404}, tags=["surveys"]
     )
     def get(self, request: Request, slug: str) -> Response:
-        services.surveys_close_due_embedded()  # embedded mode: no beat closes them
+        services.surveys_sweep_embedded()  # embedded mode: no beat closes them
         return Response(_survey_out(_reload(request, slug), request))
 
     @extend_schema(

@@ -36,14 +36,14 @@ from surveys.kinds.registry import kinds
 from surveys.models import Question, Survey
 from surveys.pages.forms import design_spec
 from surveys.selectors import Need, survey_get_for_user, survey_list_sorted
-from surveys.services.closing import surveys_close_due_embedded
+from surveys.services.closing import surveys_sweep_embedded
 
 
 def survey_or_404(request: HttpRequest, slug: str, need: Need) -> Survey:
     """The survey if the user's role allows ``need`` (docs/teams.md#roles): a 404 page outside
     the survey's team (existence is not leaked), a 403 page for a member without the role.
     Embedded mode (no beat): surveys past their closing time are closed first, once a minute."""
-    surveys_close_due_embedded()
+    surveys_sweep_embedded()
     try:
         return survey_get_for_user(user=request.user, slug=slug, need=need)
     except NotFound as exc:
@@ -91,7 +91,7 @@ def survey_list(request: HttpRequest) -> HttpResponse:
     if ordering.lstrip("-") not in ORDERINGS:
         ordering = "-created"  # a hand-edited link: the default order rather than an error page
     archived = request.GET.get("archived") == "true"
-    surveys_close_due_embedded()  # embedded mode: no beat closes them (surveys.services.closing)
+    surveys_sweep_embedded()  # embedded mode: no beat closes them (surveys.services.closing)
     surveys = survey_list_sorted(user=request.user, ordering=ordering, archived=archived)
     context = {
         "surveys": surveys,

@@ -29,7 +29,7 @@ from surveys.definitions.specs import MAX_ABS_NUMBER
 from surveys.services.closing import (
     survey_close_if_due,
     surveys_close_due,
-    surveys_close_due_embedded,
+    surveys_sweep_embedded,
 )
 from surveys.services.invitations import (
     MAX_INVITATIONS,
@@ -103,5 +103,5 @@ __all__ = [
     "survey_unarchive",
     "survey_update",
     "surveys_close_due",
-    "surveys_close_due_embedded",
+    "surveys_sweep_embedded",
 ]

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import connection, transaction
 
 from deniable.sqlite_turn import sqlite_writer_turn
@@ -66,6 +68,8 @@ _TAIL_INDEX: dict[type[Submission] | type[Invitation], str] = {
     model: next(index.name for index in model._meta.indexes if index.condition is not None)
     for model in (Submission, Invitation)
 }
+logger = logging.getLogger(__name__)
+
 # SQLite: rows per multi-row INSERT of the re-write (7 columns: far below its variable limit).
 _INSERT_CHUNK = 500
 
@@ -300,6 +304,48 @@ def submissions_publish_if_due(*, survey: Survey) -> int:
     if _tail_count(survey) < estimate_batch():
         return 0
     return submissions_publish_due(survey=survey)
+
+
+def _stranded_survey_ids() -> list[int]:
+    """Surveys whose unpublished tail holds k or more: one scan of the partial index
+    ``submission_unsealed`` (only unpublished rows are in it, fewer than k per survey but for a
+    stranded batch), whatever the surveys' sizes."""
+    source = _SUBMISSIONS
+    if connection.vendor == "sqlite":  # see _SUBMISSION_TAIL
+        source += f' INDEXED BY "{_TAIL_INDEX[Submission]}"'
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT "survey_id" FROM {source} WHERE "sealed" = FALSE AND NOT "sealed" '  # noqa: S608
+            'GROUP BY "survey_id" HAVING count(*) >= %s ORDER BY "survey_id"',
+            [estimate_batch()],
+        )
+        return [int(row[0]) for row in cursor.fetchall()]
+
+
+def submissions_publish_stranded() -> dict[int, int]:
+    """Publish every batch that came due with no submitter seeing it; returns {survey id: rows
+    published}. Periodic (beat, ``DENIABLE_PUBLISH_SWEEP_SECONDS``; embedded mode: the
+    researcher's pages, :func:`surveys.services.closing.surveys_sweep_embedded`).
+
+    PostgreSQL's one-statement path counts the tail in its statement's snapshot, which does not
+    see submissions committing at the same moment: two that each find k − 2 waiting both see
+    k − 1 with their own row, and neither publishes. The next submission would; this publishes
+    them when none comes (tests/surveys/services/test_stranded_batches.py). Each survey in its
+    own transaction, through :func:`submissions_publish_due` (the sealers' turn, the lock, the
+    count again under it), so a survey whose batch a submitter is publishing is left to it."""
+    published: dict[int, int] = {}
+    for survey_id in _stranded_survey_ids():
+        try:
+            survey = Survey.objects.filter(pk=survey_id).first()
+            if survey is not None and (n := submissions_publish_due(survey=survey)):
+                published[survey_id] = n
+        except SoftTimeLimitExceeded:
+            raise  # the task's time is up: the next sweep goes on
+        except Exception:  # one survey's failure (logged) leaves the others published
+            logger.exception("publishing survey %s's stranded batch failed", survey_id)
+    if published:
+        logger.info("published %d stranded batch(es)", len(published))
+    return published
 
 
 def submissions_tail_settle(*, survey: Survey) -> int:

@@ -14,7 +14,7 @@ database, and closing is what finishes a survey's data:
 
 So :func:`surveys_close_due` closes them: every minute under Celery beat
 (``surveys.tasks.surveys_close_due``, ``DENIABLE_CLOSE_SWEEP_SECONDS``), and in embedded mode
-(no beat) from the researcher's pages at most once a minute (:func:`surveys_close_due_embedded`).
+(no beat) from the researcher's pages at most once a minute (:func:`surveys_sweep_embedded`).
 Each survey is closed by :func:`surveys.services.surveys.survey_close` and recorded in its audit
 log with no actor: the system's act, also when a researcher's page triggered the sweep (that
 viewer may not even be on the survey's team). Each is closed in one transaction with its
@@ -34,6 +34,7 @@ from django.utils import timezone
 from audit.context import as_system
 from deniable.embedded import embedded_sweep_due
 from surveys.models import Survey
+from surveys.services.batches import submissions_publish_stranded
 from surveys.services.surveys import survey_close
 
 logger = logging.getLogger(__name__)
@@ -81,8 +82,13 @@ def surveys_close_due(*, now: datetime | None = None) -> list[int]:
     return closed
 
 
-def surveys_close_due_embedded() -> list[int]:
-    """Embedded mode (tasks run in-process, no beat): :func:`surveys_close_due` at most once a
-    minute, from the researcher's pages (:mod:`deniable.embedded`). With a broker it does
-    nothing: beat schedules it."""
-    return surveys_close_due() if embedded_sweep_due("surveys:embedded-close-sweep") else []
+def surveys_sweep_embedded() -> list[int]:
+    """Embedded mode (tasks run in-process, no beat): what beat schedules for surveys —
+    :func:`surveys_close_due`, and :func:`surveys.services.batches.submissions_publish_stranded`
+    — at most once a minute, from the researcher's pages (:mod:`deniable.embedded`). With a
+    broker it does nothing: beat schedules them. Returns the ids of the surveys closed."""
+    if not embedded_sweep_due("surveys:embedded-sweep"):
+        return []
+    closed = surveys_close_due()
+    submissions_publish_stranded()
+    return closed

@@ -194,6 +194,7 @@ def beat(celery_broker, tmp_path):
         "DENIABLE_RELEASE_SWEEP_SECONDS": "1",
         "DENIABLE_RELEASE_PENDING_STALE_SECONDS": "1",
         "DENIABLE_CLOSE_SWEEP_SECONDS": "1",  # and close surveys past their closing time
+        "DENIABLE_PUBLISH_SWEEP_SECONDS": "1",  # and publish stranded batches
     }
     env.pop("CI", None)
     log = tmp_path / "beat.log"

@@ -1,5 +1,6 @@
-"""The sweepers under a real ``celery beat`` and worker: releases (issue 21, item 10) and
-surveys past their closing time (surveys/services/closing.py).
+"""The sweepers under a real ``celery beat`` and worker: releases (issue 21, item 10), surveys
+past their closing time (surveys/services/closing.py) and stranded batches
+(surveys/services/batches.py).
 
 Redis is down (SIGSTOP) when the release is requested, so the enqueue fails and the release
 stays pending; after Redis returns, beat's sweeper must re-enqueue it and the worker compute it —
@@ -22,10 +23,12 @@ from django.utils import timezone
 
 from privacy.models import LedgerEntry, Release
 from surveys.models import Survey
+from surveys.selectors.surveys import survey_respondent_count, unsealed_count
 from testsupport import factories
 from testsupport.factories import api_client, make_user, submit
 from testsupport.factories import make_release_survey as make_survey
 from testsupport.processes import wait_until
+from testsupport.races import make_stranded_batch
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -89,4 +92,20 @@ def test_a_survey_past_its_closing_time_is_closed_by_beat_and_its_tail_shuffled(
     assert len(rows) == 3 and len({xmin for _, xmin in rows}) == 1
     assert [sid for sid, _ in rows] == sorted(sid for sid, _ in rows)
     assert "surveys_close_due" in worker.output()
+    assert process.poll() is None
+
+
+def test_a_stranded_batch_is_published_by_beat(workers, beat):
+    """k rows wait that no submitter saw come due (testsupport/races.py); with no submission
+    after them, beat's ``surveys.tasks.submissions_publish_stranded`` publishes them."""
+    process, log, _ = beat
+    with override_settings(DENIABLE_ESTIMATE_BATCH=10):  # the worker's k (settings.base)
+        survey = make_stranded_batch(10)
+    assert unsealed_count(survey=survey) == 10 and survey_respondent_count(survey=survey) == 0
+    worker = workers.start()
+    assert wait_until(lambda: survey_respondent_count(survey=survey) == 10, 60, 0.5), (
+        Path(log).read_text()[-3000:] + worker.output()[-3000:]
+    )
+    assert unsealed_count(survey=survey) == 0
+    assert "submissions_publish_stranded" in worker.output()
     assert process.poll() is None

@@ -18,7 +18,7 @@ from testsupport.factories import api_client, make_survey, make_user
 
 @pytest.mark.django_db
 def test_an_api_only_researcher_in_embedded_mode_sees_a_survey_past_its_closing_time_closed():
-    cache.delete("surveys:embedded-close-sweep")
+    cache.delete("surveys:embedded-sweep")
     owner = make_user("owner")
     survey = make_survey(owner)
     Survey.objects.filter(pk=survey.pk).update(closes_at=timezone.now() - timedelta(minutes=5))

@@ -84,7 +84,7 @@ def test_a_due_batch_nobody_saw_is_published_and_the_shuffled_file_can_be_made()
     _past(survey)
     # The embedded sweep (tests run tasks in-process) has had its turn this minute, so the API
     # view does not close the survey: still "open".
-    cache.set("surveys:embedded-close-sweep", 1, 60)
+    cache.set("surveys:embedded-sweep", 1, 60)
     assert api_client(owner).get(url).status_code == 409
     with override_settings(DENIABLE_ESTIMATE_BATCH=K):
         assert services.surveys_close_due() == [survey.pk]
@@ -156,7 +156,7 @@ def test_one_failing_survey_leaves_the_others_closed(monkeypatch):
 @pytest.mark.both_backends  # make run's SQLite too (CI's SQLite pass)
 @pytest.mark.django_db
 def test_embedded_mode_closes_from_the_researchers_pages_at_most_once_a_minute():
-    cache.delete("surveys:embedded-close-sweep")
+    cache.delete("surveys:embedded-sweep")
     owner = make_user("owner", "owner-pw-123")
     survey = _open_survey(owner)
     _past(survey)
@@ -174,7 +174,7 @@ def test_embedded_mode_closes_from_the_researchers_pages_at_most_once_a_minute()
     _past(other)
     assert client.get(f"/surveys/{other.slug}/").status_code == 200  # within the minute
     assert Survey.objects.get(pk=other.pk).status == "open"
-    cache.delete("surveys:embedded-close-sweep")  # a minute later
+    cache.delete("surveys:embedded-sweep")  # a minute later
     assert client.get(f"/surveys/{other.slug}/").status_code == 200
     assert Survey.objects.get(pk=other.pk).status == "closed"
 
@@ -183,11 +183,11 @@ def test_embedded_mode_closes_from_the_researchers_pages_at_most_once_a_minute()
 def test_with_a_broker_the_pages_leave_it_to_beat(monkeypatch):
     from celery import current_app
 
-    cache.delete("surveys:embedded-close-sweep")
+    cache.delete("surveys:embedded-sweep")
     survey = _open_survey(make_user("owner"))
     _past(survey)
     monkeypatch.setitem(current_app.conf, "task_always_eager", False)
-    assert services.surveys_close_due_embedded() == []
+    assert services.surveys_sweep_embedded() == []
     assert Survey.objects.get(pk=survey.pk).status == "open"
 
 
