@@ -3,10 +3,10 @@ publication paths reaches the survey's rows through an index, never by a scan.
 
 The statements are recorded while real requests run — respondent POSTs that fill and publish a
 batch (open access; invite-only with a response cap), the invitation check, the estimates read,
-closing the survey (the tail's re-write) — into a survey already holding many published rows
-and used invitations. Each one is then planned with ``EXPLAIN`` (PostgreSQL, sequential scans
-disabled so one shows up only where no index can serve) or ``EXPLAIN QUERY PLAN`` (SQLite), and
-no plan may
+closing the survey (the tail's re-write), beat's stranded-batch sweep — into a survey already
+holding many published rows and used invitations. Each one is then planned with ``EXPLAIN``
+(PostgreSQL, sequential scans disabled so one shows up only where no index can serve) or
+``EXPLAIN QUERY PLAN`` (SQLite), and no plan may
 
 * scan a table that grows with respondents (submissions, invitations, tallies; on PostgreSQL
   surveys too — SQLite, which cannot be told not to, rightly scans a one-row table), nor
@@ -42,6 +42,7 @@ from rest_framework.test import APIClient
 
 from surveys import services
 from surveys.models import Invitation, Submission, Survey
+from surveys.services import batches
 from testsupport import factories
 from testsupport.factories import full_answers, survey_body
 
@@ -203,11 +204,13 @@ def test_open_survey_submission_and_publication_use_indexes_only(alice) -> None:
         assert owner.get(url(survey, "estimates/")).status_code == 200
         for _ in range(K - 1):
             assert post_response(anon, survey).status_code == 201
+        assert batches.submissions_publish_stranded() == {}  # beat's sweep: the tail is < k
         services.survey_close(survey=Survey.objects.get(pk=survey.pk))
 
     statements = _recorded(run)
     assert Submission.objects.filter(survey=survey, sealed=True).count() == BIG + K
     assert _publishes(statements)
+    assert any("HAVING" in sql for sql, _ in statements)  # the sweep's scan was planned too
     _assert_indexed(statements + _one_statement_plan(survey))
 
 
