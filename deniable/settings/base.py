@@ -113,6 +113,11 @@ else:
     # then takes a plain index scan or a sequential scan where it would have taken a bitmap.
     options = DATABASES["default"].setdefault("OPTIONS", {})
     options["options"] = f"{options.get('options', '')} -c enable_bitmapscan=off".strip()
+    # Prepared statements, for the cursors that ask (deniable.prepared: the submission's one
+    # statement and the batch publication's). Django turns them off (None) for every cursor, so
+    # ``prepare=True`` was ignored and each was parsed and planned on every execution. Django's
+    # own cursors bind on the client and never prepare, whatever this says.
+    options.setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -38,6 +38,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import connection, transaction
 
+from deniable.prepared import prepared_cursor
 from deniable.sqlite_turn import sqlite_writer_turn
 from surveys.collection.tally_layout import submission_slices, submission_vector
 from surveys.models import TALLY_SHARDS, Invitation, Submission, Survey
@@ -123,10 +124,10 @@ def _rewrite(
     columns = [f.column for f in model._meta.concrete_fields if f.column is not None]
     names = ", ".join(qn(c) for c in columns)
     with_answers = model is Submission
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            values = ", ".join(_sealed_value(c, qn(c), seal=seal, model=model) for c in columns)
-            returning = f" RETURNING {qn('answers')}" if with_answers else ""
+    if connection.vendor == "postgresql":
+        values = ", ".join(_sealed_value(c, qn(c), seal=seal, model=model) for c in columns)
+        returning = f" RETURNING {qn('answers')}" if with_answers else ""
+        with prepared_cursor() as cursor:
             cursor.execute(
                 f"WITH moved AS (DELETE FROM {table} WHERE {where} RETURNING *) "  # noqa: S608
                 f"INSERT INTO {table} ({names}) SELECT {values} FROM moved "
@@ -134,6 +135,7 @@ def _rewrite(
                 params,
             )
             return _answers(row[0] for row in cursor.fetchall()) if with_answers else []
+    with connection.cursor() as cursor:
         source = f"{table} INDEXED BY {qn(_TAIL_INDEX[model])}"
         cursor.execute(f"SELECT {names} FROM {source} WHERE {where}", params)  # noqa: S608
         key = columns.index(order_by)
@@ -200,7 +202,7 @@ def _lock(survey: Survey) -> None:
       response is in."""
     if connection.vendor == "postgresql":
         strength = "FOR UPDATE" if survey.access == Survey.Access.INVITE else "FOR NO KEY UPDATE"
-        with connection.cursor() as cursor:
+        with prepared_cursor() as cursor:
             cursor.execute(
                 f'SELECT 1 FROM "surveys_survey" WHERE "id" = %s {strength}',  # noqa: S608
                 [survey.pk],
@@ -213,7 +215,7 @@ def _tail_count(survey: Survey) -> int:
     source = _SUBMISSIONS
     if connection.vendor == "sqlite":  # see _SUBMISSION_TAIL
         source += f' INDEXED BY "{_TAIL_INDEX[Submission]}"'
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(f"SELECT count(*) FROM {source} WHERE {_SUBMISSION_TAIL}", [survey.pk])  # noqa: S608
         row = cursor.fetchone()
     return int(row[0]) if row else 0
@@ -277,9 +279,10 @@ def submissions_publish_due(*, survey: Survey) -> int:
     while True:
         try:
             with transaction.atomic():
-                with connection.cursor() as cursor:
+                with prepared_cursor() as cursor:
                     cursor.execute(
-                        "SELECT pg_try_advisory_xact_lock(%s, %s)", [_SEALER_TURN, survey.pk]
+                        "SELECT pg_try_advisory_xact_lock(%s::int, %s::int)",
+                        [_SEALER_TURN, survey.pk],
                     )
                     row = cursor.fetchone()
                 if not (row and row[0]):
@@ -297,6 +300,24 @@ def submissions_publish_due(*, survey: Survey) -> int:
         # The turn is free again: what committed while it was held is visible now.
         if _tail_count(survey) < estimate_batch():
             return published
+
+
+def batch_crossed(pending: int) -> bool:
+    """PostgreSQL's one-statement path: whether the submission that saw ``pending`` unpublished
+    rows (its own included) publishes — only when ``pending`` is a multiple of k.
+
+    Every submission that saw k or more used to try: all those arriving while a batch was being
+    sealed found the sealers' turn taken, each for a transaction of three round trips (BEGIN,
+    the turn, COMMIT) — 2.09 transactions per submission under load where 1.2 are needed, a
+    fifth of the web workers' CPU (bench/RESULTS.md §10, round 16). A multiple of k is seen by
+    about one submission per batch; nothing due is lost by the others' not trying: the sealer
+    counts again after its commit and seals again if k wait (:func:`submissions_publish_due`),
+    a count that skips the multiple (two submissions committing together, each seeing the same
+    tail) is caught at the next one, and beat's sweep publishes what stays
+    (:func:`submissions_publish_stranded`). A batch may so hold more than k rows (2k when a
+    multiple was skipped), never fewer than k."""
+    k = estimate_batch()
+    return pending >= k and pending % k == 0
 
 
 def submissions_publish_if_due(*, survey: Survey) -> int:

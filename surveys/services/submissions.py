@@ -27,8 +27,7 @@ from django.utils.translation import gettext as _
 from deniable.errors import Conflict, ErrorCode, NotFound
 from surveys.definitions.specs import Answer
 from surveys.models import Submission, Survey
-from surveys.selectors.surveys import estimate_batch
-from surveys.services.batches import submissions_publish_due
+from surveys.services.batches import batch_crossed, submissions_publish_due
 from surveys.services.invitations import invitation_digest
 from surveys.services.submission_storage import (
     submission_insert_params,
@@ -140,7 +139,7 @@ def submission_create(
         pending = submission_store_one_statement(submission_params=submission_params)
         if not pending:
             return _unstored_outcome(survey, submission_id, fingerprint)
-        if pending >= estimate_batch():
+        if batch_crossed(pending):
             submissions_publish_due(survey=survey)  # re-counts under the survey's lock
         return SubmissionOutcome(submission_id=submission_id, status="accepted")
     stored = submission_store(survey=survey, submission_params=submission_params, digest=digest)

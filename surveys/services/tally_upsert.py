@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import connection
 
+from deniable.prepared import prepared_cursor
 from surveys.models import Tally
 from surveys.services.submission_rows import TallyIncrement
 
@@ -62,5 +63,6 @@ def tallies_upsert(*increments: TallyIncrement) -> None:
     if not params:
         return
     rows = ", ".join(["(%s, %s, %s, %s, %s)"] * (len(params) // 5))
-    with connection.cursor() as cursor:
+    # Prepared (deniable.prepared): a survey's batches send the same text, its rows one per slice.
+    with prepared_cursor() as cursor:
         cursor.execute(_tally_upsert_sql(f"VALUES {rows}"), params)

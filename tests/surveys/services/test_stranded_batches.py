@@ -70,3 +70,30 @@ def test_beat_schedules_the_sweep(settings) -> None:
     from surveys import tasks
 
     assert tasks.submissions_publish_stranded.name == entry["task"]
+
+
+@override_settings(DENIABLE_ESTIMATE_BATCH=K)
+def test_past_a_skipped_multiple_of_k_the_next_multiple_publishes_them_all() -> None:
+    """Only a submission that sees a multiple of k waiting (its own row included) publishes on
+    PostgreSQL's one-statement path (surveys.services.batches.batch_crossed): those arriving
+    while a batch is sealed no longer each spend a transaction finding the sealers' turn taken.
+    A multiple skipped by the race is caught at the next one — a batch of 2k, never one below k."""
+    survey = make_stranded_batch(K)  # k waiting, the multiple skipped
+    for waiting in range(K + 1, 2 * K):
+        submit(survey)
+        assert unsealed_count(survey=survey) == waiting  # k + 1 … 2k − 1: nobody publishes
+        assert survey_respondent_count(survey=survey) == 0
+    submit(survey)  # sees 2k
+    assert unsealed_count(survey=survey) == 0
+    assert survey_respondent_count(survey=survey) == 2 * K
+
+
+@override_settings(DENIABLE_ESTIMATE_BATCH=K)
+def test_the_submission_that_sees_k_publishes() -> None:
+    survey = make_survey(make_user("owner"))
+    survey.refresh_from_db()
+    for _ in range(K - 1):
+        submit(survey)
+    assert survey_respondent_count(survey=survey) == 0
+    submit(survey)
+    assert survey_respondent_count(survey=survey) == K and unsealed_count(survey=survey) == 0
