@@ -116,8 +116,10 @@ else:
     # Prepared statements, for the cursors that ask (deniable.prepared: the submission's one
     # statement and the batch publication's). Django turns them off (None) for every cursor, so
     # ``prepare=True`` was ignored and each was parsed and planned on every execution. Django's
-    # own cursors bind on the client and never prepare, whatever this says.
-    options.setdefault("prepare_threshold", 5)
+    # own cursors bind on the client and never prepare, whatever this says. Off for a pooler that
+    # cannot keep them (docs/deployment.md).
+    if env.bool("DENIABLE_DB_PREPARED_STATEMENTS", default=True):
+        options.setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -264,8 +264,9 @@ _INT4 = 2**31
 
 
 def submissions_publish_due(*, survey: Survey) -> int:
-    """After a stored submission saw ≥ k waiting (PostgreSQL): seal them, or return at once if
-    another sealer of the survey is at work, instead of queuing behind it to find nothing left.
+    """After a stored submission saw a multiple of k waiting (PostgreSQL, :func:`batch_crossed`),
+    or the sweep found k or more: seal them, or return at once if another sealer of the survey
+    is at work, instead of queuing behind it to find nothing left.
 
     Nothing due is left behind by returning: whoever held the sealers' turn counts the tail
     again *after* its commit and seals again if ≥ k wait. A submission that found the turn taken
@@ -350,10 +351,11 @@ def submissions_publish_stranded() -> dict[int, int]:
 
     PostgreSQL's one-statement path counts the tail in its statement's snapshot, which does not
     see submissions committing at the same moment: two that each find k − 2 waiting both see
-    k − 1 with their own row, and neither publishes. The next submission would; this publishes
-    them when none comes (tests/surveys/services/test_stranded_batches.py). Each survey in its
-    own transaction, through :func:`submissions_publish_due` (the sealers' turn, the lock, the
-    count again under it), so a survey whose batch a submitter is publishing is left to it."""
+    k − 1 with their own row, and neither publishes. The next multiple of k would
+    (:func:`batch_crossed`); this publishes them when it does not come
+    (tests/surveys/services/test_stranded_batches.py). Each survey in its own transaction,
+    through :func:`submissions_publish_due` (the sealers' turn, the lock, the count again under
+    it), so a survey whose batch a submitter is publishing is left to it."""
     published: dict[int, int] = {}
     for survey_id in _stranded_survey_ids():
         try:

@@ -3,6 +3,10 @@ once per connection), still seen by Django's execute wrappers, and fail as Djang
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -67,3 +71,25 @@ def test_a_statement_runs_on_either_database() -> None:
     with prepared_cursor() as cursor:
         cursor.execute("SELECT 1 + %s", [1])
         assert cursor.fetchone()[0] == 2
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, 5), ("false", None)])
+def test_a_pooler_that_cannot_keep_prepared_statements_can_turn_them_off(value, expected) -> None:
+    """``DENIABLE_DB_PREPARED_STATEMENTS=false`` leaves Django's default (None: psycopg then
+    ignores ``prepare=True``), for a transaction-pooling PgBouncer older than 1.21."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "deniable.settings.base",
+        "DATABASE_URL": "postgres://app@127.0.0.1:5432/app",
+    }
+    env.pop("DENIABLE_DB_PREPARED_STATEMENTS", None)
+    if value is not None:
+        env["DENIABLE_DB_PREPARED_STATEMENTS"] = value
+    code = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        "print(json.dumps(settings.DATABASES['default']['OPTIONS'].get('prepare_threshold')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == expected
