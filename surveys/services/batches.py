@@ -315,8 +315,9 @@ def batch_crossed(pending: int) -> bool:
     counts again after its commit and seals again if k wait (:func:`submissions_publish_due`),
     a count that skips the multiple (two submissions committing together, each seeing the same
     tail) is caught at the next one, and beat's sweep publishes what stays
-    (:func:`submissions_publish_stranded`). A batch may so hold more than k rows (2k when a
-    multiple was skipped), never fewer than k."""
+    (:func:`submissions_publish_stranded`). A batch may so hold more than k rows (under load,
+    what arrived while the previous one was sealed; 2k and more when a multiple was skipped),
+    never fewer than k."""
     k = estimate_batch()
     return pending >= k and pending % k == 0
 
@@ -345,9 +346,9 @@ def _stranded_survey_ids() -> list[int]:
 
 
 def submissions_publish_stranded() -> dict[int, int]:
-    """Publish every batch that came due with no submitter seeing it; returns {survey id: rows
-    published}. Periodic (beat, ``DENIABLE_PUBLISH_SWEEP_SECONDS``; embedded mode: the
-    researcher's pages, :func:`surveys.services.closing.surveys_sweep_embedded`).
+    """Publish every open survey's batch that came due with no submitter seeing it; returns
+    {survey id: rows published}. Periodic (beat, ``DENIABLE_PUBLISH_SWEEP_SECONDS``; embedded
+    mode: the researcher's pages, :func:`surveys.services.closing.surveys_sweep_embedded`).
 
     PostgreSQL's one-statement path counts the tail in its statement's snapshot, which does not
     see submissions committing at the same moment: two that each find k − 2 waiting both see
@@ -359,7 +360,9 @@ def submissions_publish_stranded() -> dict[int, int]:
     published: dict[int, int] = {}
     for survey_id in _stranded_survey_ids():
         try:
-            survey = Survey.objects.filter(pk=survey_id).first()
+            # Open surveys only: a closed survey's last < k stay out of the estimates for good,
+            # also if k is lowered afterwards (its tail was settled, its shuffled file made).
+            survey = Survey.objects.filter(pk=survey_id, status=Survey.Status.OPEN).first()
             if survey is not None and (n := submissions_publish_due(survey=survey)):
                 published[survey_id] = n
         except SoftTimeLimitExceeded:

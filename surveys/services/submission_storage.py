@@ -121,7 +121,7 @@ def submission_store_one_statement(*, submission_params: list[Any]) -> int:
     It runs on a psycopg cursor with server-side binding and ``prepare=True`` (Django's own
     cursors bind client-side): the constant statement is parsed and planned once per connection
     (the connection's ``prepare_threshold`` must not be None, which Django makes it unless told:
-    ``deniable/settings/base.py``; tests/deniable/test_prepared.py), and its parameters are sent
+    ``deniable/settings/database.py``; tests/deniable/test_prepared.py), and its parameters are sent
     as they are instead of being spliced into the SQL text. Not through
     :func:`deniable.prepared.prepared_cursor`: Django's wrapper costs the hot path CPU for hooks
     only tests use (test_query_plans.py plans this statement explicitly).

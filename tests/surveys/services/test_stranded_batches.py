@@ -97,3 +97,21 @@ def test_the_submission_that_sees_k_publishes() -> None:
     assert survey_respondent_count(survey=survey) == 0
     submit(survey)
     assert survey_respondent_count(survey=survey) == K and unsealed_count(survey=survey) == 0
+
+
+def test_the_sweep_never_publishes_a_closed_surveys_tail(settings) -> None:
+    """A closed survey's last < k stay out of the estimates for good (SECURITY.md), also when an
+    operator lowers k afterwards: the sweep reads open surveys only (found by an adversarial
+    review: with k 10 → 5, it published a closed survey's 7 after its shuffled file was made)."""
+    settings.DENIABLE_ESTIMATE_BATCH = 10
+    survey = make_survey(make_user("owner"))
+    survey.refresh_from_db()
+    for _ in range(17):
+        submit(survey)
+    from surveys.services import survey_close
+
+    survey_close(survey=survey)
+    assert survey_respondent_count(survey=survey) == 10 and unsealed_count(survey=survey) == 7
+    settings.DENIABLE_ESTIMATE_BATCH = 5
+    assert batches.submissions_publish_stranded() == {}
+    assert survey_respondent_count(survey=survey) == 10 and unsealed_count(survey=survey) == 7
