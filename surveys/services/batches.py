@@ -209,12 +209,18 @@ def _lock(survey: Survey) -> None:
             )
 
 
+def _submissions_via_tail_index() -> str:
+    """The submissions table as the tail statements name it: on SQLite through the partial
+    index ``submission_unsealed`` (``INDEXED BY``; see ``_SUBMISSION_TAIL``)."""
+    if connection.vendor == "sqlite":
+        return f'{_SUBMISSIONS} INDEXED BY "{_TAIL_INDEX[Submission]}"'
+    return _SUBMISSIONS
+
+
 def _tail_count(survey: Survey) -> int:
     """The survey's unsealed submissions, through ``submission_unsealed`` (as
     ``selectors.unsealed_count``, without the ORM)."""
-    source = _SUBMISSIONS
-    if connection.vendor == "sqlite":  # see _SUBMISSION_TAIL
-        source += f' INDEXED BY "{_TAIL_INDEX[Submission]}"'
+    source = _submissions_via_tail_index()
     with prepared_cursor() as cursor:
         cursor.execute(f"SELECT count(*) FROM {source} WHERE {_SUBMISSION_TAIL}", [survey.pk])  # noqa: S608
         row = cursor.fetchone()
@@ -333,9 +339,7 @@ def _stranded_survey_ids() -> list[int]:
     """Surveys whose unpublished tail holds k or more: one scan of the partial index
     ``submission_unsealed`` (only unpublished rows are in it, fewer than k per survey but for a
     stranded batch), whatever the surveys' sizes."""
-    source = _SUBMISSIONS
-    if connection.vendor == "sqlite":  # see _SUBMISSION_TAIL
-        source += f' INDEXED BY "{_TAIL_INDEX[Submission]}"'
+    source = _submissions_via_tail_index()
     with connection.cursor() as cursor:
         cursor.execute(
             f'SELECT "survey_id" FROM {source} WHERE "sealed" = FALSE AND NOT "sealed" '  # noqa: S608
